@@ -1,0 +1,7 @@
+/* commands — the subcommands of the `parastack` command. */
+#ifndef PARASTACK_COMMANDS_H
+#define PARASTACK_COMMANDS_H
+
+int cmd_replay(int argc, char **argv);
+
+#endif

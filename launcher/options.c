@@ -1,0 +1,115 @@
+/* options — strict number parsing: the whole argument must be a finite number in range,
+ * so "--alpha 0.0O1" or "--interval -5" fail with a message instead of meaning something. */
+#include "options.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cmd_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "parastack %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int option_double(const char *cmd, const char *name, const char *arg, double min_excl,
+		  double max_incl, double *out)
+{
+	char *end;
+
+	errno = 0;
+	double v = strtod(arg, &end);
+
+	if (!*arg || *end || errno || !isfinite(v)) {
+		cmd_error(cmd, "--%s: '%s' is not a number", name, arg);
+		return -1;
+	}
+	if (!(v > min_excl) || v > max_incl) {
+		cmd_error(cmd, "--%s: %s is out of range (must be > %g and <= %g)", name, arg,
+			  min_excl, max_incl);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int option_int(const char *cmd, const char *name, const char *arg, long min, long max, int *out)
+{
+	char *end;
+
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+
+	if (!*arg || *end || errno) {
+		cmd_error(cmd, "--%s: '%s' is not a whole number", name, arg);
+		return -1;
+	}
+	if (v < min || v > max) {
+		cmd_error(cmd, "--%s: %ld is out of range (%ld..%ld)", name, v, min, max);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+int option_u64(const char *cmd, const char *name, const char *arg, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	if (!*arg || *arg == '-') {
+		cmd_error(cmd, "--%s: '%s' is not a non-negative whole number", name, arg);
+		return -1;
+	}
+	uintmax_t v = strtoumax(arg, &end, 10);
+
+	if (*end || errno || v > UINT64_MAX) {
+		cmd_error(cmd, "--%s: '%s' is not a non-negative whole number below 2^64", name, arg);
+		return -1;
+	}
+	*out = (uint64_t)v;
+	return 0;
+}
+
+void common_options_default(struct common_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	detector_config_default(&o->model);
+}
+
+int common_option_apply(const char *cmd, struct common_options *o, const char *name,
+			const char *arg)
+{
+	if (!strcmp(name, "alpha"))
+		return option_double(cmd, name, arg, 0.0, 0.5, &o->model.alpha);
+	if (!strcmp(name, "interval"))
+		return option_double(cmd, name, arg, 0.0, 3600e3, &o->model.interval_ms);
+	if (!strcmp(name, "max-interval"))
+		return option_double(cmd, name, arg, 0.0, 86400e3, &o->model.max_interval_ms);
+	if (!strcmp(name, "set-size")) {
+		o->set_size_given = true;
+		return option_int(cmd, name, arg, 1, 4096, &o->model.set_size);
+	}
+	if (!strcmp(name, "seed"))
+		return option_u64(cmd, name, arg, &o->model.seed);
+	return 1;
+}
+
+int common_options_check(const char *cmd, const struct common_options *o)
+{
+	if (o->model.interval_ms > o->model.max_interval_ms) {
+		cmd_error(cmd, "--interval %g ms is above --max-interval %g ms; lower --interval or raise --max-interval",
+			  o->model.interval_ms, o->model.max_interval_ms);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* options — parsing and validating the options every parastack command shares (--alpha,
+ * --interval, --set-size, --seed, ...), with one-line errors that say what was wrong. */
+#ifndef PARASTACK_OPTIONS_H
+#define PARASTACK_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../stats/detector.h"
+
+/* Exit statuses shared by the commands. */
+#define EXIT_USAGE 2 /* bad option or argument */
+#define EXIT_INPUT 1 /* unreadable or malformed input */
+
+struct common_options {
+	struct detector_config model;
+	bool set_size_given;
+	bool json;
+};
+
+/* Parse a number for option `name`; on error print "parastack CMD: --name: ..." and return -1. */
+int option_double(const char *cmd, const char *name, const char *arg, double min_excl,
+		  double max_incl, double *out);
+int option_int(const char *cmd, const char *name, const char *arg, long min, long max, int *out);
+int option_u64(const char *cmd, const char *name, const char *arg, uint64_t *out);
+
+void common_options_default(struct common_options *o);
+/* Apply one of the model options (--alpha, --interval, --max-interval, --set-size, --seed) by
+ * its long name. Returns 1 if `name` is not a model option, 0 on success, -1 on a bad value. */
+int common_option_apply(const char *cmd, struct common_options *o, const char *name,
+			const char *arg);
+/* Cross-option checks after parsing (e.g. --interval not above --max-interval). */
+int common_options_check(const char *cmd, const struct common_options *o);
+
+/* Print "parastack CMD: message" to stderr. */
+void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

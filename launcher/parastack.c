@@ -1,0 +1,53 @@
+/* parastack — the user's command: dispatches to subcommands (replay, and more as they land). */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "options.h"
+
+#ifndef PARASTACK_VERSION
+#define PARASTACK_VERSION "0.1.0"
+#endif
+
+struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{ "replay", cmd_replay, "evaluate the hang-detection model on a recorded sample trace" },
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: parastack COMMAND [options] [args]\n"
+	      "parastack detects hangs in MPI jobs from outside, by sampling their stacks.\n\n"
+	      "commands:\n", out);
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
+	fputs("\n'parastack COMMAND --help' shows a command's options; 'man parastack' has it all.\n"
+	      "  -h, --help     show this help\n"
+	      "  --version      print the version\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("parastack %s\n", PARASTACK_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+		if (!strcmp(argv[1], subcommands[i].name))
+			return subcommands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "parastack: '%s' is not a command; see 'parastack --help'\n", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,387 @@
+/* detector — the model of design.md §3.
+ *
+ * Randomness is checked on every window of DETECTOR_WINDOW samples for the whole run, not
+ * only until the first window that passes (the paper's rule): a job whose phases last seconds
+ * passes a 16-sample window taken inside one phase and then raises a false alarm in the next
+ * long communication phase. Two mechanisms keep the model honest for the whole run:
+ *
+ * - Interval control. The outcomes of the last DETECTOR_HISTORY windows at the current
+ *   interval are remembered; I doubles (and the model halves) only when their failures are
+ *   very unlikely under random sampling, so the ~5 % of windows that fail by chance do not
+ *   make I creep upward in a long healthy run. I also doubles when the job contradicts the
+ *   model outright: a suspicion run that reached significance and then ended by itself.
+ *
+ * - Run-length guard. A suspicion run becomes a hang only once it has lasted longer than
+ *   DETECTOR_GUARD_FACTOR times the longest suspicion run the job has shown while healthy.
+ *   Early in a job with long phases, before the windows have seen a whole cycle, this is what
+ *   stops the second communication phase from being called a hang; in a settled job it costs
+ *   nothing, since k = ceil(log_q alpha) samples already outlast healthy runs.
+ *
+ * No verdict comes before DETECTOR_MIN_WINDOWS windows at the current interval: with no history
+ * at all, the first long communication phase of a job looks exactly like a hang.
+ *
+ * Windows that complete during a suspicion run are held back with the run's samples and
+ * counted only if the run ends: a hang must teach neither the model nor the interval control. */
+#include "detector.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ladder.h"
+
+struct detector {
+	struct detector_config cfg;
+	struct rng rng;
+	double interval_ms;
+
+	double *hist;  /* C + 1 bins, fractional after halving */
+	double n;      /* sum of hist */
+	struct {       /* the tolerance level in use */
+		bool usable;
+		double e, p_hat, q;
+		int threshold;
+	} level;
+
+	int *held;     /* samples of the suspicion run in progress */
+	int held_len, held_cap;
+	double product;
+	double run_start_ms, run_last_ms;
+	double longest_healthy_ms; /* longest suspicion run that ended by itself */
+	bool hung;     /* the run in progress has reached a verdict */
+
+	double window[DETECTOR_WINDOW];
+	int window_len;
+	bool pending[DETECTOR_PENDING_MAX]; /* window outcomes held back during a run */
+	int pending_len;
+	bool history[DETECTOR_HISTORY];     /* ring of window outcomes at this interval */
+	int history_count;                  /* windows seen at this interval (may exceed ring) */
+
+	long samples;
+	int windows_passed, windows_failed, doublings;
+	enum detector_verdict last;
+};
+
+/* P(X >= k) for X ~ Binomial(m, p). */
+static double binomial_tail(int m, int k, double p)
+{
+	double tail = 0.0;
+
+	for (int i = k; i <= m; i++) {
+		double c = exp(lgamma(m + 1.0) - lgamma(i + 1.0) - lgamma(m - i + 1.0));
+
+		tail += c * pow(p, i) * pow(1.0 - p, m - i);
+	}
+	return tail;
+}
+
+static int history_failures(const struct detector *d, int *remembered)
+{
+	int m = d->history_count < DETECTOR_HISTORY ? d->history_count : DETECTOR_HISTORY;
+	int fails = 0;
+
+	for (int i = 0; i < m; i++)
+		fails += !d->history[i];
+	*remembered = m;
+	return fails;
+}
+
+/* Tail probability of the remembered window failures under random sampling. */
+static double history_tail(const struct detector *d)
+{
+	int m;
+	int fails = history_failures(d, &m);
+
+	return binomial_tail(m, fails, RUNS_TEST_LEVEL);
+}
+
+static bool detector_random_ok(const struct detector *d)
+{
+	return d->history_count >= DETECTOR_MIN_WINDOWS && history_tail(d) > DETECTOR_GATE_P;
+}
+
+static double cdf_at(const struct detector *d, int x)
+{
+	double c = 0.0;
+
+	for (int v = 0; v <= x; v++)
+		c += d->hist[v];
+	return c / d->n;
+}
+
+/* Pick the finest usable tolerance level on the empirical CDF (paper §3.2). */
+static void detector_select_level(struct detector *d)
+{
+	const struct ladder_level *levels = ladder_levels();
+	int c = d->cfg.set_size;
+
+	d->level.usable = false;
+	if (d->n <= 0.0)
+		return;
+	for (int i = LADDER_LEVELS - 1; i >= 0; i--) {
+		double e = levels[i].e, pm = levels[i].p_m;
+		int t1 = -1, t2 = c;
+
+		for (int x = 0; x <= c; x++) {
+			if (cdf_at(d, x) < pm) {
+				t1 = x;
+			} else {
+				t2 = x;
+				break;
+			}
+		}
+		double f2 = ladder_required_size(cdf_at(d, t2), e);
+		double f1 = t1 >= 0 ? ladder_required_size(cdf_at(d, t1), e) : INFINITY;
+		int t = f1 < f2 ? t1 : t2;
+		double f = f1 < f2 ? f1 : f2;
+		double p = cdf_at(d, t);
+
+		if (f <= d->n && p + e < 1.0) {
+			d->level.usable = true;
+			d->level.e = e;
+			d->level.p_hat = p;
+			d->level.q = p + e;
+			d->level.threshold = t;
+			return;
+		}
+	}
+}
+
+static void detector_model_add(struct detector *d, int s)
+{
+	d->hist[s] += 1.0;
+	d->n += 1.0;
+}
+
+/* I doubles: the old samples were taken twice as densely, so they count half. */
+static void detector_double_interval(struct detector *d)
+{
+	d->interval_ms *= 2.0;
+	if (d->interval_ms > d->cfg.max_interval_ms)
+		d->interval_ms = d->cfg.max_interval_ms;
+	for (int v = 0; v <= d->cfg.set_size; v++)
+		d->hist[v] /= 2.0;
+	d->n /= 2.0;
+	d->history_count = 0;
+	d->window_len = 0;
+	d->pending_len = 0;
+	d->doublings++;
+	detector_select_level(d);
+}
+
+static void detector_record_window(struct detector *d, bool random)
+{
+	d->history[d->history_count % DETECTOR_HISTORY] = random;
+	d->history_count++;
+	if (random)
+		d->windows_passed++;
+	else
+		d->windows_failed++;
+	if (history_tail(d) <= DETECTOR_DOUBLE_P && d->interval_ms < d->cfg.max_interval_ms)
+		detector_double_interval(d);
+}
+
+static void detector_flush_pending(struct detector *d)
+{
+	int n = d->pending_len;
+
+	d->pending_len = 0;
+	/* A doubling clears pending_len; the remaining outcomes belong to the old interval. */
+	for (int i = 0; i < n; i++) {
+		int doublings = d->doublings;
+
+		detector_record_window(d, d->pending[i]);
+		if (d->doublings != doublings)
+			break;
+	}
+}
+
+static void detector_window_push(struct detector *d, int s)
+{
+	d->window[d->window_len++] = s;
+	if (d->window_len < DETECTOR_WINDOW)
+		return;
+	d->window_len = 0;
+
+	bool random = runs_test(d->window, DETECTOR_WINDOW).random;
+
+	if (d->held_len == 0) {
+		detector_record_window(d, random);
+		return;
+	}
+	if (d->pending_len == DETECTOR_PENDING_MAX) {
+		memmove(d->pending, d->pending + 1, (DETECTOR_PENDING_MAX - 1) * sizeof(bool));
+		d->pending_len--;
+	}
+	d->pending[d->pending_len++] = random;
+}
+
+/* The suspicion run ends: its samples join the model unless it was declared a hang. A run
+ * that reached significance and still ended by itself contradicts the model at this interval. */
+static void detector_end_run(struct detector *d, bool keep_samples)
+{
+	bool contradiction = keep_samples && d->product <= d->cfg.alpha;
+	double duration = d->run_last_ms - d->run_start_ms;
+
+	if (keep_samples) {
+		for (int i = 0; i < d->held_len; i++)
+			detector_model_add(d, d->held[i]);
+		if (duration > d->longest_healthy_ms)
+			d->longest_healthy_ms = duration;
+	}
+	d->held_len = 0;
+	d->product = 1.0;
+	d->hung = false;
+	detector_flush_pending(d);
+	if (contradiction && d->interval_ms < d->cfg.max_interval_ms)
+		detector_double_interval(d);
+}
+
+void detector_config_default(struct detector_config *cfg)
+{
+	cfg->alpha = DETECTOR_DEFAULT_ALPHA;
+	cfg->interval_ms = DETECTOR_DEFAULT_INTERVAL_MS;
+	cfg->max_interval_ms = DETECTOR_DEFAULT_MAX_INTERVAL_MS;
+	cfg->set_size = DETECTOR_DEFAULT_SET_SIZE;
+	cfg->seed = 1;
+}
+
+struct detector *detector_new(const struct detector_config *cfg)
+{
+	if (!(cfg->alpha > 0.0 && cfg->alpha < 1.0) || !(cfg->interval_ms > 0.0) ||
+	    cfg->max_interval_ms < cfg->interval_ms || cfg->set_size < 1)
+		return NULL;
+
+	struct detector *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->cfg = *cfg;
+	d->hist = calloc((size_t)cfg->set_size + 1, sizeof(double));
+	if (!d->hist) {
+		free(d);
+		return NULL;
+	}
+	rng_seed(&d->rng, cfg->seed);
+	d->interval_ms = cfg->interval_ms;
+	d->product = 1.0;
+	d->last = DETECTOR_BUILDING;
+	return d;
+}
+
+void detector_free(struct detector *d)
+{
+	if (!d)
+		return;
+	free(d->held);
+	free(d->hist);
+	free(d);
+}
+
+/* Hold back a suspicion's sample; false only when memory runs out. */
+static bool detector_hold(struct detector *d, int s)
+{
+	if (d->held_len == d->held_cap) {
+		int cap = d->held_cap ? d->held_cap * 2 : 64;
+		int *p = realloc(d->held, (size_t)cap * sizeof(int));
+
+		if (!p)
+			return false;
+		d->held = p;
+		d->held_cap = cap;
+	}
+	d->held[d->held_len++] = s;
+	return true;
+}
+
+/* Has the run in progress earned a verdict? */
+static bool detector_run_significant(const struct detector *d)
+{
+	/* Held-back windows count toward the minimum history, so an early hang is only delayed. */
+	int windows = d->history_count + d->pending_len;
+
+	return d->product <= d->cfg.alpha && d->n >= DETECTOR_MIN_SAMPLES &&
+	       windows >= DETECTOR_MIN_WINDOWS &&
+	       d->run_last_ms - d->run_start_ms > DETECTOR_GUARD_FACTOR * d->longest_healthy_ms;
+}
+
+enum detector_verdict detector_add(struct detector *d, double t_ms, int s)
+{
+	if (s < 0)
+		s = 0;
+	if (s > d->cfg.set_size)
+		s = d->cfg.set_size;
+	d->samples++;
+
+	bool suspicion = d->level.usable && s <= d->level.threshold;
+
+	if (suspicion && detector_hold(d, s)) {
+		if (d->held_len == 1)
+			d->run_start_ms = t_ms;
+		d->run_last_ms = t_ms;
+		d->product *= d->level.q;
+		/* Windows completing now are held back with the run (see header comment). */
+		detector_window_push(d, s);
+		if (d->hung || detector_run_significant(d)) {
+			d->hung = true;
+			return d->last = DETECTOR_HANG;
+		}
+		return d->last = DETECTOR_SUSPECT;
+	}
+	if (d->held_len > 0)
+		detector_end_run(d, !d->hung);
+	detector_model_add(d, s);
+	detector_window_push(d, s);
+	detector_select_level(d);
+	if (!d->level.usable)
+		return d->last = DETECTOR_BUILDING;
+	if (!detector_random_ok(d))
+		return d->last = DETECTOR_UNSETTLED;
+	return d->last = DETECTOR_HEALTHY;
+}
+
+double detector_next_step_ms(struct detector *d)
+{
+	return d->interval_ms / 2.0 + rng_uniform(&d->rng) * d->interval_ms;
+}
+
+void detector_dismiss(struct detector *d)
+{
+	detector_end_run(d, true);
+	detector_select_level(d);
+}
+
+void detector_get_info(const struct detector *d, struct detector_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->verdict = d->last;
+	info->interval_ms = d->interval_ms;
+	info->samples = d->samples;
+	info->model_size = d->n;
+	info->usable = d->level.usable;
+	if (d->level.usable) {
+		info->e = d->level.e;
+		info->p_hat = d->level.p_hat;
+		info->q = d->level.q;
+		info->threshold = d->level.threshold;
+	}
+	info->run_length = d->held_len;
+	info->run_product = d->product;
+	info->random_ok = detector_random_ok(d);
+	info->windows_passed = d->windows_passed;
+	info->windows_failed = d->windows_failed;
+	info->doublings = d->doublings;
+	info->longest_healthy_ms = d->longest_healthy_ms;
+}
+
+const char *detector_verdict_name(enum detector_verdict v)
+{
+	switch (v) {
+	case DETECTOR_BUILDING: return "model building";
+	case DETECTOR_UNSETTLED: return "sampling not yet random";
+	case DETECTOR_HEALTHY: return "healthy";
+	case DETECTOR_SUSPECT: return "suspicion";
+	case DETECTOR_HANG: return "hang";
+	}
+	return "unknown";
+}

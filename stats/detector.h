@@ -1,0 +1,84 @@
+/* detector — ParaStack's hang-detection model (design.md §3): the histogram of samples S, the
+ * tolerance ladder, the geometric suspicion test at confidence 1 - alpha, and the interval
+ * control that keeps checking the sampling's randomness for the whole run.
+ *
+ * Feed it one sample at a time (S = number of OUT_MPI ranks among the C sampled) with
+ * detector_add(); ask detector_next_step_ms() how long to wait before the next sample. */
+#ifndef PARASTACK_DETECTOR_H
+#define PARASTACK_DETECTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rng.h"
+#include "runs_test.h"
+
+#define DETECTOR_DEFAULT_ALPHA 0.001
+#define DETECTOR_DEFAULT_INTERVAL_MS 400.0
+#define DETECTOR_DEFAULT_MAX_INTERVAL_MS 30000.0
+#define DETECTOR_DEFAULT_SET_SIZE 10
+#define DETECTOR_MIN_SAMPLES 11     /* no verdict on a model smaller than this */
+#define DETECTOR_WINDOW 16          /* samples per runs-test window */
+#define DETECTOR_HISTORY 8          /* windows remembered at the current interval */
+#define DETECTOR_MIN_WINDOWS 4      /* windows at the current interval before any verdict */
+#define DETECTOR_PENDING_MAX 64     /* windows held back during one suspicion run */
+/* Randomness bookkeeping: under random sampling a window fails with probability about
+ * RUNS_TEST_LEVEL. The interval doubles when the failures among the remembered windows are
+ * that unlikely (binomial tail <= DOUBLE_P); verdicts are allowed while they are not even
+ * mildly unusual (tail > GATE_P). */
+#define DETECTOR_DOUBLE_P 0.002
+#define DETECTOR_GATE_P 0.05
+/* A hang must outlast the longest healthy suspicion run by this factor (see detector.c). */
+#define DETECTOR_GUARD_FACTOR 1.5
+
+struct detector_config {
+	double alpha;           /* hang when the product of q over a suspicion run <= alpha */
+	double interval_ms;     /* initial mean sampling interval I */
+	double max_interval_ms; /* cap on I */
+	int set_size;           /* C: largest possible S */
+	uint64_t seed;          /* seeds the sampling-step generator */
+};
+
+enum detector_verdict {
+	DETECTOR_BUILDING,  /* no usable tolerance level yet: no verdicts */
+	DETECTOR_UNSETTLED, /* model usable, but the remembered windows reject randomness */
+	DETECTOR_HEALTHY,   /* the sample was not a suspicion */
+	DETECTOR_SUSPECT,   /* a suspicion, not (yet) significant */
+	DETECTOR_HANG,      /* the current suspicion run is significant at alpha */
+};
+
+struct detector_info {
+	enum detector_verdict verdict; /* of the latest sample */
+	double interval_ms;            /* current I */
+	long samples;                  /* samples seen in all */
+	double model_size;             /* n: samples in the model (fractional after halving) */
+	bool usable;                   /* a tolerance level is usable */
+	double e, p_hat, q;            /* the level in use (valid when usable) */
+	int threshold;                 /* suspicion when S <= threshold (valid when usable) */
+	int run_length;                /* consecutive suspicions in the current run */
+	double run_product;            /* product of q over the current run */
+	bool random_ok;                /* the remembered windows do not reject randomness */
+	int windows_passed, windows_failed; /* over the whole run */
+	int doublings;
+	double longest_healthy_ms;     /* longest suspicion run that ended by itself */
+};
+
+struct detector;
+
+void detector_config_default(struct detector_config *cfg);
+/* NULL on a bad configuration (alpha outside (0,1), non-positive interval, set size < 1) or
+ * when memory runs out. */
+struct detector *detector_new(const struct detector_config *cfg);
+void detector_free(struct detector *d);
+
+/* Feed one sample 0 <= s <= C taken at t_ms (non-decreasing); returns the verdict for it. */
+enum detector_verdict detector_add(struct detector *d, double t_ms, int s);
+/* Randomized wait before the next sample: I/2 + U[0, I] (mean I). */
+double detector_next_step_ms(struct detector *d);
+/* The job was found progressing after a hang verdict (transient slowdown): end the suspicion
+ * run, let its samples into the model, and carry on. */
+void detector_dismiss(struct detector *d);
+void detector_get_info(const struct detector *d, struct detector_info *info);
+const char *detector_verdict_name(enum detector_verdict v);
+
+#endif

@@ -1,0 +1,42 @@
+/* replay — run the detector over a recorded or synthetic S(t) exactly as the live sampler
+ * would: the next sample is the first point at or after the previous sample's time plus the
+ * detector's randomized step, so interval doubling behaves as it does live. */
+#ifndef PARASTACK_REPLAY_H
+#define PARASTACK_REPLAY_H
+
+#include <stdbool.h>
+
+#include "detector.h"
+#include "trace.h"
+
+struct replay_source {
+	/* The first sample at or after t_ms: fills *t_out and *s_out and returns 0; returns 1 when
+	 * the source has none (its end). */
+	int (*sample_at)(void *ctx, double t_ms, double *t_out, int *s_out);
+	void *ctx;
+	int set_size;    /* C */
+	double start_ms; /* time of the first sample */
+};
+
+struct replay_result {
+	bool hang;
+	double detected_at_ms; /* time of the deciding sample, valid when hang */
+	double last_ms;        /* time of the last sample taken */
+	struct detector_info info;
+};
+
+/* Returns 0, or -1 when the configuration is invalid or memory runs out. cfg->set_size is
+ * taken from the source. */
+int replay_run(const struct replay_source *src, const struct detector_config *cfg,
+	       struct replay_result *res);
+
+/* Reading position in a parsed trace; must outlive the source made from it. */
+struct replay_trace {
+	const struct trace *tr;
+	size_t next;
+};
+
+/* A source over a parsed trace. */
+void replay_trace_source(struct replay_source *src, struct replay_trace *rt, const struct trace *tr);
+
+#endif

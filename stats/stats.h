@@ -1,0 +1,14 @@
+/* stats — parastack's detection model: pure C, no MPI, no ptrace. The one header the monitor
+ * and the launcher include. */
+#ifndef PARASTACK_STATS_H
+#define PARASTACK_STATS_H
+
+#include "detector.h"
+#include "ladder.h"
+#include "ranksets.h"
+#include "replay.h"
+#include "rng.h"
+#include "runs_test.h"
+#include "trace.h"
+
+#endif

@@ -1,0 +1,192 @@
+/* trace — parsing and writing "t_ms S C" sample traces, strictly: a replay of a damaged file
+ * must fail loudly on the line at fault rather than evaluate garbage. */
+#include "trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRACE_MAX_SET 1000000 /* bounds the replay's histogram */
+
+static const char *skip_space(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* Parse a decimal integer field; advances *p. */
+static int parse_int_field(const char **p, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(*p, &end, 10);
+	if (end == *p || errno || (*end && *end != ' ' && *end != '\t' && *end != '\r'))
+		return -1;
+	*p = end;
+	return 0;
+}
+
+static int parse_time_field(const char **p, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(*p, &end);
+	if (end == *p || errno || !isfinite(*out) ||
+	    (*end && *end != ' ' && *end != '\t' && *end != '\r'))
+		return -1;
+	*p = end;
+	return 0;
+}
+
+static int trace_push(struct trace *tr, const struct trace_point *pt)
+{
+	if (tr->len == tr->cap) {
+		size_t cap = tr->cap ? tr->cap * 2 : 1024;
+		struct trace_point *np = realloc(tr->points, cap * sizeof(*np));
+
+		if (!np)
+			return -1;
+		tr->points = np;
+		tr->cap = cap;
+	}
+	tr->points[tr->len++] = *pt;
+	return 0;
+}
+
+/* Check one data line; message into err on failure. */
+static int trace_parse_line(const char *line, struct trace_point *pt, char *err, size_t errlen)
+{
+	const char *p = skip_space(line);
+	long s, c;
+
+	if (parse_time_field(&p, &pt->t_ms) < 0 || pt->t_ms < 0) {
+		snprintf(err, errlen, "expected a time in ms (a number >= 0) first");
+		return -1;
+	}
+	p = skip_space(p);
+	if (parse_int_field(&p, &s) < 0) {
+		snprintf(err, errlen, "expected S, the OUT_MPI count (an integer), second");
+		return -1;
+	}
+	p = skip_space(p);
+	if (parse_int_field(&p, &c) < 0) {
+		snprintf(err, errlen, "expected C, the set size (an integer), third");
+		return -1;
+	}
+	p = skip_space(p);
+	if (*p) {
+		snprintf(err, errlen, "unexpected text after \"t_ms S C\"");
+		return -1;
+	}
+	if (c < 1 || c > TRACE_MAX_SET) {
+		snprintf(err, errlen, "set size C = %ld is out of range (1..%d)", c, TRACE_MAX_SET);
+		return -1;
+	}
+	if (s < 0 || s > c) {
+		snprintf(err, errlen, "S = %ld is outside 0..C (C = %ld)", s, c);
+		return -1;
+	}
+	pt->s = (int)s;
+	pt->c = (int)c;
+	return 0;
+}
+
+int trace_parse(FILE *in, struct trace *tr, char *err, size_t errlen)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	long lineno = 0;
+	char why[160];
+	int rc = -1;
+
+	memset(tr, 0, sizeof(*tr));
+	while (getline(&line, &cap, in) != -1) {
+		lineno++;
+		line[strcspn(line, "#\n")] = '\0';
+		if (*skip_space(line) == '\0')
+			continue;
+
+		struct trace_point pt;
+
+		if (trace_parse_line(line, &pt, why, sizeof(why)) < 0)
+			goto bad_line;
+		if (tr->len && pt.t_ms < tr->points[tr->len - 1].t_ms) {
+			snprintf(why, sizeof(why), "time %.17g ms goes back (previous %.17g)", pt.t_ms,
+				 tr->points[tr->len - 1].t_ms);
+			goto bad_line;
+		}
+		if (tr->len && pt.c != tr->points[0].c) {
+			snprintf(why, sizeof(why), "set size C = %d differs from C = %d on the first sample",
+				 pt.c, tr->points[0].c);
+			goto bad_line;
+		}
+		if (trace_push(tr, &pt) < 0) {
+			snprintf(err, errlen, "out of memory at line %ld", lineno);
+			goto out;
+		}
+	}
+	if (ferror(in)) {
+		snprintf(err, errlen, "read error after line %ld: %s", lineno, strerror(errno));
+		goto out;
+	}
+	if (tr->len == 0) {
+		snprintf(err, errlen, "no samples (expected lines \"t_ms S C\")");
+		goto out;
+	}
+	rc = 0;
+	goto out;
+bad_line:
+	snprintf(err, errlen, "line %ld: %s", lineno, why);
+out:
+	free(line);
+	if (rc < 0)
+		trace_free(tr);
+	return rc;
+}
+
+int trace_load(const char *path, struct trace *tr, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		int e = errno;
+
+		snprintf(err, errlen, "cannot open: %s", strerror(e));
+		memset(tr, 0, sizeof(*tr));
+		return -1;
+	}
+	int rc = trace_parse(f, tr, err, errlen);
+
+	fclose(f);
+	return rc;
+}
+
+void trace_free(struct trace *tr)
+{
+	free(tr->points);
+	memset(tr, 0, sizeof(*tr));
+}
+
+size_t trace_find(const struct trace *tr, size_t from, double t)
+{
+	size_t lo = from, hi = tr->len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tr->points[mid].t_ms < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int trace_write_point(FILE *out, double t_ms, int s, int c)
+{
+	return fprintf(out, "%.3f %d %d\n", t_ms, s, c) < 0 ? -1 : 0;
+}
