@@ -12,7 +12,10 @@
  *   model outright: a suspicion run that reached significance and then ended by itself.
  *
  * - Run-length guard. A suspicion run becomes a hang only once it has lasted longer than
- *   DETECTOR_GUARD_FACTOR times the longest suspicion run the job has shown while healthy.
+ *   DETECTOR_GUARD_FACTOR times the longest suspicion run the job has shown while healthy,
+ *   as suspicions were defined at the time. (Measuring healthy stretches against the current
+ *   threshold instead was tried: it learns too little early on, while the threshold is still
+ *   loose, and lets the second long communication phase through.)
  *   Early in a job with long phases, before the windows have seen a whole cycle, this is what
  *   stops the second communication phase from being called a hang; in a settled job it costs
  *   nothing, since k = ceil(log_q alpha) samples already outlast healthy runs.
@@ -28,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ladder.h"
+#include "threshold.h"
 
 struct detector {
 	struct detector_config cfg;
@@ -37,11 +40,7 @@ struct detector {
 
 	double *hist;  /* C + 1 bins, fractional after halving */
 	double n;      /* sum of hist */
-	struct {       /* the tolerance level in use */
-		bool usable;
-		double e, p_hat, q;
-		int threshold;
-	} level;
+	struct threshold_level level; /* the tolerance level in use */
 
 	int *held;     /* samples of the suspicion run in progress */
 	int held_len, held_cap;
@@ -100,51 +99,9 @@ static bool detector_random_ok(const struct detector *d)
 	return d->history_count >= DETECTOR_MIN_WINDOWS && history_tail(d) > DETECTOR_GATE_P;
 }
 
-static double cdf_at(const struct detector *d, int x)
-{
-	double c = 0.0;
-
-	for (int v = 0; v <= x; v++)
-		c += d->hist[v];
-	return c / d->n;
-}
-
-/* Pick the finest usable tolerance level on the empirical CDF (paper §3.2). */
 static void detector_select_level(struct detector *d)
 {
-	const struct ladder_level *levels = ladder_levels();
-	int c = d->cfg.set_size;
-
-	d->level.usable = false;
-	if (d->n <= 0.0)
-		return;
-	for (int i = LADDER_LEVELS - 1; i >= 0; i--) {
-		double e = levels[i].e, pm = levels[i].p_m;
-		int t1 = -1, t2 = c;
-
-		for (int x = 0; x <= c; x++) {
-			if (cdf_at(d, x) < pm) {
-				t1 = x;
-			} else {
-				t2 = x;
-				break;
-			}
-		}
-		double f2 = ladder_required_size(cdf_at(d, t2), e);
-		double f1 = t1 >= 0 ? ladder_required_size(cdf_at(d, t1), e) : INFINITY;
-		int t = f1 < f2 ? t1 : t2;
-		double f = f1 < f2 ? f1 : f2;
-		double p = cdf_at(d, t);
-
-		if (f <= d->n && p + e < 1.0) {
-			d->level.usable = true;
-			d->level.e = e;
-			d->level.p_hat = p;
-			d->level.q = p + e;
-			d->level.threshold = t;
-			return;
-		}
-	}
+	d->level = threshold_select(d->hist, d->cfg.set_size, d->n);
 }
 
 static void detector_model_add(struct detector *d, int s)
@@ -232,8 +189,12 @@ static void detector_end_run(struct detector *d, bool keep_samples)
 	d->held_len = 0;
 	d->product = 1.0;
 	d->hung = false;
+
+	int doublings = d->doublings;
+
 	detector_flush_pending(d);
-	if (contradiction && d->interval_ms < d->cfg.max_interval_ms)
+	/* One ended run is one piece of evidence: at most one doubling for it. */
+	if (contradiction && d->doublings == doublings && d->interval_ms < d->cfg.max_interval_ms)
 		detector_double_interval(d);
 }
 

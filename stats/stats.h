@@ -9,6 +9,7 @@
 #include "replay.h"
 #include "rng.h"
 #include "runs_test.h"
+#include "threshold.h"
 #include "trace.h"
 
 #endif

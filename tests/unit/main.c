@@ -1,0 +1,23 @@
+/* The unit-test runner: every stats/ suite in one Check run. */
+#include <stdlib.h>
+
+#include "suites.h"
+
+int main(void)
+{
+	SRunner *sr = srunner_create(rng_suite());
+
+	srunner_add_suite(sr, runs_test_suite());
+	srunner_add_suite(sr, ladder_suite());
+	srunner_add_suite(sr, threshold_suite());
+	srunner_add_suite(sr, detector_suite());
+	srunner_add_suite(sr, ranksets_suite());
+	srunner_add_suite(sr, trace_suite());
+	srunner_add_suite(sr, properties_suite());
+	srunner_run_all(sr, CK_NORMAL);
+
+	int failed = srunner_ntests_failed(sr);
+
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

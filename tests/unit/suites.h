@@ -1,0 +1,16 @@
+/* suites — the Check suites of the unit tests, one per stats/ concept. */
+#ifndef PARASTACK_TEST_SUITES_H
+#define PARASTACK_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *rng_suite(void);
+Suite *runs_test_suite(void);
+Suite *ladder_suite(void);
+Suite *threshold_suite(void);
+Suite *detector_suite(void);
+Suite *ranksets_suite(void);
+Suite *trace_suite(void);
+Suite *properties_suite(void);
+
+#endif
