@@ -3,7 +3,7 @@
 #   make check            unit tests (plain and under ASan/UBSan) and command-line tests
 #   make install PREFIX=/usr/local DESTDIR=
 #   make deps             install missing Debian packages (root), or list them (others)
-# CI=true (or WERROR=1) turns warnings into errors.
+# CI=true (or WERROR=1) turns warnings into errors; V=1 shows the full commands.
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
@@ -26,6 +26,8 @@ TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 
 obj = $(patsubst %.c,$(B)/$(1)/%.o,$(2))
+Q   := $(if $(V),,@)
+say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
 PROGRAMS := $(B)/parastack
 TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
@@ -35,31 +37,36 @@ all: $(PROGRAMS)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
+	$(call say,CC,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
 $(B)/asan/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
+	$(call say,CC-SAN,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
 
 $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(STATS_SRC))
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljansson -lm
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljansson -lm
 
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread -lm)
 
 $(B)/tests/unit: $(call obj,obj,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
 
 $(B)/tests/unit-asan: $(call obj,asan,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
-	$(CC) -g $(SAN) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
+	$(call say,LINK,$@)$(CC) -g $(SAN) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
 
 $(B)/tests/tracegen: $(call obj,obj,tests/tools/tracegen_main.c $(TESTLIB_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 # Unit tests run twice: as built, and under AddressSanitizer/UBSan (CK_FORK=no so a sanitizer
 # report aborts the run instead of hiding in a forked child's status).
+# The dependency step: installs what is missing (as root, or through sudo), else says what to
+# ask for. check and demo run it first, so a fresh machine needs nothing done by hand.
+deps:
+	$(Q)sh scripts/install-deps
+
 unit: $(B)/tests/unit $(B)/tests/unit-asan
 	$(B)/tests/unit
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/tests/unit-asan
@@ -67,7 +74,16 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 cli: $(PROGRAMS) $(B)/tests/tracegen
 	@sh tests/cli/run-all.sh $(B)
 
-check: unit cli
+# Prerequisites are built in order: deps before anything is compiled.
+check: deps
+	$(Q)$(MAKE) --no-print-directory unit cli
+
+# Until the monitor lands: evaluate the model on a generated job trace with a hang at 10 min.
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all $(B)/tests/tracegen
+	$(Q)$(B)/tests/tracegen short --minutes 11 --hang-at 600 --seed 42 >$(B)/demo.trace
+	@echo "== parastack replay of a synthetic 11-minute job whose ranks all block in MPI at 600 s"
+	$(Q)$(B)/parastack replay $(B)/demo.trace
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
@@ -77,9 +93,6 @@ install: all
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
-
-deps:
-	sh scripts/install-deps
 
 clean:
 	rm -rf $(B)

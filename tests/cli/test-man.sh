@@ -1,0 +1,38 @@
+# Every command has a man page that renders cleanly, and every option its --help lists is
+# documented there (as git checks its own documentation).
+. "$(dirname "$0")/lib.sh"
+MAN=$(dirname "$0")/../../man
+
+for page in "$MAN"/*.1; do
+	warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l "$page" 2>&1 >/dev/null)
+	if [ -z "$warnings" ]; then ok; else fail "$page renders with warnings: $warnings"; fi
+done
+
+# The page as plain ASCII text.
+rendered() {
+	LC_ALL=C MANWIDTH=200 man -l "$1" 2>/dev/null | col -b
+}
+
+# check_help PAGE CMD...: every --long option in CMD's help is in PAGE.
+check_help() {
+	text=$(rendered "$1")
+	page=$1
+	shift
+	run "$@" --help
+	expect_status "$* --help" 0
+	for opt in $(printf '%s\n' "$OUT" | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+		if printf '%s' "$text" | grep -q -- "$opt"; then
+			ok
+		else
+			fail "$opt from '$* --help' is not in $page"
+		fi
+	done
+}
+
+check_help "$MAN/parastack.1" "$PARASTACK"
+check_help "$MAN/parastack.1" "$PARASTACK" replay
+# Every subcommand in the top-level help has a section in the page.
+for sub in $("$PARASTACK" --help | sed -n 's/^  \([a-z]\{2,\}\) .*/\1/p'); do
+	if rendered "$MAN/parastack.1" | grep -q "^   parastack $sub"; then ok; else fail "subcommand $sub has no section in parastack.1"; fi
+done
+finish
