@@ -22,6 +22,8 @@ B := build
 
 STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(wildcard launcher/*.c)
+MONITOR_SRC  := $(wildcard monitor/*.c)
+MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf
 TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 
@@ -43,8 +45,8 @@ $(B)/asan/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC-SAN,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
 
-$(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(STATS_SRC))
-	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ljansson -lm
+$(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(STATS_SRC))
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) -ljansson -lm
 
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread -lm)
 

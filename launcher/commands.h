@@ -3,5 +3,6 @@
 #define PARASTACK_COMMANDS_H
 
 int cmd_replay(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
 
 #endif

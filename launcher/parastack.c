@@ -16,6 +16,7 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
+	{ "stack", cmd_stack, "print MPI-aware stacks of running processes (like pstack)" },
 	{ "replay", cmd_replay, "evaluate the hang-detection model on a recorded sample trace" },
 };
 

@@ -1,0 +1,196 @@
+/* cmd_stack — `parastack stack`: one-shot, MPI-aware stacks of running processes, like pstack:
+ * each PID's MPI rank, IN_MPI/OUT_MPI state, and every thread's frames with file:line. */
+#include <getopt.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../monitor/symbolize.h"
+#include "../monitor/target.h"
+#include "commands.h"
+#include "options.h"
+
+#define MAX_LOGICAL 8 /* inlined frames shown per physical frame */
+
+static const char stack_usage[] =
+	"usage: parastack stack [--json] PID...\n"
+	"Print the stacks of running processes, with each one's MPI rank and whether it is inside\n"
+	"MPI (IN_MPI) or in application code (OUT_MPI). Each thread is stopped for microseconds.\n"
+	"\n"
+	"  --json       print a JSON array instead of text\n"
+	"  -h, --help   show this help\n";
+
+static int parse_pid(const char *arg, pid_t *pid)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (!*arg || *end || v <= 0 || v > 4194304)
+		return -1;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static const char *thread_role(const struct thread_stack *th)
+{
+	if (th->main)
+		return "main";
+	return th->counted ? "application" : "runtime, not counted";
+}
+
+static void print_frame(int idx, const struct sym_frame *f, bool in_mpi)
+{
+	const char *mod = strrchr(f->module, '/');
+
+	mod = mod ? mod + 1 : f->module;
+	printf("    #%-2d 0x%016llx %s", idx, (unsigned long long)f->pc,
+	       f->func[0] ? f->func : "??");
+	if (f->func[0] && !f->inlined)
+		printf("+0x%llx", (unsigned long long)f->offset);
+	if (f->inlined)
+		printf(" (inlined)");
+	printf(" [%s]%s", mod[0] ? mod : "?", in_mpi ? " MPI" : "");
+	if (f->file[0])
+		printf(" at %s:%d", f->file, f->line);
+	putchar('\n');
+}
+
+static json_t *frame_json(const struct sym_frame *f, bool in_mpi)
+{
+	json_t *j = json_pack("{s:I, s:s?, s:s?, s:b, s:b}", "pc", (json_int_t)f->pc, "func",
+			      f->func[0] ? f->func : NULL, "module", f->module[0] ? f->module : NULL,
+			      "inlined", f->inlined, "in_mpi", in_mpi);
+
+	json_object_set_new(j, "offset", f->inlined ? json_null() : json_integer((json_int_t)f->offset));
+	json_object_set_new(j, "file", f->file[0] ? json_string(f->file) : json_null());
+	json_object_set_new(j, "line", f->line ? json_integer(f->line) : json_null());
+	return j;
+}
+
+/* Symbolize and emit one thread, as text or into a JSON array of threads. */
+static void emit_thread(struct symbolizer *sy, const struct target *t, const struct thread_stack *th,
+			json_t *jthreads)
+{
+	json_t *jframes = json_array();
+	struct sym_frame lf[MAX_LOGICAL];
+	int idx = 0;
+
+	if (!jthreads)
+		printf("  thread %d (%s)%s%s\n", (int)th->tid, thread_role(th),
+		       th->in_mpi ? " in MPI" : "", th->group_stopped ? " [stopped]" : "");
+	for (int i = 0; i < th->nframes; i++) {
+		uint64_t pc = th->ips[i];
+		bool in_mpi = maps_in_mpi(&t->maps, i ? pc - 1 : pc);
+		int nl = symbolize(sy, pc, i > 0, lf, MAX_LOGICAL);
+
+		for (int k = 0; k < nl; k++, idx++) {
+			if (jthreads)
+				json_array_append_new(jframes, frame_json(&lf[k], in_mpi));
+			else
+				print_frame(idx, &lf[k], in_mpi);
+		}
+	}
+	if (jthreads)
+		json_array_append_new(jthreads, json_pack("{s:i, s:b, s:b, s:b, s:b, s:o}", "tid",
+							  (int)th->tid, "main", th->main, "counted",
+							  th->counted, "in_mpi", th->in_mpi,
+							  "stopped", th->group_stopped, "frames", jframes));
+	else
+		json_decref(jframes);
+}
+
+/* Report one process; 0, or -1 after printing why it could not be done. */
+static int stack_one(pid_t pid, json_t *out)
+{
+	static struct thread_stack threads[TARGET_MAX_THREADS];
+	struct target t;
+	char err[512];
+	int n = 0;
+	enum rank_state state;
+	enum target_status st = target_open(&t, pid, err, sizeof(err));
+
+	if (st == TARGET_OK)
+		st = target_capture(&t, threads, TARGET_MAX_THREADS, &n, &state, err, sizeof(err));
+	if (st != TARGET_OK) {
+		cmd_error("stack", "%s", err);
+		target_close(&t);
+		return -1;
+	}
+
+	struct symbolizer *sy = symbolizer_open(pid);
+	json_t *jthreads = out ? json_array() : NULL;
+
+	if (!out)
+		printf("process %d%s%.0d: %s%s\n", (int)pid, t.rank >= 0 ? " rank " : "",
+		       t.rank >= 0 ? t.rank : 0, rank_state_name(state),
+		       target_uses_mpi(&t) ? "" : " (no MPI library mapped)");
+	for (int i = 0; i < n; i++)
+		emit_thread(sy, &t, &threads[i], jthreads);
+	if (out) {
+		json_t *j = json_pack("{s:i, s:s, s:o, s:b}", "pid", (int)pid, "state",
+				      rank_state_name(state), "threads", jthreads, "uses_mpi",
+				      target_uses_mpi(&t));
+
+		json_object_set_new(j, "rank", t.rank >= 0 ? json_integer(t.rank) : json_null());
+		json_array_append_new(out, j);
+	}
+	symbolizer_close(sy);
+	target_close(&t);
+	return 0;
+}
+
+int cmd_stack(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(stack_usage, stdout);
+			return 0;
+		}
+		if (c == 'j') {
+			json = true;
+			continue;
+		}
+		cmd_error("stack", "option '%s' is unknown; see 'parastack stack --help'", argv[optind - 1]);
+		return EXIT_USAGE;
+	}
+	if (optind == argc) {
+		cmd_error("stack", "expected at least one PID; see 'parastack stack --help'");
+		return EXIT_USAGE;
+	}
+
+	pid_t *pids = calloc((size_t)(argc - optind), sizeof(pid_t));
+
+	for (int i = optind; i < argc; i++)
+		if (parse_pid(argv[i], &pids[i - optind]) < 0) {
+			cmd_error("stack", "'%s' is not a process id (a positive whole number)", argv[i]);
+			free(pids);
+			return EXIT_USAGE;
+		}
+
+	json_t *out = json ? json_array() : NULL;
+	int failed = 0;
+
+	for (int i = 0; i < argc - optind; i++) {
+		if (!json && i > 0)
+			putchar('\n');
+		failed += stack_one(pids[i], out) < 0;
+	}
+	if (out) {
+		json_dumpf(out, stdout, JSON_INDENT(2));
+		putchar('\n');
+		json_decref(out);
+	}
+	free(pids);
+	return failed ? EXIT_INPUT : 0;
+}

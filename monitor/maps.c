@@ -1,0 +1,339 @@
+/* maps — parsing /proc/PID/maps, classifying modules by file name, and collecting the address
+ * ranges of MPI_* functions from the symbol tables of application modules (libelf). */
+#include "maps.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Shared objects of MPI implementations and the fabrics beneath them (name prefixes). */
+static const char *const mpi_prefixes[] = {
+	"libmpi", "libpmpi", "libopen-pal", "libopen-rte", "libmpich", "libmpl.", "libmca_common_",
+	"mca_", "libucp", "libuct", "libucs", "libfabric", "libpsm", "libhcoll", "libmxm",
+	"libnccl-net", NULL,
+};
+
+/* Libraries that hold no application code: a thread whose whole stack lies in these (and in
+ * MPI) is a runtime helper thread and does not decide a rank's state. */
+static const char *const runtime_prefixes[] = {
+	"libc.so", "libc-", "ld-linux", "ld-", "libpthread", "libdl", "librt", "libm.so", "libm-",
+	"libgcc_s", "libstdc++", "libgomp", "libevent", "libpmix", "libhwloc", "libudev",
+	"libibverbs", "librdmacm", "libnl-", "libz.so", "libmunge", "libltdl", "libnuma",
+	"libsystemd", "libcap", "liblzma", "libzstd", "libgfortran", "libquadmath", "[vdso]",
+	"[vsyscall]", NULL,
+};
+
+static char *extra_mpi; /* colon-separated extra MPI prefixes */
+
+void maps_set_extra_mpi(const char *colon_list)
+{
+	free(extra_mpi);
+	extra_mpi = colon_list && *colon_list ? strdup(colon_list) : NULL;
+}
+
+static bool has_prefix_in(const char *name, const char *const *prefixes)
+{
+	for (int i = 0; prefixes[i]; i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+static bool has_extra_mpi_prefix(const char *name)
+{
+	if (!extra_mpi)
+		return false;
+	for (const char *p = extra_mpi; *p;) {
+		size_t n = strcspn(p, ":");
+
+		if (n && !strncmp(name, p, n))
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+enum module_kind maps_classify_path(const char *path, const char *exe)
+{
+	if (!path)
+		return MODULE_APP;
+	if (exe && !strcmp(path, exe))
+		return MODULE_APP;
+
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (has_prefix_in(base, mpi_prefixes) || has_extra_mpi_prefix(base))
+		return MODULE_MPI;
+	if (has_prefix_in(base, runtime_prefixes))
+		return MODULE_RUNTIME;
+	return MODULE_APP;
+}
+
+static int maps_intern_path(struct maps *mp, const char *path)
+{
+	for (int i = mp->npaths - 1; i >= 0; i--)
+		if (!strcmp(mp->paths[i], path))
+			return i;
+
+	char **np = realloc(mp->paths, (size_t)(mp->npaths + 1) * sizeof(char *));
+
+	if (!np)
+		return -1;
+	mp->paths = np;
+	if (!(mp->paths[mp->npaths] = strdup(path)))
+		return -1;
+	return mp->npaths++;
+}
+
+static int maps_push(struct maps *mp, const struct mapping *m, int *cap)
+{
+	if (mp->len == *cap) {
+		int ncap = *cap ? *cap * 2 : 256;
+		struct mapping *nm = realloc(mp->m, (size_t)ncap * sizeof(*nm));
+
+		if (!nm)
+			return -1;
+		mp->m = nm;
+		*cap = ncap;
+	}
+	mp->m[mp->len++] = *m;
+	return 0;
+}
+
+static int maps_push_sym(struct maps *mp, uint64_t start, uint64_t end, int *cap)
+{
+	if (mp->nsyms == *cap) {
+		int ncap = *cap ? *cap * 2 : 64;
+		void *ns = realloc(mp->mpi_syms, (size_t)ncap * sizeof(mp->mpi_syms[0]));
+
+		if (!ns)
+			return -1;
+		mp->mpi_syms = ns;
+		*cap = ncap;
+	}
+	mp->mpi_syms[mp->nsyms].start = start;
+	mp->mpi_syms[mp->nsyms].end = end;
+	mp->nsyms++;
+	return 0;
+}
+
+static bool is_mpi_symbol(const char *name)
+{
+	return !strncmp(name, "MPI_", 4) || !strncmp(name, "PMPI_", 5) ||
+	       !strncmp(name, "mpi_", 4) || !strncmp(name, "pmpi_", 5);
+}
+
+/* Load bias of a module: where its file offset 0 is mapped, minus the first PT_LOAD vaddr. */
+static uint64_t module_bias(const struct maps *mp, int path_index, Elf *elf)
+{
+	uint64_t base = UINT64_MAX;
+	size_t nph;
+
+	for (int i = 0; i < mp->len; i++)
+		if (mp->m[i].path_index == path_index && mp->m[i].offset == 0 && mp->m[i].start < base)
+			base = mp->m[i].start;
+	if (base == UINT64_MAX || elf_getphdrnum(elf, &nph) != 0)
+		return 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
+			return base - (ph.p_vaddr & ~(uint64_t)0xfff);
+	}
+	return 0;
+}
+
+/* Add the MPI_* function ranges of one application module. */
+static void maps_scan_symbols(struct maps *mp, int path_index, int *cap)
+{
+	int fd = open(mp->paths[path_index], O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+
+	if (!elf) {
+		close(fd);
+		return;
+	}
+
+	uint64_t bias = module_bias(mp, path_index, elf);
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+
+		Elf_Data *data = elf_getdata(scn, NULL);
+		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+
+		for (size_t i = 0; data && i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value || !sym.st_size)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && is_mpi_symbol(name))
+				maps_push_sym(mp, bias + sym.st_value, bias + sym.st_value + sym.st_size, cap);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+static void maps_find_mpi_symbols(struct maps *mp)
+{
+	int cap = 0;
+	bool have_mpi_module = false;
+
+	for (int i = 0; i < mp->len; i++)
+		have_mpi_module |= mp->m[i].kind == MODULE_MPI;
+	/* With a shared MPI library, its own mappings decide; only a statically linked MPI (or
+	 * bindings compiled into the executable) needs the symbol scan. */
+	if (have_mpi_module || elf_version(EV_CURRENT) == EV_NONE)
+		return;
+	for (int p = 0; p < mp->npaths; p++) {
+		bool app_exec = false;
+
+		for (int i = 0; i < mp->len; i++)
+			app_exec |= mp->m[i].path_index == p && mp->m[i].exec &&
+				    mp->m[i].kind == MODULE_APP;
+		if (app_exec)
+			maps_scan_symbols(mp, p, &cap);
+	}
+}
+
+int maps_load(pid_t pid, struct maps *mp)
+{
+	char path[64], exe[4096];
+	int cap = 0;
+
+	memset(mp, 0, sizeof(*mp));
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = '\0';
+		mp->exe = strdup(exe);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		int e = errno;
+
+		maps_free(mp);
+		errno = e == ENOENT ? ESRCH : e;
+		return -1;
+	}
+
+	char line[4352];
+
+	while (fgets(line, sizeof(line), f)) {
+		struct mapping m = { 0 };
+		char perms[8];
+		int name_at = 0;
+		unsigned long long start, end, off;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
+			   &name_at) < 4)
+			continue;
+		m.start = start;
+		m.end = end;
+		m.offset = off;
+		m.exec = perms[2] == 'x';
+		m.write = perms[1] == 'w';
+		m.path_index = -1;
+
+		char *name = line + name_at;
+
+		name[strcspn(name, "\n")] = '\0';
+		if (*name) {
+			m.path_index = maps_intern_path(mp, name);
+			m.kind = maps_classify_path(name, mp->exe);
+		} else {
+			m.kind = MODULE_APP; /* anonymous executable memory: JIT code of the app */
+		}
+		if (maps_push(mp, &m, &cap) < 0) {
+			fclose(f);
+			maps_free(mp);
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	fclose(f);
+	if (mp->len == 0) {
+		/* Kernel threads and exited processes have no map. */
+		maps_free(mp);
+		errno = ESRCH;
+		return -1;
+	}
+	maps_find_mpi_symbols(mp);
+	return 0;
+}
+
+void maps_free(struct maps *mp)
+{
+	for (int i = 0; i < mp->npaths; i++)
+		free(mp->paths[i]);
+	free(mp->paths);
+	free(mp->m);
+	free(mp->exe);
+	free(mp->mpi_syms);
+	memset(mp, 0, sizeof(*mp));
+}
+
+const struct mapping *maps_find(const struct maps *mp, uint64_t addr)
+{
+	int lo = 0, hi = mp->len - 1;
+
+	/* /proc/PID/maps is sorted by address. */
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (addr < mp->m[mid].start)
+			hi = mid - 1;
+		else if (addr >= mp->m[mid].end)
+			lo = mid + 1;
+		else
+			return &mp->m[mid];
+	}
+	return NULL;
+}
+
+const char *maps_path(const struct maps *mp, const struct mapping *m)
+{
+	return m && m->path_index >= 0 ? mp->paths[m->path_index] : NULL;
+}
+
+bool maps_in_mpi(const struct maps *mp, uint64_t addr)
+{
+	const struct mapping *m = maps_find(mp, addr);
+
+	if (m && m->kind == MODULE_MPI)
+		return true;
+	for (int i = 0; i < mp->nsyms; i++)
+		if (addr >= mp->mpi_syms[i].start && addr < mp->mpi_syms[i].end)
+			return true;
+	return false;
+}
+
+bool maps_in_app(const struct maps *mp, uint64_t addr)
+{
+	const struct mapping *m = maps_find(mp, addr);
+
+	return m && m->kind == MODULE_APP && !maps_in_mpi(mp, addr);
+}

@@ -1,0 +1,54 @@
+/* maps — the target's memory map (/proc/PID/maps) and what each mapping is: the MPI library
+ * (its own shared objects, Open MPI's mca_* components, the fabrics under it), other runtime
+ * libraries (libc, the loader, OpenMP, PMIx, libevent, hwloc, ...) or application code. The
+ * sampler's hot question — is this instruction pointer inside MPI? — is a lookup here, with no
+ * symbol table involved. */
+#ifndef PARASTACK_MAPS_H
+#define PARASTACK_MAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum module_kind {
+	MODULE_APP,     /* the executable or a library of the application */
+	MODULE_MPI,     /* the MPI library and its components */
+	MODULE_RUNTIME, /* system or MPI-runtime support: no application code */
+};
+
+struct mapping {
+	uint64_t start, end, offset;
+	bool exec, write;
+	enum module_kind kind;
+	int path_index; /* into maps.paths, or -1 for anonymous mappings */
+};
+
+struct maps {
+	struct mapping *m;
+	int len;
+	char **paths;
+	int npaths;
+	char *exe; /* path of the main executable, or NULL */
+	/* Address ranges of MPI_/PMPI_/mpi_/pmpi_ functions in application modules (static MPI,
+	 * Fortran bindings linked into the executable). */
+	struct { uint64_t start, end; } *mpi_syms;
+	int nsyms;
+};
+
+/* Load the map of pid. 0, or -1 with errno. */
+int maps_load(pid_t pid, struct maps *mp);
+void maps_free(struct maps *mp);
+/* The mapping containing addr, or NULL. */
+const struct mapping *maps_find(const struct maps *mp, uint64_t addr);
+const char *maps_path(const struct maps *mp, const struct mapping *m);
+/* Is addr in MPI code (an MPI module, or an MPI_* symbol of an application module)? */
+bool maps_in_mpi(const struct maps *mp, uint64_t addr);
+/* Is addr in application code (neither MPI nor runtime)? */
+bool maps_in_app(const struct maps *mp, uint64_t addr);
+
+/* Classify a shared object by its file name (exposed for tests and configuration). */
+enum module_kind maps_classify_path(const char *path, const char *exe);
+/* Extra MPI object name prefixes, colon-separated (from PARASTACK_MPI_LIBS). */
+void maps_set_extra_mpi(const char *colon_list);
+
+#endif

@@ -1,0 +1,182 @@
+/* procfs — small, allocation-free readers of /proc files. */
+#include "procfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Read a whole small /proc file into buf (NUL-terminated); length, or -1 with errno. */
+static ssize_t read_proc_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+
+	size_t got = 0;
+
+	while (got < len - 1) {
+		ssize_t n = read(fd, buf + got, len - 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	int e = errno;
+
+	close(fd);
+	errno = e;
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
+static int compare_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int procfs_threads(pid_t pid, pid_t *tids, int max)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+
+	DIR *dir = opendir(path);
+
+	if (!dir) {
+		if (errno == ENOENT)
+			errno = ESRCH;
+		return -1;
+	}
+
+	int n = 0;
+	struct dirent *de;
+
+	while ((de = readdir(dir)) && n < max) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue;
+		tids[n++] = (pid_t)tid;
+	}
+	closedir(dir);
+	qsort(tids, (size_t)n, sizeof(pid_t), compare_pid);
+	/* Main thread first: its tid equals the pid and is the smallest, but be explicit. */
+	for (int i = 0; i < n; i++)
+		if (tids[i] == pid && i) {
+			memmove(tids + 1, tids, (size_t)i * sizeof(pid_t));
+			tids[0] = pid;
+		}
+	return n;
+}
+
+int procfs_rank(pid_t pid)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK=", "PMIX_RANK=", "PMI_RANK=",
+					    "SLURM_PROCID=" };
+	char path[64];
+	char *buf = malloc(256 * 1024);
+
+	if (!buf)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+
+	ssize_t len = read_proc_file(path, buf, 256 * 1024);
+	int rank = -1;
+
+	for (size_t v = 0; len > 0 && v < sizeof(vars) / sizeof(vars[0]) && rank < 0; v++) {
+		size_t vl = strlen(vars[v]);
+
+		for (char *p = buf; p < buf + len; p += strlen(p) + 1) {
+			if (strncmp(p, vars[v], vl))
+				continue;
+
+			char *end;
+			long r = strtol(p + vl, &end, 10);
+
+			if (end != p + vl && *end == '\0' && r >= 0 && r < (1L << 30))
+				rank = (int)r;
+			break;
+		}
+	}
+	free(buf);
+	return rank;
+}
+
+char procfs_state(pid_t pid)
+{
+	char path[64], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_proc_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+
+	/* The command name may hold spaces and parentheses: the state follows the last ')'. */
+	char *p = strrchr(buf, ')');
+
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+unsigned long long procfs_start_time(pid_t pid)
+{
+	char path[64], buf[1024];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_proc_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+
+	char *p = strrchr(buf, ')');
+
+	if (!p)
+		return 0;
+	/* Fields after ')' start at field 3 (state); starttime is field 22. */
+	p += 2;
+	for (int field = 3; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	return p ? strtoull(p, NULL, 10) : 0;
+}
+
+pid_t procfs_tracer(pid_t pid)
+{
+	char path[64], buf[4096];
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_proc_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+
+	char *p = strstr(buf, "\nTracerPid:");
+
+	return p ? (pid_t)strtol(p + 11, NULL, 10) : -1;
+}
+
+void procfs_explain_eperm(pid_t pid, char *buf, size_t len)
+{
+	char scope[16] = "";
+	pid_t tracer = procfs_tracer(pid);
+
+	if (tracer > 0) {
+		snprintf(buf, len, "it is already traced by pid %d (a debugger?); detach that first",
+			 (int)tracer);
+		return;
+	}
+	if (read_proc_file("/proc/sys/kernel/yama/ptrace_scope", scope, sizeof(scope)) > 0 &&
+	    atoi(scope) > 0) {
+		snprintf(buf, len,
+			 "kernel.yama.ptrace_scope is %d, which forbids tracing non-children; run as root or set it to 0",
+			 atoi(scope));
+		return;
+	}
+	snprintf(buf, len, "it is not your process (or is setuid); run as its owner or as root");
+}

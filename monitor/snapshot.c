@@ -1,0 +1,223 @@
+/* snapshot — the hot path. Everything between PTRACE_INTERRUPT and PTRACE_DETACH is a handful
+ * of system calls; no allocation, no file I/O, no symbol lookups. */
+#include "snapshot.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "procfs.h"
+
+#define STOP_DEADLINE_NS 1000000000LL /* give up waiting for the stop after 1 s */
+#define SPIN_NS 200000LL              /* poll without sleeping for the first 200 us */
+#define PENDING_MAX 64
+
+static pid_t pending[PENDING_MAX]; /* seized threads that had not stopped by the deadline */
+static int npending;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void block_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGALRM);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* Wait for tid to report a stop (or its end) until the deadline; 1 stopped, 0 timed out,
+ * -1 gone or error (errno). */
+static int wait_for_stop(pid_t tid, int *status)
+{
+	int64_t start = now_ns();
+
+	for (;;) {
+		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
+
+		if (r == tid)
+			return WIFSTOPPED(*status) ? 1 : (errno = ESRCH, -1);
+		if (r < 0 && errno != EINTR)
+			return -1;
+
+		int64_t waited = now_ns() - start;
+
+		if (waited > STOP_DEADLINE_NS)
+			return 0;
+		if (waited > SPIN_NS) {
+			struct timespec ts = { 0, 50000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+static void remember_pending(pid_t tid)
+{
+	if (npending < PENDING_MAX)
+		pending[npending++] = tid;
+}
+
+int snapshot_reap_pending(void)
+{
+	for (int i = 0; i < npending;) {
+		int status;
+		pid_t r = waitpid(pending[i], &status, __WALL | WNOHANG);
+
+		if (r == 0) {
+			i++;
+			continue;
+		}
+		if (r == pending[i] && WIFSTOPPED(status)) {
+			int sig = (status >> 16) == 0 ? WSTOPSIG(status) : 0;
+
+			ptrace(PTRACE_DETACH, pending[i], NULL, (void *)(long)sig);
+		}
+		pending[i] = pending[--npending];
+	}
+	return npending;
+}
+
+/* "call" is what precedes the tid in the message, e.g. "ptrace(SEIZE, " or "waitpid(". */
+static enum snapshot_status fail_errno(int e, const char *call, pid_t tid, char *err, size_t len)
+{
+	if (e == ESRCH) {
+		snprintf(err, len, "%s%d): %s — the thread exited", call, (int)tid, strerror(e));
+		return SNAPSHOT_GONE;
+	}
+	if (e == EPERM) {
+		char why[200];
+
+		procfs_explain_eperm(tid, why, sizeof(why));
+		snprintf(err, len, "%s%d): %s — %s", call, (int)tid, strerror(e), why);
+		return SNAPSHOT_DENIED;
+	}
+	snprintf(err, len, "%s%d): %s", call, (int)tid, strerror(e));
+	return SNAPSHOT_FAILED;
+}
+
+static int stack_reserve(struct snapshot *s, size_t n)
+{
+	if (s->stack_cap >= n)
+		return 0;
+
+	unsigned char *p = realloc(s->stack, n);
+
+	if (!p)
+		return -1;
+	s->stack = p;
+	s->stack_cap = n;
+	return 0;
+}
+
+/* Copy registers and stack of a stopped thread. */
+static enum snapshot_status copy_state(pid_t tid, struct snapshot *s, size_t stack_max, char *err,
+				       size_t errlen)
+{
+	if (ptrace(PTRACE_GETREGS, tid, NULL, &s->regs) < 0)
+		return fail_errno(errno, "ptrace(GETREGS, ", tid, err, errlen);
+	s->stack_addr = s->regs.rsp;
+
+	struct iovec local = { s->stack, stack_max };
+	struct iovec remote = { (void *)(uintptr_t)s->regs.rsp, stack_max };
+	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+
+	s->stack_len = n > 0 ? (size_t)n : 0;
+	return SNAPSHOT_OK;
+}
+
+enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_max, char *err,
+				   size_t errlen)
+{
+	enum snapshot_status st = SNAPSHOT_OK;
+	sigset_t old;
+	int status = 0, e;
+
+	s->tid = tid;
+	s->stack_len = 0;
+	s->group_stopped = false;
+	s->stopped_ns = 0;
+	if (stack_reserve(s, stack_max) < 0) {
+		snprintf(err, errlen, "out of memory for a %zu-byte stack copy", stack_max);
+		return SNAPSHOT_FAILED;
+	}
+	snapshot_reap_pending();
+	if (procfs_state(tid) == 'Z') {
+		snprintf(err, errlen, "thread %d is a zombie (exited, not yet reaped)", (int)tid);
+		return SNAPSHOT_GONE;
+	}
+
+	block_signals(&old);
+	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
+		e = errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return fail_errno(e, "ptrace(SEIZE, ", tid, err, errlen);
+	}
+
+	int64_t t0 = now_ns();
+
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
+		e = errno;
+		/* Not stopped, so PTRACE_DETACH cannot work; the kernel drops the seize when the
+		 * thread is gone, which is the only way INTERRUPT fails on a seized thread. */
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return fail_errno(e, "ptrace(INTERRUPT, ", tid, err, errlen);
+	}
+
+	int w = wait_for_stop(tid, &status);
+
+	if (w <= 0) {
+		e = errno;
+		if (w == 0) {
+			remember_pending(tid);
+			snprintf(err, errlen,
+				 "thread %d did not stop within 1 s (state %c: uninterruptible sleep?); will detach when it does",
+				 (int)tid, procfs_state(tid) ? procfs_state(tid) : '?');
+			st = SNAPSHOT_TIMEOUT;
+		} else {
+			st = fail_errno(e, "waitpid(", tid, err, errlen);
+		}
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return st;
+	}
+
+	int event = status >> 16, sig = WSTOPSIG(status), inject = 0;
+
+	if (event == PTRACE_EVENT_STOP)
+		s->group_stopped = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+	else if (event == 0)
+		inject = sig; /* a signal-delivery stop: hand the signal back on detach */
+
+	st = copy_state(tid, s, stack_max, err, errlen);
+	if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)inject) < 0 && st == SNAPSHOT_OK)
+		st = fail_errno(errno, "ptrace(DETACH, ", tid, err, errlen);
+	s->stopped_ns = now_ns() - t0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return st;
+}
+
+void snapshot_release(struct snapshot *s)
+{
+	free(s->stack);
+	s->stack = NULL;
+	s->stack_cap = 0;
+}

@@ -1,0 +1,169 @@
+/* symbolize — libdw's Dwfl over /proc/PID/maps; inline expansion walks the DWARF scopes that
+ * contain the pc, innermost first: each DW_TAG_inlined_subroutine is a logical frame whose
+ * caller's position is its DW_AT_call_file/DW_AT_call_line. */
+#include "symbolize.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct symbolizer {
+	Dwfl *dwfl;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+struct symbolizer *symbolizer_open(pid_t pid)
+{
+	struct symbolizer *sy = calloc(1, sizeof(*sy));
+
+	if (!sy)
+		return NULL;
+	sy->dwfl = dwfl_begin(&proc_callbacks);
+	if (!sy->dwfl || dwfl_linux_proc_report(sy->dwfl, pid) != 0 ||
+	    dwfl_report_end(sy->dwfl, NULL, NULL) != 0) {
+		symbolizer_close(sy);
+		return NULL;
+	}
+	return sy;
+}
+
+void symbolizer_close(struct symbolizer *sy)
+{
+	if (!sy)
+		return;
+	if (sy->dwfl)
+		dwfl_end(sy->dwfl);
+	free(sy);
+}
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+/* Name of a subprogram or inlined-subroutine DIE, following abstract origins. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
+		name = dwarf_formstring(&attr);
+	return name;
+}
+
+/* The caller's source position recorded on an inlined-subroutine DIE. */
+static void call_site(Dwarf_Die *cudie, Dwarf_Die *inl, struct sym_frame *f)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word fileidx = 0, line = 0;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	if (dwarf_attr(inl, DW_AT_call_file, &attr))
+		dwarf_formudata(&attr, &fileidx);
+	if (dwarf_attr(inl, DW_AT_call_line, &attr))
+		dwarf_formudata(&attr, &line);
+	f->line = (int)line;
+	if (fileidx && dwarf_getsrcfiles(cudie, &files, &nfiles) == 0 && fileidx < nfiles)
+		copy_str(f->file, sizeof(f->file), dwarf_filesrc(files, fileidx, NULL, NULL));
+}
+
+static void frame_basics(Dwfl_Module *mod, uint64_t pc, uint64_t lookup, struct sym_frame *f)
+{
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *modname = NULL;
+
+	memset(f, 0, sizeof(*f));
+	f->pc = pc;
+	if (!mod)
+		return;
+	/* The module's name is the mapped file's path for modules reported from /proc. */
+	modname = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	copy_str(f->module, sizeof(f->module), modname);
+
+	const char *name = dwfl_module_addrinfo(mod, lookup, &off, &sym, NULL, NULL, NULL);
+
+	copy_str(f->func, sizeof(f->func), name);
+	f->offset = name ? pc - (lookup - off) : 0;
+
+	Dwfl_Line *line = dwfl_module_getsrc(mod, lookup);
+
+	if (line) {
+		int lineno = 0;
+		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+
+		copy_str(f->file, sizeof(f->file), file);
+		f->line = lineno;
+	}
+}
+
+int symbolize(struct symbolizer *sy, uint64_t pc, bool return_address, struct sym_frame *out,
+	      int max)
+{
+	uint64_t lookup = return_address && pc ? pc - 1 : pc;
+	Dwfl_Module *mod = sy ? dwfl_addrmodule(sy->dwfl, lookup) : NULL;
+
+	frame_basics(mod, pc, lookup, &out[0]);
+	if (!mod || max < 2)
+		return 1;
+
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cudie = dwfl_module_addrdie(mod, lookup, &bias);
+	Dwarf_Die *scopes = NULL;
+	int nscopes = cudie ? dwarf_getscopes(cudie, lookup - bias, &scopes) : 0;
+	int n = 0, prev = -1;
+
+	/* dwarf_getscopes continues from an inlined instance into its abstract origin's scopes;
+	 * the chain of concrete callers comes from dwarf_getscopes_die on the innermost DIE (as
+	 * elfutils' addr2line -i does). */
+	if (nscopes > 0) {
+		Dwarf_Die inner;
+		Dwarf_Addr dwbias;
+		Dwarf *dw = dwfl_module_getdwarf(mod, &dwbias);
+		Dwarf_Off off = dwarf_dieoffset(&scopes[0]);
+
+		free(scopes);
+		scopes = NULL;
+		nscopes = dw && dwarf_offdie(dw, off, &inner) ? dwarf_getscopes_die(&inner, &scopes) : 0;
+	}
+
+	/* scopes[0] is innermost. Each inlined subroutine is a logical frame; the subprogram that
+	 * contains them is the physical frame and keeps the symbol table's name and offset. The
+	 * position in frame k > 0 is where frame k-1 was inlined: its DIE's call site. */
+	for (int i = 0; i < nscopes && n < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		if (n > 0) {
+			frame_basics(mod, pc, lookup, &out[n]);
+			out[n].file[0] = '\0';
+			out[n].line = 0;
+			call_site(cudie, &scopes[prev], &out[n]);
+		}
+		out[n].inlined = tag == DW_TAG_inlined_subroutine;
+		if (out[n].inlined || !out[n].func[0]) {
+			copy_str(out[n].func, sizeof(out[n].func), die_name(&scopes[i]));
+			if (out[n].inlined)
+				out[n].offset = 0;
+		}
+		prev = i;
+		n++;
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+	free(scopes);
+	return n ? n : 1;
+}

@@ -1,0 +1,220 @@
+/* target — sampling one process: snapshot each thread, unwind the copy, classify. Threads are
+ * stopped one at a time, each for microseconds; the main thread goes first because it decides
+ * most samples on its own. */
+#include "target.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "procfs.h"
+
+static enum target_status from_snapshot(enum snapshot_status st)
+{
+	switch (st) {
+	case SNAPSHOT_OK: return TARGET_OK;
+	case SNAPSHOT_GONE: return TARGET_GONE;
+	case SNAPSHOT_DENIED: return TARGET_DENIED;
+	default: return TARGET_FAILED;
+	}
+}
+
+static enum target_status target_reload_maps(struct target *t, char *err, size_t len)
+{
+	struct maps fresh;
+
+	if (maps_load(t->pid, &fresh) < 0) {
+		snprintf(err, len, "read /proc/%d/maps: %s", (int)t->pid, strerror(errno));
+		return errno == ESRCH ? TARGET_GONE : TARGET_FAILED;
+	}
+	maps_free(&t->maps);
+	t->maps = fresh;
+	t->unw->flush(t->unw_state);
+	return TARGET_OK;
+}
+
+/* Unwind the current snapshot into t->ips; reload the map once if the code is not in it
+ * (a library loaded since, or JIT code). */
+static int target_unwind(struct target *t, char *err, size_t len)
+{
+	int n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, t->ips, TARGET_MAX_FRAMES);
+	bool unknown = n == 0 || !maps_find(&t->maps, t->ips[0]);
+
+	for (int i = 1; i < n && !unknown; i++)
+		unknown = !maps_find(&t->maps, t->ips[i] - 1);
+	if (unknown && target_reload_maps(t, err, len) == TARGET_OK)
+		n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, t->ips, TARGET_MAX_FRAMES);
+	return n;
+}
+
+static enum target_status target_check_identity(struct target *t, char *err, size_t len)
+{
+	unsigned long long st = procfs_start_time(t->pid);
+
+	if (st == 0) {
+		snprintf(err, len, "process %d exited", (int)t->pid);
+		return TARGET_GONE;
+	}
+	if (st != t->start_time) {
+		snprintf(err, len, "pid %d now belongs to another process (started later); not sampled",
+			 (int)t->pid);
+		return TARGET_REUSED;
+	}
+	return TARGET_OK;
+}
+
+enum target_status target_open(struct target *t, pid_t pid, char *err, size_t len)
+{
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->rank = -1;
+	t->stack_max = SNAPSHOT_STACK_DEFAULT;
+	t->unw = &unwinder_libunwind;
+
+	char state = procfs_state(pid);
+
+	if (!state) {
+		snprintf(err, len, "%d: no such process", (int)pid);
+		return TARGET_GONE;
+	}
+	if (state == 'Z') {
+		snprintf(err, len, "%d: is a zombie (exited, not yet reaped by its parent)", (int)pid);
+		return TARGET_GONE;
+	}
+	t->start_time = procfs_start_time(pid);
+	if (maps_load(pid, &t->maps) < 0) {
+		int e = errno;
+
+		if (e == EACCES || e == EPERM) {
+			char why[200];
+
+			procfs_explain_eperm(pid, why, sizeof(why));
+			snprintf(err, len, "%d: cannot read its memory map: %s — %s", (int)pid,
+				 strerror(e), why);
+			return TARGET_DENIED;
+		}
+		snprintf(err, len, "%d: cannot read its memory map: %s", (int)pid, strerror(e));
+		return e == ESRCH ? TARGET_GONE : TARGET_FAILED;
+	}
+	t->rank = procfs_rank(pid);
+	t->unw_state = t->unw->open(pid);
+	if (!t->unw_state) {
+		snprintf(err, len, "%d: cannot set up the unwinder (out of memory?)", (int)pid);
+		maps_free(&t->maps);
+		return TARGET_FAILED;
+	}
+	return TARGET_OK;
+}
+
+void target_close(struct target *t)
+{
+	if (t->unw_state)
+		t->unw->close(t->unw_state);
+	t->unw_state = NULL;
+	snapshot_release(&t->snap);
+	maps_free(&t->maps);
+}
+
+bool target_uses_mpi(const struct target *t)
+{
+	for (int i = 0; i < t->maps.len; i++)
+		if (t->maps.m[i].kind == MODULE_MPI)
+			return true;
+	return t->maps.nsyms > 0;
+}
+
+static void cost_add(struct sample_cost *cost, const struct snapshot *s)
+{
+	if (!cost)
+		return;
+	cost->threads++;
+	cost->stopped_sum += s->stopped_ns;
+	if (s->stopped_ns > cost->stopped_max)
+		cost->stopped_max = s->stopped_ns;
+}
+
+/* Snapshot, unwind and classify one thread into th. */
+static enum target_status target_thread(struct target *t, pid_t tid, struct thread_stack *th,
+					struct sample_cost *cost, char *err, size_t len)
+{
+	enum snapshot_status ss = snapshot_take(tid, &t->snap, t->stack_max, err, len);
+
+	if (ss != SNAPSHOT_OK)
+		return from_snapshot(ss);
+	cost_add(cost, &t->snap);
+	th->tid = tid;
+	th->main = tid == t->pid;
+	th->group_stopped = t->snap.group_stopped;
+	th->nframes = target_unwind(t, err, len);
+	memcpy(th->ips, t->ips, (size_t)th->nframes * sizeof(uint64_t));
+	classify_thread(&t->maps, th->ips, th->nframes, th->main, &th->counted, &th->in_mpi);
+	return TARGET_OK;
+}
+
+/* Threads of the process, or an error status. */
+static enum target_status target_threads(struct target *t, int *n, char *err, size_t len)
+{
+	enum target_status st = target_check_identity(t, err, len);
+
+	if (st != TARGET_OK)
+		return st;
+	*n = procfs_threads(t->pid, t->tids, TARGET_MAX_THREADS);
+	if (*n <= 0) {
+		snprintf(err, len, "process %d exited", (int)t->pid);
+		return TARGET_GONE;
+	}
+	return TARGET_OK;
+}
+
+enum target_status target_sample(struct target *t, enum rank_state *state,
+				 struct sample_cost *cost, char *err, size_t len)
+{
+	struct thread_stack th;
+	int n;
+	enum target_status st = target_threads(t, &n, err, len);
+
+	*state = RANK_UNKNOWN;
+	if (cost)
+		memset(cost, 0, sizeof(*cost));
+	if (st != TARGET_OK)
+		return st;
+	for (int i = 0; i < n; i++) {
+		st = target_thread(t, t->tids[i], &th, cost, err, len);
+		if (st == TARGET_GONE && t->tids[i] != t->pid)
+			continue; /* a thread ended between listing and stopping it */
+		if (st != TARGET_OK)
+			return st;
+		if (th.counted && th.in_mpi) {
+			*state = RANK_IN_MPI;
+			return TARGET_OK;
+		}
+	}
+	*state = RANK_OUT_MPI;
+	return TARGET_OK;
+}
+
+enum target_status target_capture(struct target *t, struct thread_stack *threads, int max,
+				  int *n, enum rank_state *state, char *err, size_t len)
+{
+	int nt, got = 0;
+	enum target_status st = target_threads(t, &nt, err, len);
+
+	*n = 0;
+	*state = RANK_UNKNOWN;
+	if (st != TARGET_OK)
+		return st;
+	for (int i = 0; i < nt && got < max; i++) {
+		st = target_thread(t, t->tids[i], &threads[got], NULL, err, len);
+		if (st == TARGET_GONE && t->tids[i] != t->pid)
+			continue;
+		if (st != TARGET_OK)
+			return st;
+		got++;
+	}
+	*n = got;
+	*state = RANK_OUT_MPI;
+	for (int i = 0; i < got; i++)
+		if (threads[i].counted && threads[i].in_mpi)
+			*state = RANK_IN_MPI;
+	return TARGET_OK;
+}

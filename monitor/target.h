@@ -1,0 +1,66 @@
+/* target — one process of the job being watched: its identity (pid, start time, MPI rank), its
+ * memory map and its unwinder state, kept across samples. target_sample() is the sampler's hot
+ * path; target_capture() collects every thread's frames for a report. */
+#ifndef PARASTACK_TARGET_H
+#define PARASTACK_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "classify.h"
+#include "maps.h"
+#include "snapshot.h"
+#include "unwind.h"
+
+#define TARGET_MAX_THREADS 512
+#define TARGET_MAX_FRAMES 128
+
+enum target_status {
+	TARGET_OK = 0,
+	TARGET_GONE,       /* the process exited */
+	TARGET_DENIED,     /* ptrace not allowed */
+	TARGET_REUSED,     /* the pid now belongs to another process */
+	TARGET_FAILED,     /* anything else; see the message */
+};
+
+struct thread_stack {
+	pid_t tid;
+	int nframes;
+	uint64_t ips[TARGET_MAX_FRAMES];
+	bool main, counted, in_mpi, group_stopped;
+};
+
+struct sample_cost {
+	int threads;          /* threads stopped */
+	int64_t stopped_max;  /* longest stop of one thread, ns */
+	int64_t stopped_sum;  /* total, ns */
+};
+
+struct target {
+	pid_t pid;
+	int rank; /* from the launcher's environment, -1 if none */
+	unsigned long long start_time;
+	struct maps maps;
+	const struct unwinder_ops *unw;
+	void *unw_state;
+	struct snapshot snap;
+	size_t stack_max;
+	pid_t tids[TARGET_MAX_THREADS];
+	uint64_t ips[TARGET_MAX_FRAMES];
+};
+
+/* Check that pid exists and can be traced (without tracing it yet), load its map. */
+enum target_status target_open(struct target *t, pid_t pid, char *err, size_t len);
+void target_close(struct target *t);
+/* Is the process IN_MPI or OUT_MPI now? cost may be NULL. */
+enum target_status target_sample(struct target *t, enum rank_state *state,
+				 struct sample_cost *cost, char *err, size_t len);
+/* Every thread's frames; *n threads written (at most max). */
+enum target_status target_capture(struct target *t, struct thread_stack *threads, int max,
+				  int *n, enum rank_state *state, char *err, size_t len);
+/* Does this process map an MPI library (or link MPI statically)? */
+bool target_uses_mpi(const struct target *t);
+
+#endif

@@ -1,0 +1,27 @@
+/* unwind — turn a thread snapshot into the instruction pointers of its frames, innermost
+ * first. Backends sit behind this small table (as strace keeps its unwinders), so another
+ * unwinder can be added without touching the sampler. */
+#ifndef PARASTACK_UNWIND_H
+#define PARASTACK_UNWIND_H
+
+#include <sys/types.h>
+
+#include "maps.h"
+#include "snapshot.h"
+
+struct unwinder_ops {
+	const char *name;
+	/* Per-target state (caches kept across samples); NULL on failure. */
+	void *(*open)(pid_t pid);
+	void (*close)(void *state);
+	/* The target's mappings changed: drop what was cached about them. */
+	void (*flush)(void *state);
+	/* Frames of the snapshot, innermost first, into ips (at most max); the count. For all but
+	 * the innermost frame an entry is a return address. */
+	int (*unwind)(void *state, const struct snapshot *s, const struct maps *mp, uint64_t *ips,
+		      int max);
+};
+
+extern const struct unwinder_ops unwinder_libunwind;
+
+#endif

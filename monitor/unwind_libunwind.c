@@ -1,0 +1,278 @@
+/* unwind_libunwind — libunwind's remote unwinder over a snapshot. The accessors read the
+ * registers and the copied stack from the snapshot; other memory (the .eh_frame tables the
+ * unwinder consults) is read from the running target with process_vm_readv, through a small
+ * page cache that only holds read-only mappings, which cannot change under us. Unwind tables
+ * come from libunwind-ptrace's _UPT_find_proc_info, with one UPT handle per module: it caches
+ * a single ELF image, so sharing one across the libraries of a stack would reload an image at
+ * every frame. libunwind passes _UPT_find_proc_info's argument on to access_mem, so the
+ * accessors find the snapshot being unwound through a thread-local pointer instead. */
+#include <libunwind-ptrace.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "unwind.h"
+
+#define PAGE 4096
+#define PAGE_CACHE 64
+
+struct module_upt {
+	int path_index;
+	void *upt;
+};
+
+struct lu_state {
+	pid_t pid;
+	unw_addr_space_t as;
+	struct module_upt *mods;
+	int nmods;
+	void *upt_anon; /* for code outside any file-backed module */
+	struct {
+		uint64_t page; /* 0: empty */
+		unsigned char data[PAGE];
+	} cache[PAGE_CACHE];
+};
+
+/* What the accessors are working on right now. */
+static __thread struct {
+	struct lu_state *st;
+	const struct snapshot *snap;
+	const struct maps *mp;
+} cur;
+
+static void *module_upt(struct lu_state *st, uint64_t ip)
+{
+	const struct mapping *m = maps_find(cur.mp, ip);
+	int idx = m ? m->path_index : -1;
+
+	if (idx < 0) {
+		if (!st->upt_anon)
+			st->upt_anon = _UPT_create(st->pid);
+		return st->upt_anon;
+	}
+	for (int i = 0; i < st->nmods; i++)
+		if (st->mods[i].path_index == idx)
+			return st->mods[i].upt;
+
+	struct module_upt *nm = realloc(st->mods, (size_t)(st->nmods + 1) * sizeof(*nm));
+
+	if (!nm)
+		return NULL;
+	st->mods = nm;
+	nm[st->nmods].path_index = idx;
+	nm[st->nmods].upt = _UPT_create(st->pid);
+	return nm[st->nmods++].upt;
+}
+
+static int lu_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+			     int need_unwind_info, void *arg)
+{
+	(void)arg;
+
+	void *upt = module_upt(cur.st, ip);
+
+	if (!upt)
+		return -UNW_ENOINFO;
+	return _UPT_find_proc_info(as, ip, pi, need_unwind_info, upt);
+}
+
+static void lu_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	_UPT_put_unwind_info(as, pi, arg);
+}
+
+static int lu_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+	(void)as, (void)addr, (void)arg;
+	return -UNW_ENOINFO;
+}
+
+/* Read 8 bytes of target memory outside the stack copy. */
+static int read_target(uint64_t addr, unw_word_t *val)
+{
+	const struct mapping *m = maps_find(cur.mp, addr);
+	uint64_t page = addr & ~(uint64_t)(PAGE - 1);
+	bool cacheable = m && !m->write && addr + sizeof(*val) <= m->end && addr - page <= PAGE - 8;
+
+	if (cacheable) {
+		unsigned slot = (unsigned)(page / PAGE) % PAGE_CACHE;
+
+		if (cur.st->cache[slot].page != page) {
+			struct iovec l = { cur.st->cache[slot].data, PAGE };
+			struct iovec r = { (void *)(uintptr_t)page, PAGE };
+
+			if (process_vm_readv(cur.st->pid, &l, 1, &r, 1, 0) != PAGE) {
+				cur.st->cache[slot].page = 0;
+				goto direct;
+			}
+			cur.st->cache[slot].page = page;
+		}
+		memcpy(val, cur.st->cache[slot].data + (addr - page), sizeof(*val));
+		return 0;
+	}
+direct:;
+	struct iovec l = { val, sizeof(*val) };
+	struct iovec r = { (void *)(uintptr_t)addr, sizeof(*val) };
+
+	return process_vm_readv(cur.st->pid, &l, 1, &r, 1, 0) == sizeof(*val) ? 0 : -UNW_EINVAL;
+}
+
+static int lu_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
+			 void *arg)
+{
+	(void)as, (void)arg;
+	if (write)
+		return -UNW_EINVAL;
+
+	const struct snapshot *s = cur.snap;
+
+	if (addr >= s->stack_addr && addr + sizeof(*val) <= s->stack_addr + s->stack_len) {
+		memcpy(val, s->stack + (addr - s->stack_addr), sizeof(*val));
+		return 0;
+	}
+	return read_target(addr, val);
+}
+
+static int lu_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
+			 void *arg)
+{
+	(void)as, (void)arg;
+	if (write)
+		return -UNW_EINVAL;
+
+	const struct user_regs_struct *r = &cur.snap->regs;
+
+	switch (reg) {
+	case UNW_X86_64_RAX: *val = r->rax; break;
+	case UNW_X86_64_RDX: *val = r->rdx; break;
+	case UNW_X86_64_RCX: *val = r->rcx; break;
+	case UNW_X86_64_RBX: *val = r->rbx; break;
+	case UNW_X86_64_RSI: *val = r->rsi; break;
+	case UNW_X86_64_RDI: *val = r->rdi; break;
+	case UNW_X86_64_RBP: *val = r->rbp; break;
+	case UNW_X86_64_RSP: *val = r->rsp; break;
+	case UNW_X86_64_R8: *val = r->r8; break;
+	case UNW_X86_64_R9: *val = r->r9; break;
+	case UNW_X86_64_R10: *val = r->r10; break;
+	case UNW_X86_64_R11: *val = r->r11; break;
+	case UNW_X86_64_R12: *val = r->r12; break;
+	case UNW_X86_64_R13: *val = r->r13; break;
+	case UNW_X86_64_R14: *val = r->r14; break;
+	case UNW_X86_64_R15: *val = r->r15; break;
+	case UNW_X86_64_RIP: *val = r->rip; break;
+	default: return -UNW_EBADREG;
+	}
+	return 0;
+}
+
+static int lu_access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val, int write,
+			   void *arg)
+{
+	(void)as, (void)reg, (void)val, (void)write, (void)arg;
+	return -UNW_EBADREG;
+}
+
+static int lu_resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+	(void)as, (void)c, (void)arg;
+	return -UNW_EINVAL;
+}
+
+static unw_accessors_t lu_accessors = {
+	.find_proc_info = lu_find_proc_info,
+	.put_unwind_info = lu_put_unwind_info,
+	.get_dyn_info_list_addr = lu_get_dyn_info_list_addr,
+	.access_mem = lu_access_mem,
+	.access_reg = lu_access_reg,
+	.access_fpreg = lu_access_fpreg,
+	.resume = lu_resume,
+	.get_proc_name = NULL,
+};
+
+static void lu_drop_modules(struct lu_state *st)
+{
+	for (int i = 0; i < st->nmods; i++)
+		if (st->mods[i].upt)
+			_UPT_destroy(st->mods[i].upt);
+	free(st->mods);
+	st->mods = NULL;
+	st->nmods = 0;
+	if (st->upt_anon)
+		_UPT_destroy(st->upt_anon);
+	st->upt_anon = NULL;
+	memset(st->cache, 0, sizeof(st->cache));
+}
+
+static void *lu_open(pid_t pid)
+{
+	struct lu_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->pid = pid;
+	st->as = unw_create_addr_space(&lu_accessors, 0);
+	if (!st->as) {
+		free(st);
+		return NULL;
+	}
+	unw_set_caching_policy(st->as, UNW_CACHE_GLOBAL);
+	return st;
+}
+
+static void lu_close(void *state)
+{
+	struct lu_state *st = state;
+
+	if (!st)
+		return;
+	lu_drop_modules(st);
+	unw_destroy_addr_space(st->as);
+	free(st);
+}
+
+static void lu_flush(void *state)
+{
+	struct lu_state *st = state;
+
+	lu_drop_modules(st);
+	unw_flush_cache(st->as, 0, 0);
+}
+
+static int lu_unwind(void *state, const struct snapshot *s, const struct maps *mp, uint64_t *ips,
+		     int max)
+{
+	unw_cursor_t c;
+	int n = 0;
+	unw_word_t prev_sp = 0;
+
+	cur.st = state;
+	cur.snap = s;
+	cur.mp = mp;
+	if (max < 1 || unw_init_remote(&c, cur.st->as, NULL) < 0)
+		goto out;
+	do {
+		unw_word_t ip, sp;
+
+		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
+			break;
+		unw_get_reg(&c, UNW_REG_SP, &sp);
+		/* A stack that does not grow toward the caller is corrupt or looping. */
+		if (n > 0 && sp <= prev_sp && sp != 0)
+			break;
+		prev_sp = sp;
+		ips[n++] = ip;
+	} while (n < max && unw_step(&c) > 0);
+out:
+	cur.st = NULL;
+	cur.snap = NULL;
+	cur.mp = NULL;
+	return n;
+}
+
+const struct unwinder_ops unwinder_libunwind = {
+	.name = "libunwind",
+	.open = lu_open,
+	.close = lu_close,
+	.flush = lu_flush,
+	.unwind = lu_unwind,
+};
