@@ -33,6 +33,9 @@ say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
 PROGRAMS := $(B)/parastack
 TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
+# Processes with known states for the sampler's tests (tests/fixtures).
+FIXTURES := $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
+	$(B)/tests/mpi_states_f $(B)/tests/sample_loop
 
 .PHONY: all check unit cli install uninstall clean deps demo
 all: $(PROGRAMS)
@@ -62,6 +65,26 @@ $(B)/tests/tracegen: $(call obj,obj,tests/tools/tracegen_main.c $(TESTLIB_SRC) $
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
+$(B)/tests/callchain-O0: tests/fixtures/callchain.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O0 -g -pthread -o $@ $<
+
+$(B)/tests/callchain-inlined: tests/fixtures/callchain.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O2 -g -DINLINED -pthread -o $@ $<
+
+$(B)/tests/mpi_states: tests/fixtures/mpi_states.c
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)mpicc -std=gnu11 -O1 -g -o $@ $<
+
+$(B)/tests/mpi_states_f: tests/fixtures/mpi_states_f.f90
+	@mkdir -p $(@D)
+	$(call say,MPIF90,$@)mpif90 -O1 -g -o $@ $<
+
+$(B)/tests/sample_loop: $(call obj,obj,tests/tools/sample_loop.c $(MONITOR_SRC))
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS)
+
 # Unit tests run twice: as built, and under AddressSanitizer/UBSan (CK_FORK=no so a sanitizer
 # report aborts the run instead of hiding in a forked child's status).
 # The dependency step: installs what is missing (as root, or through sudo), else says what to
@@ -73,7 +96,7 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 	$(B)/tests/unit
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/tests/unit-asan
 
-cli: $(PROGRAMS) $(B)/tests/tracegen
+cli: $(PROGRAMS) $(B)/tests/tracegen $(FIXTURES)
 	@sh tests/cli/run-all.sh $(B)
 
 # Prerequisites are built in order: deps before anything is compiled.

@@ -122,10 +122,14 @@ static int stack_one(pid_t pid, json_t *out)
 	struct symbolizer *sy = symbolizer_open(pid);
 	json_t *jthreads = out ? json_array() : NULL;
 
-	if (!out)
-		printf("process %d%s%.0d: %s%s\n", (int)pid, t.rank >= 0 ? " rank " : "",
-		       t.rank >= 0 ? t.rank : 0, rank_state_name(state),
+	if (!out) {
+		char rank[32] = "";
+
+		if (t.rank >= 0)
+			snprintf(rank, sizeof(rank), " rank %d", t.rank);
+		printf("process %d%s: %s%s\n", (int)pid, rank, rank_state_name(state),
 		       target_uses_mpi(&t) ? "" : " (no MPI library mapped)");
+	}
 	for (int i = 0; i < n; i++)
 		emit_thread(sy, &t, &threads[i], jthreads);
 	if (out) {
@@ -161,7 +165,10 @@ int cmd_stack(int argc, char **argv)
 			json = true;
 			continue;
 		}
-		cmd_error("stack", "option '%s' is unknown; see 'parastack stack --help'", argv[optind - 1]);
+		if (optopt >= '0' && optopt <= '9')
+			cmd_error("stack", "'%s' is not a process id (a positive whole number)", argv[optind - 1]);
+		else
+			cmd_error("stack", "option '%s' is unknown; see 'parastack stack --help'", argv[optind - 1]);
 		return EXIT_USAGE;
 	}
 	if (optind == argc) {

@@ -7,7 +7,94 @@ FAILED=0
 BUILD=${BUILD:-build}
 PARASTACK=${PARASTACK:-$BUILD/parastack}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/parastack-cli.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+STARTED="" # every process this test started in the background, by PID
+
+# proc_state PID: one-letter state ("" when gone).
+proc_state() {
+	sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null
+}
+
+# reap PID [SECONDS]: wait, with a deadline, for a child of this shell to end, and reap it.
+# Returns 1 (and SIGKILLs it) if it did not end in time.
+reap() {
+	deadline=$(($(date +%s) + ${2:-10}))
+	while [ -n "$(proc_state "$1")" ] && [ "$(proc_state "$1")" != Z ]; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			kill -KILL "$1" 2>/dev/null
+			wait "$1" 2>/dev/null
+			return 1
+		fi
+		sleep 0.05
+	done
+	wait "$1" 2>/dev/null
+	return 0
+}
+
+# Stop exactly the processes we started, by PID: SIGCONT (a test may have stopped one),
+# SIGTERM, and SIGKILL for any still running after a grace period; reap them all.
+stop_started() {
+	for p in $STARTED; do kill -CONT "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
+	for p in $STARTED; do reap "$p" 10; done
+	STARTED=""
+}
+trap 'stop_started; rm -rf "$TMP"' EXIT
+trap 'exit 1' TERM INT HUP
+
+# start OUTFILE CMD...: run CMD in the background (output to OUTFILE), record its PID in $BG.
+start() {
+	out=$1
+	shift
+	"$@" >"$out" 2>&1 &
+	BG=$!
+	STARTED="$STARTED $BG"
+}
+
+# wait_for FILE PATTERN [SECONDS]: poll until FILE has PATTERN (default deadline 60 s).
+wait_for() {
+	deadline=$(($(date +%s) + ${3:-60}))
+	while ! grep -q -- "$2" "$1" 2>/dev/null; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			fail "timed out waiting for /$2/ in $1: $(tail -5 "$1" 2>/dev/null)"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# Open MPI refuses root unless told; tests run as root in CI.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# mpirun_start OUTFILE NP PROGRAM...: an MPI job in the background; waits for NP "pid" lines.
+mpirun_start() {
+	out=$1
+	np=$2
+	shift 2
+	start "$out" mpirun --oversubscribe -np "$np" "$@"
+	MPIRUN=$BG
+	deadline=$(($(date +%s) + 60))
+	while [ "$(grep -c '^rank [0-9]* pid' "$out")" -lt "$np" ]; do
+		if [ "$(date +%s)" -ge "$deadline" ] || ! kill -0 "$MPIRUN" 2>/dev/null; then
+			fail "MPI job did not start: $(tail -5 "$out")"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# rank_pid OUTFILE RANK: the pid a "rank R pid P" line reported.
+rank_pid() {
+	sed -n "s/^rank $2 pid \([0-9]*\)$/\1/p" "$1"
+}
+
+# expect_untraced NAME PID: the process is not traced and not in a tracing stop.
+expect_untraced() {
+	tracer=$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$2/status" 2>/dev/null)
+	state=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$2/status" 2>/dev/null)
+	if [ "$tracer" = 0 ] && [ "$state" != t ]; then
+		ok
+	else
+		fail "$1: pid $2 left traced (TracerPid $tracer, state $state)"
+	fi
+}
 
 ok() { PASSED=$((PASSED + 1)); }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*" >&2; }

@@ -1,0 +1,161 @@
+# Integration tests of the sampler and `parastack stack` on real processes: known call chains
+# (plain and inlined), threads, deep stacks, a real Open MPI job in known states (C and Fortran
+# bindings), bad PIDs, zombies, stopped targets, a sampler killed mid-sample, and EPERM.
+. "$(dirname "$0")/lib.sh"
+FIX=$BUILD/tests
+
+# funcs JSON-PATH: the function names of a thread's frames, space-separated.
+funcs() {
+	printf '%s' "$OUT" | jq -r "$1 | [.frames[].func // \"?\"] | join(\" \")"
+}
+
+# expect_chain NAME "FUNCS" "f3 f2 f1": the names appear in this order.
+expect_chain() {
+	pat=$(printf '%s' "$3" | sed 's/ /( .*)? /g')
+	if printf '%s' "$2" | grep -Eq "(^| )$pat( |$)"; then ok; else fail "$1: '$3' not in order in: $2"; fi
+}
+
+# --- known call chains -------------------------------------------------------------------
+start "$TMP/cc0" "$FIX/callchain-O0" sleep
+CC0=$BG
+wait_for "$TMP/cc0" ready
+run "$PARASTACK" stack --json "$CC0"
+expect_status "stack callchain" 0
+expect_json "no MPI: OUT_MPI, rank null" '.[0].state == "OUT_MPI" and .[0].rank == null and .[0].uses_mpi == false and .[0].pid == '"$CC0"
+expect_chain "plain chain" "$(funcs '.[0].threads[0]')" "pause f3 f2 f1 pad f0 main"
+expect_json "file:line of f3" '[.[0].threads[0].frames[] | select(.func == "f3")][0] | (.file | endswith("callchain.c")) and .line > 0'
+expect_json "main thread" '.[0].threads[0].main and .[0].threads[0].counted and .[0].threads[0].tid == '"$CC0"
+expect_untraced "after stack" "$CC0"
+
+start "$TMP/cc2" "$FIX/callchain-inlined" spin
+CC2=$BG
+wait_for "$TMP/cc2" ready
+run "$PARASTACK" stack --json "$CC2"
+expect_chain "inlined chain" "$(funcs '.[0].threads[0]')" "f3 f2 f1 pad f0 main"
+expect_json "inlined frames flagged" '[.[0].threads[0].frames[] | select(.func == "f2" or .func == "f1") | .inlined] == [true, true]'
+expect_json "physical frame keeps offset" '[.[0].threads[0].frames[] | select(.func == "pad")][0].offset > 0'
+run "$PARASTACK" stack "$CC2"
+expect_grep "text output" "f2 (inlined)" "$OUT"
+expect_grep "text header" "^process $CC2: OUT_MPI" "$OUT"
+
+start "$TMP/cc4" "$FIX/callchain-O0" spin 4 40
+CC4=$BG
+wait_for "$TMP/cc4" ready
+run "$PARASTACK" stack --json "$CC4"
+expect_json "four threads, all application" '(.[0].threads | length) == 4 and all(.[0].threads[]; .counted)'
+expect_json "deep stacks" 'all(.[0].threads[]; ([.frames[] | select(.func == "pad")] | length) == 41)'
+for i in 1 2 3; do
+	expect_chain "thread $i chain" "$(funcs ".[0].threads[$i]")" "f3 f2 f1 pad f0 thread_main start_thread"
+done
+expect_untraced "threads after stack" "$CC4"
+
+# --- a real Open MPI job in known states -------------------------------------------------
+if mpirun_start "$TMP/mpi" 5 "$FIX/mpi_states"; then
+	for r in 0 1 2 3 4; do eval "R$r=\$(rank_pid \"\$TMP/mpi\" $r)"; done
+	run "$PARASTACK" stack --json "$R0" "$R1" "$R2" "$R3" "$R4"
+	expect_status "stack of five ranks" 0
+	expect_json "ranks from the environment" '[.[].rank] == [0, 1, 2, 3, 4] and all(.[]; .uses_mpi)'
+	expect_json "rank 0 computes" '.[0].state == "OUT_MPI"'
+	expect_chain "rank 0 frames" "$(funcs '.[0].threads[0]')" "compute_kernel main"
+	expect_json "ranks 1-4 in MPI" '[.[1:][].state] == ["IN_MPI", "IN_MPI", "IN_MPI", "IN_MPI"]'
+	expect_chain "rank 1 in MPI_Recv" "$(funcs '.[1].threads[0]')" "PMPI_Recv wait_in_recv main"
+	expect_chain "rank 2 in MPI_Barrier" "$(funcs '.[2].threads[0]')" "PMPI_Barrier main"
+	expect_chain "rank 4 in MPI_Allreduce" "$(funcs '.[4].threads[0]')" "PMPI_Allreduce main"
+	expect_json "MPI frames marked" '[.[1].threads[0].frames[] | select(.func == "PMPI_Recv")][0].in_mpi'
+	expect_json "runtime threads not counted" 'all(.[]; [.threads[] | select(.main | not) | .counted] | all(. == false))'
+	expect_json "runtime threads exist" 'all(.[]; (.threads | length) >= 2)'
+	# The MPI_Test busy-wait rank: in MPI nearly always, and caught inside MPI_Test.
+	run "$FIX/sample_loop" "$R3" 200
+	inmpi=$(printf '%s\n' "$OUT" | grep -c '^IN_MPI$')
+	if [ "$inmpi" -ge 180 ]; then ok; else fail "MPI_Test rank IN_MPI in $inmpi of 200 samples"; fi
+	run "$PARASTACK" stack --json "$R3"
+	expect_chain "rank 3 in MPI_Test" "$(funcs '.[0].threads[0]')" "PMPI_Test wait_in_test_loop main"
+	run "$FIX/sample_loop" "$R0" 50
+	if [ "$(printf '%s\n' "$OUT" | grep -c '^OUT_MPI$')" -eq 50 ]; then ok; else fail "computing rank: $OUT"; fi
+	for r in "$R0" "$R1" "$R2" "$R3" "$R4"; do expect_untraced "MPI rank $r" "$r"; done
+fi
+
+if mpirun_start "$TMP/mpif" 3 "$FIX/mpi_states_f"; then
+	F0=$(rank_pid "$TMP/mpif" 0)
+	F1=$(rank_pid "$TMP/mpif" 1)
+	F2=$(rank_pid "$TMP/mpif" 2)
+	run "$PARASTACK" stack --json "$F0" "$F1" "$F2"
+	expect_json "Fortran states" '[.[].state] == ["OUT_MPI", "IN_MPI", "IN_MPI"] and [.[].rank] == [0, 1, 2]'
+	expect_chain "Fortran rank 0" "$(funcs '.[0].threads[0]')" "compute_kernel MAIN__"
+	expect_chain "Fortran MPI_RECV binding" "$(funcs '.[1].threads[0]')" "PMPI_Recv ompi_recv_f MAIN__"
+	expect_chain "Fortran MPI_BARRIER binding" "$(funcs '.[2].threads[0]')" "PMPI_Barrier ompi_barrier_f MAIN__"
+fi
+
+# --- bad PIDs ------------------------------------------------------------------------------
+run "$PARASTACK" stack --json 4194303 "$CC0"
+expect_status "missing pid among good ones" 1
+expect_error "missing pid message" 1 "parastack stack: 4194303: no such process"
+expect_json "the good pid still reported" 'length == 1 and .[0].pid == '"$CC0"
+for bad in abc 0 -5 12x; do
+	run "$PARASTACK" stack "$bad"
+	expect_error "pid '$bad'" 2 "is not a process id"
+done
+run "$PARASTACK" stack
+expect_error "no pid" 2 "expected at least one PID"
+# A zombie: sh execs sleep, whose child it never reaps.
+start "$TMP/zombie" sh -c 'sleep 0 & exec sleep 60'
+ZPARENT=$BG
+deadline=$(($(date +%s) + 10))
+ZOMBIE=""
+while [ -z "$ZOMBIE" ] && [ "$(date +%s)" -lt "$deadline" ]; do
+	for c in $(cat "/proc/$ZPARENT/task/$ZPARENT/children" 2>/dev/null); do
+		[ "$(proc_state "$c")" = Z ] && ZOMBIE=$c
+	done
+	sleep 0.1
+done
+run "$PARASTACK" stack "$ZOMBIE"
+expect_error "zombie" 1 "is a zombie"
+
+# --- a stopped target is read and left stopped ---------------------------------------------
+kill -STOP "$CC4"
+deadline=$(($(date +%s) + 10))
+while [ "$(proc_state "$CC4")" != T ] && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.05; done
+run "$PARASTACK" stack --json "$CC4"
+expect_status "stack of a stopped process" 0
+expect_json "stopped threads flagged" 'all(.[0].threads[]; .stopped)'
+expect_chain "stopped chain" "$(funcs '.[0].threads[0]')" "f3 f2 f1 pad"
+if [ "$(proc_state "$CC4")" = T ]; then ok; else fail "stopped target resumed: state $(proc_state "$CC4")"; fi
+expect_untraced "stopped target" "$CC4"
+kill -CONT "$CC4"
+
+# --- the sampler killed at random moments never leaves a target stopped or traced -----------
+for target in "$CC4" "${R1:-$CC0}"; do
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		start "$TMP/loop" "$FIX/sample_loop" "$target"
+		LOOP=$BG
+		wait_for "$TMP/loop" "_MPI" 10
+		sleep "0.0$i"
+		kill -KILL "$LOOP"
+		reap "$LOOP" || fail "sampler survived SIGKILL"
+		expect_untraced "SIGKILL $i ($target)" "$target"
+		state=$(proc_state "$target")
+		if [ "$state" = R ] || [ "$state" = S ]; then ok; else fail "after SIGKILL $i: state $state"; fi
+	done
+	for sig in INT TERM HUP; do
+		start "$TMP/loop" "$FIX/sample_loop" "$target"
+		LOOP=$BG
+		wait_for "$TMP/loop" "_MPI" 10
+		kill "-$sig" "$LOOP"
+		if reap "$LOOP" 10; then ok; else fail "sampler ignored SIG$sig"; fi
+		expect_untraced "SIG$sig ($target)" "$target"
+	done
+done
+
+# --- an ordinary user: own processes work, another user's give one clear line ---------------
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	AS_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	run $AS_NOBODY "$PARASTACK" stack "$CC0"
+	expect_error "another user's process" 1 "$CC0: .*Permission denied — it is not your process"
+	start "$TMP/own" $AS_NOBODY "$FIX/callchain-O0" sleep
+	wait_for "$TMP/own" ready
+	OWN=$(sed -n 's/^ready //p' "$TMP/own")
+	run $AS_NOBODY "$PARASTACK" stack --json "$OWN"
+	expect_status "own process as nobody" 0
+	expect_chain "own process chain" "$(funcs '.[0].threads[0]')" "f3 f2 f1 pad f0 main"
+fi
+finish

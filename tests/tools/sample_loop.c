@@ -1,0 +1,57 @@
+/* sample_loop — sample a process's IN_MPI/OUT_MPI state in a tight loop, the way the monitor
+ * does, printing one line per sample ("IN_MPI" or "OUT_MPI"): used by the tests that kill the
+ * sampler at random moments and check that the target is left running and untraced.
+ * usage: sample_loop PID [COUNT] (COUNT 0 or absent: forever) */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../monitor/target.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* Handle INT/TERM/HUP explicitly, as the monitor does: a shell starts background jobs with
+ * SIGINT ignored, and an ignored signal would never end the loop. */
+static void install_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct target t;
+	char err[512];
+	long count = argc > 2 ? atol(argv[2]) : 0;
+
+	if (argc < 2 || target_open(&t, (pid_t)atoi(argv[1]), err, sizeof(err)) != TARGET_OK) {
+		fprintf(stderr, "sample_loop: %s\n", argc < 2 ? "usage: sample_loop PID [COUNT]" : err);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	install_handlers();
+	for (long i = 0; (count == 0 || i < count) && !stop_requested; i++) {
+		enum rank_state st;
+
+		if (target_sample(&t, &st, NULL, err, sizeof(err)) != TARGET_OK) {
+			fprintf(stderr, "sample_loop: %s\n", err);
+			target_close(&t);
+			return 1;
+		}
+		printf("%s\n", rank_state_name(st));
+	}
+	target_close(&t);
+	if (stop_requested)
+		fprintf(stderr, "sample_loop: stopped by a signal; detached\n");
+	return 0;
+}
