@@ -28,12 +28,14 @@ static const char *const runtime_prefixes[] = {
 	"[vsyscall]", NULL,
 };
 
-static char *extra_mpi; /* colon-separated extra MPI prefixes */
+static char *extra_mpi;     /* colon-separated extra MPI prefixes */
+static bool extra_mpi_set; /* set explicitly, or read from PARASTACK_MPI_LIBS once */
 
 void maps_set_extra_mpi(const char *colon_list)
 {
 	free(extra_mpi);
 	extra_mpi = colon_list && *colon_list ? strdup(colon_list) : NULL;
+	extra_mpi_set = true;
 }
 
 static bool has_prefix_in(const char *name, const char *const *prefixes)
@@ -46,6 +48,8 @@ static bool has_prefix_in(const char *name, const char *const *prefixes)
 
 static bool has_extra_mpi_prefix(const char *name)
 {
+	if (!extra_mpi_set)
+		maps_set_extra_mpi(getenv("PARASTACK_MPI_LIBS"));
 	if (!extra_mpi)
 		return false;
 	for (const char *p = extra_mpi; *p;) {

@@ -34,6 +34,9 @@ run "$PARASTACK" stack --json "$CC2"
 expect_chain "inlined chain" "$(funcs '.[0].threads[0]')" "f3 f2 f1 pad f0 main"
 expect_json "inlined frames flagged" '[.[0].threads[0].frames[] | select(.func == "f2" or .func == "f1") | .inlined] == [true, true]'
 expect_json "physical frame keeps offset" '[.[0].threads[0].frames[] | select(.func == "pad")][0].offset > 0'
+# More MPI objects by name: counting libc as MPI puts the sleeping chain (in pause) IN_MPI.
+run env PARASTACK_MPI_LIBS=libfoo:libc.so "$PARASTACK" stack --json "$CC0"
+expect_json "PARASTACK_MPI_LIBS" '.[0].state == "IN_MPI" and .[0].uses_mpi'
 run "$PARASTACK" stack "$CC2"
 expect_grep "text output" "f2 (inlined)" "$OUT"
 expect_grep "text header" "^process $CC2: OUT_MPI" "$OUT"
