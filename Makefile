@@ -37,7 +37,7 @@ TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 FIXTURES := $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop
 
-.PHONY: all check unit cli install uninstall clean deps demo
+.PHONY: all check unit cli install uninstall clean deps demo bench
 all: $(PROGRAMS)
 
 $(B)/obj/%.o: %.c
@@ -84,6 +84,15 @@ $(B)/tests/mpi_states_f: tests/fixtures/mpi_states_f.f90
 $(B)/tests/sample_loop: $(call obj,obj,tests/tools/sample_loop.c $(MONITOR_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS)
+
+$(B)/bench/sample_cost: $(call obj,obj,bench/sample_cost.c $(MONITOR_SRC))
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS)
+
+# Measurements (numbers printed, never asserted): see bench/README.md.
+bench: deps
+	$(Q)$(MAKE) --no-print-directory $(B)/bench/sample_cost $(B)/tests/callchain-O0
+	$(Q)$(B)/bench/sample_cost $(B)/tests/callchain-O0 2000
 
 # Unit tests run twice: as built, and under AddressSanitizer/UBSan (CK_FORK=no so a sanitizer
 # report aborts the run instead of hiding in a forked child's status).

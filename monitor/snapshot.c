@@ -15,7 +15,7 @@
 #include "procfs.h"
 
 #define STOP_DEADLINE_NS 1000000000LL /* give up waiting for the stop after 1 s */
-#define SPIN_NS 200000LL              /* poll without sleeping for the first 200 us */
+#define SPIN_NS 30000LL               /* then poll, before sleeping, for 30 us */
 #define PENDING_MAX 64
 
 static pid_t pending[PENDING_MAX]; /* seized threads that had not stopped by the deadline */
@@ -29,6 +29,7 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Terminating signals wait until the thread is detached; SIGCHLD is taken by sigtimedwait. */
 static void block_signals(sigset_t *old)
 {
 	sigset_t set;
@@ -42,15 +43,22 @@ static void block_signals(sigset_t *old)
 	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGALRM);
 	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, old);
 }
 
 /* Wait for tid to report a stop (or its end) until the deadline; 1 stopped, 0 timed out,
- * -1 gone or error (errno). */
+ * -1 gone or error (errno). Polls for SPIN_NS, the time a running thread takes to stop when it
+ * has a core; then sleeps in sigtimedwait for the SIGCHLD that a tracee's stop sends its tracer
+ * (SIGCHLD is blocked for the window), since polling longer would take the CPU that the thread
+ * needs to reach its stop when cores are oversubscribed. */
 static int wait_for_stop(pid_t tid, int *status)
 {
-	int64_t start = now_ns();
+	int64_t start = now_ns(), deadline = start + STOP_DEADLINE_NS;
+	sigset_t chld;
 
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
 	for (;;) {
 		pid_t r = waitpid(tid, status, __WALL | WNOHANG);
 
@@ -59,15 +67,16 @@ static int wait_for_stop(pid_t tid, int *status)
 		if (r < 0 && errno != EINTR)
 			return -1;
 
-		int64_t waited = now_ns() - start;
+		int64_t t = now_ns(), left = deadline - t;
 
-		if (waited > STOP_DEADLINE_NS)
+		if (left <= 0)
 			return 0;
-		if (waited > SPIN_NS) {
-			struct timespec ts = { 0, 50000 };
+		if (t - start < SPIN_NS)
+			continue;
 
-			nanosleep(&ts, NULL);
-		}
+		struct timespec ts = { left / 1000000000LL, left % 1000000000LL };
+
+		sigtimedwait(&chld, NULL, &ts);
 	}
 }
 
@@ -200,6 +209,7 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 		return st;
 	}
 
+	int64_t t_stopped = now_ns();
 	int event = status >> 16, sig = WSTOPSIG(status), inject = 0;
 
 	if (event == PTRACE_EVENT_STOP)
@@ -211,6 +221,7 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 	if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)inject) < 0 && st == SNAPSHOT_OK)
 		st = fail_errno(errno, "ptrace(DETACH, ", tid, err, errlen);
 	s->stopped_ns = now_ns() - t0;
+	s->held_ns = now_ns() - t_stopped;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return st;
 }

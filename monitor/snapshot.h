@@ -32,6 +32,7 @@ struct snapshot {
 	size_t stack_cap;
 	bool group_stopped;   /* it was in a job-control stop, and was left so */
 	int64_t stopped_ns;   /* from PTRACE_INTERRUPT to PTRACE_DETACH returning */
+	int64_t held_ns;      /* from the stop being seen to PTRACE_DETACH returning */
 };
 
 /* Take a snapshot of thread tid, copying at most stack_max bytes of stack. On failure, a

@@ -129,6 +129,7 @@ static void cost_add(struct sample_cost *cost, const struct snapshot *s)
 		return;
 	cost->threads++;
 	cost->stopped_sum += s->stopped_ns;
+	cost->held_sum += s->held_ns;
 	if (s->stopped_ns > cost->stopped_max)
 		cost->stopped_max = s->stopped_ns;
 }

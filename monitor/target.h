@@ -36,6 +36,7 @@ struct sample_cost {
 	int threads;          /* threads stopped */
 	int64_t stopped_max;  /* longest stop of one thread, ns */
 	int64_t stopped_sum;  /* total, ns */
+	int64_t held_sum;     /* total time held in the stop (stop seen to detach), ns */
 };
 
 struct target {
