@@ -22,7 +22,9 @@ B := build
 
 STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(wildcard launcher/*.c)
-MONITOR_SRC  := $(wildcard monitor/*.c)
+# The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
+MONITOR_MPI_SRC := monitor/comm.c monitor/monitor_main.c
+MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC),$(wildcard monitor/*.c))
 MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf
 TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -31,7 +33,7 @@ obj = $(patsubst %.c,$(B)/$(1)/%.o,$(2))
 Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
-PROGRAMS := $(B)/parastack
+PROGRAMS := $(B)/parastack $(B)/parastack-monitor
 TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 # Processes with known states for the sampler's tests (tests/fixtures).
 FIXTURES := $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
@@ -47,6 +49,13 @@ $(B)/obj/%.o: %.c
 $(B)/asan/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC-SAN,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
+
+$(B)/mpiobj/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,MPICC,$<)mpicc $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
+
+$(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,launcher/options.c $(MONITOR_SRC) $(STATS_SRC))
+	$(call say,LINK,$@)mpicc $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) -ljansson -lm
 
 $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) -ljansson -lm

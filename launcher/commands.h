@@ -4,5 +4,6 @@
 
 int cmd_replay(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -16,6 +16,7 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
+	{ "run", cmd_run, "run an MPI job and watch it for hangs (parastack run -- mpirun ...)" },
 	{ "stack", cmd_stack, "print MPI-aware stacks of running processes (like pstack)" },
 	{ "replay", cmd_replay, "evaluate the hang-detection model on a recorded sample trace" },
 };

@@ -79,37 +79,87 @@ int procfs_threads(pid_t pid, pid_t *tids, int max)
 	return n;
 }
 
-int procfs_rank(pid_t pid)
+long procfs_env_number(pid_t pid, const char *const *names)
 {
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK=", "PMIX_RANK=", "PMI_RANK=",
-					    "SLURM_PROCID=" };
 	char path[64];
 	char *buf = malloc(256 * 1024);
+	long found = -1;
 
 	if (!buf)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 
 	ssize_t len = read_proc_file(path, buf, 256 * 1024);
-	int rank = -1;
 
-	for (size_t v = 0; len > 0 && v < sizeof(vars) / sizeof(vars[0]) && rank < 0; v++) {
-		size_t vl = strlen(vars[v]);
+	for (size_t v = 0; len > 0 && names[v] && found < 0; v++) {
+		size_t vl = strlen(names[v]);
 
 		for (char *p = buf; p < buf + len; p += strlen(p) + 1) {
-			if (strncmp(p, vars[v], vl))
+			if (strncmp(p, names[v], vl) || p[vl] != '=')
 				continue;
 
 			char *end;
-			long r = strtol(p + vl, &end, 10);
+			long r = strtol(p + vl + 1, &end, 10);
 
-			if (end != p + vl && *end == '\0' && r >= 0 && r < (1L << 30))
-				rank = (int)r;
+			if (end != p + vl + 1 && *end == '\0' && r >= 0 && r < (1L << 30))
+				found = r;
 			break;
 		}
 	}
 	free(buf);
-	return rank;
+	return found;
+}
+
+int procfs_rank(pid_t pid)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+					    "SLURM_PROCID", NULL };
+
+	return (int)procfs_env_number(pid, vars);
+}
+
+int procfs_world_size(pid_t pid)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+					    NULL };
+
+	return (int)procfs_env_number(pid, vars);
+}
+
+pid_t procfs_parent(pid_t pid)
+{
+	char path[64], buf[1024];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_proc_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+
+	char *p = strrchr(buf, ')');
+
+	return p && p[1] == ' ' && p[2] ? (pid_t)strtol(p + 4, NULL, 10) : 0;
+}
+
+int procfs_children(pid_t pid, pid_t *out, int max)
+{
+	pid_t tids[512];
+	int nt = procfs_threads(pid, tids, 512), n = 0;
+	char path[96], buf[8192];
+
+	for (int i = 0; i < nt && n < max; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
+		if (read_proc_file(path, buf, sizeof(buf)) <= 0)
+			continue;
+		for (char *p = buf; *p && n < max;) {
+			char *end;
+			long c = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			out[n++] = (pid_t)c;
+			p = end;
+		}
+	}
+	return n;
 }
 
 char procfs_state(pid_t pid)

@@ -10,9 +10,23 @@
  * (>= 0) written to tids (at most max), or -1 with errno (ESRCH when the process is gone). */
 int procfs_threads(pid_t pid, pid_t *tids, int max);
 
+/* The first of the named variables (NULL-terminated list) set to a whole number >= 0 in the
+ * process's environment; -1 when none is, or the environment is unreadable. */
+long procfs_env_number(pid_t pid, const char *const *names);
+
 /* The rank the MPI launcher put in the environment (OMPI_COMM_WORLD_RANK, PMIX_RANK,
  * PMI_RANK, SLURM_PROCID, in that order); -1 when none, or the environment is unreadable. */
 int procfs_rank(pid_t pid);
+
+/* The job size the launcher put in the environment (OMPI_COMM_WORLD_SIZE, PMI_SIZE,
+ * SLURM_NTASKS); -1 when none. */
+int procfs_world_size(pid_t pid);
+
+/* Parent pid from /proc/PID/stat; 0 if unreadable. */
+pid_t procfs_parent(pid_t pid);
+
+/* Children of every thread of pid (/proc/PID/task/TID/children); count written (<= max). */
+int procfs_children(pid_t pid, pid_t *out, int max);
 
 /* One-letter state from /proc/PID/stat ('R', 'S', 'D', 'T', 't', 'Z', ...), or 0 if gone. */
 char procfs_state(pid_t pid);

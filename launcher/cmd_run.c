@@ -1,0 +1,421 @@
+/* cmd_run — `parastack run [options] -- LAUNCHER ARGS...`: run an MPI job under watch on this
+ * machine. Starts the launcher, and beside it the monitor as an MPI job of its own
+ * (`mpirun -np 1 parastack-monitor`). When the monitor reports a hang and --on-hang=kill, ends
+ * the job: SIGTERM to the launcher, then SIGKILL after a grace period to whatever of the job is
+ * still there — only the processes descended from the launcher it started, by PID. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../monitor/exitcodes.h"
+#include "../monitor/procfs.h"
+#include "commands.h"
+#include "options.h"
+
+#define JOB_MAX 4096
+
+static const char run_usage[] =
+	"usage: parastack run [options] -- LAUNCHER [ARGS...]\n"
+	"Run an MPI job (e.g. mpirun -np 8 ./app) and watch it for hangs. On a hang, print a report\n"
+	"to standard error and, by default, end the job.\n"
+	"\n"
+	"  --alpha A             significance level of a hang verdict (default 0.001)\n"
+	"  --interval MS         initial mean sampling interval (default 400)\n"
+	"  --max-interval MS     cap on the sampling interval (default 30000)\n"
+	"  --set-size C          ranks sampled at a time (default 10)\n"
+	"  --seed N              seed of every random choice (default 1)\n"
+	"  --on-hang=kill|report end the job after the report (default), or report and keep watching\n"
+	"  --report FILE         write the JSON report to FILE\n"
+	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
+	"  --grace SECONDS       wait this long after SIGTERM before SIGKILL (default 10)\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Exit status: the job's own when it ends by itself; 86 when parastack ended a hung job.\n";
+
+struct run {
+	struct common_options opt;
+	bool kill_on_hang;
+	const char *report, *trace;
+	int grace_s;
+	char **job_argv;
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* A file we will write: its directory must exist and be writable. */
+static int check_output_path(const char *opt, const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!*path) {
+		cmd_error("run", "--%s: empty file name", opt);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	if (access(dir, W_OK) < 0) {
+		cmd_error("run", "--%s %s: cannot write in %s: %s", opt, path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_run_options(struct run *r, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "alpha", required_argument, NULL, 0 },
+		{ "interval", required_argument, NULL, 0 },
+		{ "max-interval", required_argument, NULL, 0 },
+		{ "set-size", required_argument, NULL, 0 },
+		{ "seed", required_argument, NULL, 0 },
+		{ "on-hang", required_argument, NULL, 'H' },
+		{ "report", required_argument, NULL, 'R' },
+		{ "trace", required_argument, NULL, 'T' },
+		{ "grace", required_argument, NULL, 'G' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, idx;
+
+	common_options_default(&r->opt);
+	r->kill_on_hang = true;
+	r->grace_s = 10;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, &idx)) != -1) {
+		switch (c) {
+		case 0:
+			if (common_option_apply("run", &r->opt, longopts[idx].name, optarg) < 0)
+				return -1;
+			break;
+		case 'H':
+			if (strcmp(optarg, "kill") && strcmp(optarg, "report")) {
+				cmd_error("run", "--on-hang: '%s' is neither kill nor report", optarg);
+				return -1;
+			}
+			r->kill_on_hang = !strcmp(optarg, "kill");
+			break;
+		case 'R':
+			if (check_output_path("report", optarg) < 0)
+				return -1;
+			r->report = optarg;
+			break;
+		case 'T':
+			if (check_output_path("trace", optarg) < 0)
+				return -1;
+			r->trace = optarg;
+			break;
+		case 'G':
+			if (option_int("run", "grace", optarg, 0, 3600, &r->grace_s) < 0)
+				return -1;
+			break;
+		case 'h':
+			fputs(run_usage, stdout);
+			exit(0);
+		default:
+			cmd_error("run", "option '%s' is unknown or lacks its value; see 'parastack run --help'",
+				  argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (common_options_check("run", &r->opt) < 0)
+		return -1;
+	if (optind >= argc) {
+		cmd_error("run", "no job to run; usage: parastack run [options] -- mpirun -np 8 ./app");
+		return -1;
+	}
+	r->job_argv = argv + optind;
+	return 0;
+}
+
+/* parastack-monitor next to this executable. */
+static int find_monitor(char *path, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+
+	char *slash = strrchr(self, '/');
+	size_t dir = slash ? (size_t)(slash - self) : 0;
+
+	if (dir + sizeof("/parastack-monitor") > len)
+		return -1;
+	memcpy(path, self, dir);
+	memcpy(path + dir, "/parastack-monitor", sizeof("/parastack-monitor"));
+	return access(path, X_OK);
+}
+
+static pid_t spawn(char **argv, bool as_monitor)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (as_monitor && getuid() == 0) {
+			/* Our own one-rank MPI job; Open MPI refuses root without these. */
+			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+		}
+		execvp(argv[0], argv);
+		fprintf(stderr, "parastack run: cannot start %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launcher,
+			   const char *status_file)
+{
+	char *argv[40], num[8][64];
+	int a = 0;
+
+	argv[a++] = "mpirun";
+	argv[a++] = "-np";
+	argv[a++] = "1";
+	argv[a++] = "--bind-to";
+	argv[a++] = "none";
+	argv[a++] = "--oversubscribe";
+	argv[a++] = (char *)monitor;
+	snprintf(num[0], 64, "%d", (int)launcher);
+	argv[a++] = "--launcher-pid";
+	argv[a++] = num[0];
+	snprintf(num[1], 64, "%.17g", r->opt.model.alpha);
+	argv[a++] = "--alpha";
+	argv[a++] = num[1];
+	snprintf(num[2], 64, "%.17g", r->opt.model.interval_ms);
+	argv[a++] = "--interval";
+	argv[a++] = num[2];
+	snprintf(num[3], 64, "%.17g", r->opt.model.max_interval_ms);
+	argv[a++] = "--max-interval";
+	argv[a++] = num[3];
+	snprintf(num[4], 64, "%d", r->opt.model.set_size);
+	argv[a++] = "--set-size";
+	argv[a++] = num[4];
+	snprintf(num[5], 64, "%llu", (unsigned long long)r->opt.model.seed);
+	argv[a++] = "--seed";
+	argv[a++] = num[5];
+	argv[a++] = r->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
+	argv[a++] = "--status-file";
+	argv[a++] = (char *)status_file;
+	if (r->report) {
+		argv[a++] = "--report";
+		argv[a++] = (char *)r->report;
+	}
+	if (r->trace) {
+		argv[a++] = "--trace";
+		argv[a++] = (char *)r->trace;
+	}
+	argv[a] = NULL;
+	return spawn(argv, true);
+}
+
+struct proc_id {
+	pid_t pid;
+	unsigned long long start;
+};
+
+/* The launcher and all its descendants, with start times so a reused pid is never hit. */
+static int job_processes(pid_t launcher, struct proc_id *out, int max)
+{
+	static pid_t queue[JOB_MAX];
+	int head = 0, tail = 0, n = 0;
+
+	queue[tail++] = launcher;
+	while (head < tail && n < max) {
+		pid_t p = queue[head++];
+
+		out[n].pid = p;
+		out[n].start = procfs_start_time(p);
+		n++;
+		tail += procfs_children(p, queue + tail, JOB_MAX - tail);
+	}
+	return n;
+}
+
+static int exit_status_of(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return 1;
+}
+
+/* Wait up to ms for pid (our child) to end; its status, or -1 if it did not. */
+static int wait_child(pid_t pid, int ms)
+{
+	int st;
+
+	for (int waited = 0;; waited += 20) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return st;
+		if (r < 0 && errno == ECHILD)
+			return 0;
+		if (waited >= ms)
+			return -1;
+
+		struct timespec ts = { 0, 20 * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* End the job we started: SIGTERM to the launcher, SIGKILL after the grace period to every
+ * process of the job that is still there (identified by pid and start time). */
+static void end_job(pid_t launcher, int grace_s)
+{
+	static struct proc_id procs[JOB_MAX];
+	int n = job_processes(launcher, procs, JOB_MAX);
+
+	kill(launcher, SIGTERM);
+	if (wait_child(launcher, grace_s * 1000) < 0)
+		kill(launcher, SIGKILL);
+	/* The launcher is gone (or killed); ranks it could not take with it go now. */
+	for (int i = 1; i < n; i++) {
+		unsigned long long st = procfs_start_time(procs[i].pid);
+		char state = procfs_state(procs[i].pid);
+
+		if (st && st == procs[i].start && state && state != 'Z')
+			kill(procs[i].pid, SIGKILL);
+	}
+	wait_child(launcher, 5000);
+}
+
+/* Stop the monitor (our child) if it has not ended by itself. */
+static void end_monitor(pid_t monitor, int patience_ms)
+{
+	if (wait_child(monitor, patience_ms) >= 0)
+		return;
+	kill(monitor, SIGTERM);
+	if (wait_child(monitor, 5000) < 0) {
+		kill(monitor, SIGKILL);
+		wait_child(monitor, 5000);
+	}
+}
+
+static int run_job(const struct run *rp, const char *monitor, const char *status_file);
+
+int cmd_run(int argc, char **argv)
+{
+	struct run r = { 0 };
+	char monitor[PATH_MAX];
+
+	if (parse_run_options(&r, argc, argv) < 0)
+		return EXIT_USAGE;
+	if (find_monitor(monitor, sizeof(monitor)) < 0) {
+		cmd_error("run", "cannot find parastack-monitor next to parastack (%s); reinstall parastack",
+			  monitor);
+		return EXIT_INPUT;
+	}
+	char dir[] = "/tmp/parastack-run.XXXXXX", status_file[64];
+
+	if (!mkdtemp(dir)) {
+		cmd_error("run", "mkdtemp(/tmp): %s", strerror(errno));
+		return EXIT_INPUT;
+	}
+	snprintf(status_file, sizeof(status_file), "%s/status", dir);
+	install_handlers();
+
+	int rc = run_job(&r, monitor, status_file);
+
+	unlink(status_file);
+	rmdir(dir);
+	return rc;
+}
+
+/* Did the monitor's status file say it found a hang? */
+static bool monitor_found_hang(const char *status_file)
+{
+	char buf[16] = "";
+	FILE *f = fopen(status_file, "r");
+
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return !strncmp(buf, "hang", 4);
+}
+
+static int run_job(const struct run *rp, const char *monitor, const char *status_file)
+{
+	struct run r = *rp;
+	pid_t launcher = spawn(r.job_argv, false);
+
+	if (launcher < 0) {
+		cmd_error("run", "fork: %s", strerror(errno));
+		return EXIT_INPUT;
+	}
+
+	pid_t mon = start_monitor(&r, monitor, launcher, status_file);
+	bool monitoring = mon > 0;
+
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, 0);
+
+		if (w < 0 && errno == EINTR && got_signal) {
+			/* Ctrl-C or a scheduler's signal: pass it on to what we started, then wait. */
+			kill(launcher, got_signal);
+			if (monitoring)
+				kill(mon, SIGTERM);
+			got_signal = 0;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			break;
+		if (w == launcher) {
+			int status = exit_status_of(st);
+
+			if (monitoring)
+				end_monitor(mon, 3000);
+			return status;
+		}
+		if (w == mon) {
+			monitoring = false;
+			if (monitor_found_hang(status_file) ||
+			    (WIFEXITED(st) && WEXITSTATUS(st) == MONITOR_EXIT_HANG)) {
+				fprintf(stderr, "parastack: ending the hung job (launcher pid %d)\n", (int)launcher);
+				end_job(launcher, r.grace_s);
+				return PARASTACK_EXIT_HUNG;
+			}
+			if (!(WIFEXITED(st) && WEXITSTATUS(st) == MONITOR_EXIT_NONE))
+				fprintf(stderr, "parastack: the monitor stopped (status %d); the job goes on unwatched\n",
+					exit_status_of(st));
+		}
+	}
+	return EXIT_INPUT;
+}

@@ -1,0 +1,162 @@
+/* capture — symbolize the deciding thread of a rank and reduce it to what reports need. */
+#include "capture.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#define LOGICAL_MAX 8
+
+static void capitalize_call(const char *stem, size_t n, char *buf, size_t len)
+{
+	size_t o = (size_t)snprintf(buf, len, "MPI_");
+
+	for (size_t i = 0; i < n && o + 1 < len; i++)
+		buf[o++] = (char)(i == 0 ? toupper((unsigned char)stem[i]) : stem[i]);
+	buf[o < len ? o : len - 1] = '\0';
+}
+
+const char *capture_mpi_name(const char *func, char *buf, size_t len)
+{
+	size_t n = strlen(func);
+
+	if (!strncmp(func, "PMPI_", 5)) {
+		snprintf(buf, len, "MPI_%s", func + 5);
+		return buf;
+	}
+	if (!strncmp(func, "MPI_", 4)) {
+		snprintf(buf, len, "%s", func);
+		return buf;
+	}
+	if (!strncmp(func, "ompi_mpi_", 9)) { /* ompi_mpi_finalize: MPI_Finalize's body */
+		capitalize_call(func + 9, n - 9, buf, len);
+		return buf;
+	}
+	if (!strncmp(func, "ompi_", 5) && n > 7 && !strcmp(func + n - 2, "_f")) {
+		capitalize_call(func + 5, n - 7, buf, len); /* Fortran binding ompi_recv_f */
+		return buf;
+	}
+	if ((!strncmp(func, "mpi_", 4) || !strncmp(func, "pmpi_", 5)) && func[n - 1] == '_') {
+		const char *stem = func + (func[0] == 'p' ? 5 : 4);
+		size_t sn = strlen(stem);
+
+		while (sn && stem[sn - 1] == '_')
+			sn--;
+		capitalize_call(stem, sn, buf, len);
+		return buf;
+	}
+	return NULL;
+}
+
+/* Drop the suffixes GCC gives clones of a function (.isra.0, .constprop.1, .part.0, .cold):
+ * readers know the function by its source name. */
+static void clean_name(char *name)
+{
+	static const char *const suffixes[] = { ".isra.", ".constprop.", ".part.", ".cold", ".lto_priv.", NULL };
+
+	for (int i = 0; suffixes[i]; i++) {
+		char *p = strstr(name, suffixes[i]);
+
+		if (p && p != name)
+			*p = '\0';
+	}
+}
+
+/* The thread that decides the rank: a counted thread in MPI, else the main thread. */
+static const struct thread_stack *deciding_thread(const struct thread_stack *th, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (th[i].counted && th[i].in_mpi)
+			return &th[i];
+	for (int i = 0; i < n; i++)
+		if (th[i].main)
+			return &th[i];
+	return n ? &th[0] : NULL;
+}
+
+static json_t *frame_object(const struct sym_frame *f, bool in_mpi)
+{
+	const char *mod = strrchr(f->module, '/');
+
+	return json_pack("{s:s, s:s?, s:o, s:s, s:b, s:b}", "func", f->func[0] ? f->func : "??",
+			 "file", f->file[0] ? f->file : NULL,
+			 "line", f->line ? json_integer(f->line) : json_null(), "module",
+			 mod ? mod + 1 : f->module, "in_mpi", in_mpi, "inlined", f->inlined);
+}
+
+/* Frames innermost first; path from main (or the outermost frame) to the MPI call. */
+static void describe(struct target *t, struct symbolizer *sy, const struct thread_stack *th,
+		     json_t *rank)
+{
+	json_t *frames = json_array();
+	char call[96] = "", path[2048] = "";
+	const char *names[TARGET_MAX_FRAMES * 2];
+	int nnames = 0, mpi_at = -1;
+	struct sym_frame lf[LOGICAL_MAX];
+	static struct sym_frame keep[TARGET_MAX_FRAMES * 2];
+
+	for (int i = 0; th && i < th->nframes; i++) {
+		bool in_mpi = maps_in_mpi(&t->maps, i ? th->ips[i] - 1 : th->ips[i]);
+		int nl = symbolize(sy, th->ips[i], i > 0, lf, LOGICAL_MAX);
+
+		for (int k = 0; k < nl && nnames < TARGET_MAX_FRAMES * 2; k++) {
+			clean_name(lf[k].func);
+			json_array_append_new(frames, frame_object(&lf[k], in_mpi));
+			keep[nnames] = lf[k];
+			names[nnames] = keep[nnames].func;
+			if (in_mpi)
+				mpi_at = nnames; /* the outermost MPI frame: the call the app made */
+			nnames++;
+		}
+	}
+	/* The MPI call: the outermost MPI frame with an API name, searching inward from it. */
+	for (int i = mpi_at; i >= 0 && !call[0]; i--)
+		capture_mpi_name(names[i], call, sizeof(call));
+	if (mpi_at >= 0 && !call[0])
+		snprintf(call, sizeof(call), "%s", names[mpi_at]);
+
+	/* Path: from main (frames above it are the C runtime) down to the MPI call, or to the
+	 * innermost application frame when out of MPI. */
+	int top = nnames - 1;
+
+	for (int i = 0; i < nnames; i++)
+		if (!strcmp(names[i], "main") || !strcmp(names[i], "MAIN__"))
+			top = i;
+
+	int bottom = mpi_at >= 0 ? mpi_at + 1 : 0;
+	size_t o = 0;
+
+	for (int i = top; i >= bottom && o < sizeof(path) - 8; i--)
+		o += (size_t)snprintf(path + o, sizeof(path) - o, "%s%s", o ? " > " : "", names[i]);
+	if (call[0] && o < sizeof(path) - 8)
+		snprintf(path + o, sizeof(path) - o, "%s%s", o ? " > " : "", call);
+	json_object_set_new(rank, "mpi_call", call[0] ? json_string(call) : json_null());
+	json_object_set_new(rank, "path", json_string(path));
+	json_object_set_new(rank, "frames", frames);
+}
+
+json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
+{
+	static struct thread_stack threads[TARGET_MAX_THREADS];
+	char err[512];
+	int n = 0;
+	enum rank_state state;
+
+	if (target_capture(t, threads, TARGET_MAX_THREADS, &n, &state, err, sizeof(err)) != TARGET_OK)
+		return capture_exited(t->rank, t->pid, host);
+
+	json_t *rank = json_pack("{s:i, s:s, s:i, s:s}", "rank", t->rank, "host", host, "pid",
+				 (int)t->pid, "state", rank_state_name(state));
+	const struct thread_stack *th = deciding_thread(threads, n);
+
+	describe(t, sy, th, rank);
+	json_object_set_new(rank, "stopped", json_boolean(th && th->group_stopped));
+	return rank;
+}
+
+json_t *capture_exited(int rank, pid_t pid, const char *host)
+{
+	return json_pack("{s:i, s:s, s:i, s:s, s:n, s:s, s:[], s:b}", "rank", rank, "host", host,
+			 "pid", (int)pid, "state", "EXITED", "mpi_call", "path", "(exited)", "frames",
+			 "stopped", 0);
+}

@@ -1,0 +1,193 @@
+/* comm — MPI-1 only: Send/Irecv/Test, Allreduce, Allgather(v). */
+#include "comm.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TAG_CMD 1
+#define TAG_COUNTS 2
+#define TAG_JSON 3
+#define LEADER 0
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Complete a request without spinning: test, then sleep a little. */
+static void wait_quietly(MPI_Request *req, MPI_Status *st, int poll_ms)
+{
+	int done = 0;
+
+	for (;;) {
+		MPI_Test(req, &done, st);
+		if (done)
+			return;
+		sleep_ms(poll_ms);
+	}
+}
+
+int comm_init(int *argc, char ***argv, struct comm *c)
+{
+	if (MPI_Init(argc, argv) != MPI_SUCCESS)
+		return -1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &c->me);
+	MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+	if (gethostname(c->host, sizeof(c->host)) < 0)
+		strcpy(c->host, "?");
+	c->host[sizeof(c->host) - 1] = '\0';
+	return 0;
+}
+
+void comm_finalize(void)
+{
+	MPI_Finalize();
+}
+
+long comm_sum(long v)
+{
+	long r = 0;
+
+	MPI_Allreduce(&v, &r, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+	return r;
+}
+
+long comm_max(long v)
+{
+	long r = 0;
+
+	MPI_Allreduce(&v, &r, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+	return r;
+}
+
+static int compare_entry(const void *a, const void *b)
+{
+	const struct table_entry *x = a, *y = b;
+
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+int comm_allgather_table(const struct comm *c, const struct job_proc *local, int nlocal,
+			 struct table_entry **all)
+{
+	int *counts = calloc((size_t)c->size, sizeof(int));
+	int *displs = calloc((size_t)c->size, sizeof(int));
+	struct table_entry *mine = calloc((size_t)(nlocal ? nlocal : 1), sizeof(*mine));
+	int total = 0, bytes = nlocal * (int)sizeof(*mine);
+
+	for (int i = 0; i < nlocal; i++) {
+		mine[i].rank = local[i].rank;
+		mine[i].pid = (int)local[i].pid;
+		mine[i].monitor = c->me;
+		memcpy(mine[i].host, c->host, sizeof(mine[i].host));
+	}
+	MPI_Allgather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, MPI_COMM_WORLD);
+	for (int i = 0; i < c->size; i++) {
+		displs[i] = total;
+		total += counts[i];
+	}
+	*all = calloc((size_t)total / sizeof(**all) + 1, sizeof(**all));
+	MPI_Allgatherv(mine, bytes, MPI_BYTE, *all, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+
+	int n = total / (int)sizeof(**all);
+
+	qsort(*all, (size_t)n, sizeof(**all), compare_entry);
+	free(mine);
+	free(displs);
+	free(counts);
+	return n;
+}
+
+void comm_send_cmd(int to, enum comm_cmd cmd, const int *ranks, int n)
+{
+	int *msg = malloc((size_t)(n + 2) * sizeof(int));
+
+	msg[0] = (int)cmd;
+	msg[1] = n;
+	if (n)
+		memcpy(msg + 2, ranks, (size_t)n * sizeof(int));
+	MPI_Send(msg, n + 2, MPI_INT, to, TAG_CMD, MPI_COMM_WORLD);
+	free(msg);
+}
+
+void comm_recv_counts(int from, int *out, int *live)
+{
+	int v[2];
+	MPI_Request req;
+
+	MPI_Irecv(v, 2, MPI_INT, from, TAG_COUNTS, MPI_COMM_WORLD, &req);
+	wait_quietly(&req, MPI_STATUS_IGNORE, 1);
+	*out = v[0];
+	*live = v[1];
+}
+
+json_t *comm_recv_json(int from)
+{
+	MPI_Status st;
+	int len = 0, flag = 0;
+
+	/* MPI_Iprobe until the message is there, sleeping between tries. */
+	for (;;) {
+		MPI_Iprobe(from, TAG_JSON, MPI_COMM_WORLD, &flag, &st);
+		if (flag)
+			break;
+		sleep_ms(1);
+	}
+	MPI_Get_count(&st, MPI_CHAR, &len);
+
+	char *buf = malloc((size_t)len + 1);
+
+	MPI_Recv(buf, len, MPI_CHAR, from, TAG_JSON, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	buf[len] = '\0';
+
+	json_t *j = json_loads(buf, 0, NULL);
+
+	free(buf);
+	return j;
+}
+
+int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag)
+{
+	int *msg = malloc((size_t)(max + 2) * sizeof(int));
+	MPI_Request req;
+	int done = 0, cmd = 0;
+
+	MPI_Irecv(msg, max + 2, MPI_INT, LEADER, TAG_CMD, MPI_COMM_WORLD, &req);
+	while (!done) {
+		MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		if (!done && *stop_flag) {
+			MPI_Cancel(&req);
+			MPI_Wait(&req, MPI_STATUS_IGNORE);
+			free(msg);
+			return 0;
+		}
+		if (!done)
+			sleep_ms(poll_ms);
+	}
+	cmd = msg[0];
+	*n = msg[1] < max ? msg[1] : max;
+	memcpy(ranks, msg + 2, (size_t)*n * sizeof(int));
+	free(msg);
+	return cmd;
+}
+
+void comm_send_counts(int out, int live)
+{
+	int v[2] = { out, live };
+
+	MPI_Send(v, 2, MPI_INT, LEADER, TAG_COUNTS, MPI_COMM_WORLD);
+}
+
+void comm_send_json(json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+	int len = s ? (int)strlen(s) : 0;
+
+	MPI_Send(s ? s : "", len, MPI_CHAR, LEADER, TAG_JSON, MPI_COMM_WORLD);
+	free(s);
+}

@@ -1,0 +1,56 @@
+/* comm — how monitors talk: MPI-1 point-to-point and a few collectives, nothing else. Monitor
+ * 0 leads. The leader sends commands; the others wait for them in a low-CPU loop (MPI_Test and
+ * a sleep), since Open MPI's blocking calls poll a core at full speed. Replies that carry
+ * stacks are JSON text. The only file of the monitor that calls MPI. */
+#ifndef PARASTACK_COMM_H
+#define PARASTACK_COMM_H
+
+#include <jansson.h>
+#include <sys/types.h>
+
+#include "discover.h"
+
+#define COMM_HOST_MAX 64
+
+enum comm_cmd {
+	CMD_SAMPLE = 1, /* payload: ranks to sample; reply: { out, live } */
+	CMD_CAPTURE,    /* reply: JSON array of rank objects for every local rank */
+	CMD_STOP,       /* no reply */
+};
+
+struct comm {
+	int me, size;
+	char host[COMM_HOST_MAX];
+};
+
+struct table_entry {
+	int rank;
+	int pid;
+	int monitor;
+	char host[COMM_HOST_MAX];
+};
+
+int comm_init(int *argc, char ***argv, struct comm *c);
+void comm_finalize(void);
+/* Sum and maximum over monitors (startup only; these block in MPI). */
+long comm_sum(long v);
+long comm_max(long v);
+/* Everyone contributes its local processes; everyone gets the whole table, sorted by rank.
+ * Returns the number of entries (*all malloc'd). */
+int comm_allgather_table(const struct comm *c, const struct job_proc *local, int nlocal,
+			 struct table_entry **all);
+
+/* Leader side. */
+void comm_send_cmd(int to, enum comm_cmd cmd, const int *ranks, int n);
+/* Wait (low CPU) for a sample reply from a monitor. */
+void comm_recv_counts(int from, int *out, int *live);
+/* Wait for a JSON reply; NULL if it does not parse. */
+json_t *comm_recv_json(int from);
+
+/* Follower side: wait for the next command (checking every poll_ms); ranks filled for
+ * CMD_SAMPLE. Returns the command, or 0 when stop_flag became set while waiting. */
+int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag);
+void comm_send_counts(int out, int live);
+void comm_send_json(json_t *j);
+
+#endif

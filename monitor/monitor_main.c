@@ -1,0 +1,606 @@
+/* parastack-monitor — the per-node monitor, an MPI program with one rank per node (design.md
+ * §2). Every monitor discovers its node's ranks; the leader (monitor 0) gathers the rank table,
+ * draws the two rank sets, samples on its randomized tick (asking the monitors that host the
+ * sampled ranks), feeds the model, and on a hang verdict runs the slowdown check and the
+ * snapshots that name the faulty ranks, then writes the report. Monitors that host no sampled
+ * rank wait in a low-CPU loop. */
+#include <errno.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../launcher/options.h"
+#include "../stats/stats.h"
+#include "capture.h"
+#include "comm.h"
+#include "discover.h"
+#include "exitcodes.h"
+#include "procfs.h"
+#include "report.h"
+#include "target.h"
+
+#define MAX_RANKS 65536
+#define SNAPSHOTS 5            /* snapshots that decide the faulty ranks */
+#define SNAPSHOT_GAP_MAX_MS 1000
+#define SNAPSHOT_GAP_MIN_MS 200
+#define IDLE_POLL_MS 50
+#define ACTIVE_POLL_MS 2
+
+static volatile int stop_requested;
+
+struct monitor {
+	struct comm c;
+	struct common_options opt;
+	bool kill_on_hang;
+	const char *report_path, *trace_path, *status_path;
+	pid_t launcher;
+
+	struct table_entry *table;
+	int nranks;
+	struct target *targets; /* local ranks, parallel to local_rank */
+	struct symbolizer **sym;
+	int *local_rank;
+	int nlocal;
+
+	struct rng rng;
+	struct ranksets sets;
+	struct detector *det;
+	FILE *trace;
+	double t0_ms;
+	bool reported; /* the current suspicion run has been reported already */
+};
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double wall_s(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static void sleep_ms(double ms)
+{
+	if (ms <= 0)
+		return;
+
+	struct timespec ts = { (time_t)(ms / 1000), (long)((ms - (time_t)(ms / 1000) * 1000) * 1e6) };
+
+	nanosleep(&ts, NULL);
+}
+
+static void say(struct monitor *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct monitor *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (m->c.me != 0)
+		return;
+	fputs("parastack: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static bool launcher_alive(const struct monitor *m)
+{
+	char st = m->launcher > 0 ? procfs_state(m->launcher) : 'R';
+
+	return st && st != 'Z';
+}
+
+/* ---- options ------------------------------------------------------------------------------ */
+
+static const char monitor_usage[] =
+	"usage: parastack-monitor --launcher-pid PID [options]\n"
+	"The per-node monitor that `parastack run` starts beside a job (one MPI rank per node).\n"
+	"\n"
+	"  --launcher-pid PID  the job's launcher: its descendants that carry an MPI rank are watched\n"
+	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
+	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
+	"  --report FILE       write the JSON report there\n"
+	"  --trace FILE        record every sample (t_ms S C)\n"
+	"  --status-file FILE  write the outcome there (\"hang\" or \"none\") and exit 0, for a\n"
+	"                      launcher that reads it (an MPI launcher reports non-zero exits loudly)\n"
+	"  -h, --help          show this help\n";
+
+static int parse_options(struct monitor *m, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "launcher-pid", required_argument, NULL, 'L' },
+		{ "alpha", required_argument, NULL, 0 },
+		{ "interval", required_argument, NULL, 0 },
+		{ "max-interval", required_argument, NULL, 0 },
+		{ "set-size", required_argument, NULL, 0 },
+		{ "seed", required_argument, NULL, 0 },
+		{ "on-hang", required_argument, NULL, 'H' },
+		{ "report", required_argument, NULL, 'R' },
+		{ "trace", required_argument, NULL, 'T' },
+		{ "status-file", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, idx, pid;
+
+	common_options_default(&m->opt);
+	m->kill_on_hang = true;
+	while ((c = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
+		switch (c) {
+		case 0:
+			if (common_option_apply("monitor", &m->opt, longopts[idx].name, optarg) < 0)
+				return -1;
+			break;
+		case 'L':
+			if (option_int("monitor", "launcher-pid", optarg, 1, 4194304, &pid) < 0)
+				return -1;
+			m->launcher = pid;
+			break;
+		case 'H':
+			if (strcmp(optarg, "kill") && strcmp(optarg, "report")) {
+				cmd_error("monitor", "--on-hang: '%s' is neither kill nor report", optarg);
+				return -1;
+			}
+			m->kill_on_hang = !strcmp(optarg, "kill");
+			break;
+		case 'R': m->report_path = optarg; break;
+		case 'T': m->trace_path = optarg; break;
+		case 'S': m->status_path = optarg; break;
+		case 'h': fputs(monitor_usage, stdout); exit(0);
+		default:
+			cmd_error("monitor", "bad option '%s'; see 'parastack-monitor --help'", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (!m->launcher) {
+		cmd_error("monitor", "--launcher-pid is required");
+		return -1;
+	}
+	return common_options_check("monitor", &m->opt);
+}
+
+/* ---- discovery and the rank table ----------------------------------------------------------- */
+
+/* Wait until every rank of the job exists (all monitors together). 0, or -1 if the job ended
+ * or the monitor was stopped first. */
+static int discover_all(struct monitor *m, struct job_proc *local, int *nlocal)
+{
+	long last_total = -1;
+	int stable = 0;
+	double start = mono_ms(), noted = 0;
+
+	for (;;) {
+		int n = m->launcher && procfs_state(m->launcher) ? discover_descendants(m->launcher, local, MAX_RANKS) : 0;
+		int size = -1;
+
+		n = n < 0 ? 0 : n;
+		for (int i = 0; i < n; i++)
+			size = local[i].world_size > size ? local[i].world_size : size;
+
+		long total = comm_sum(n), world = comm_max(size);
+		long ended = comm_max(!launcher_alive(m) || stop_requested);
+
+		if (ended)
+			return -1;
+		stable = total == last_total ? stable + 1 : 0;
+		last_total = total;
+		if (total > 0 && (world > 0 ? total >= world : stable >= 15)) {
+			*nlocal = n;
+			return 0;
+		}
+		if (mono_ms() - start > 30000 && mono_ms() - noted > 30000) {
+			say(m, "waiting for the job's ranks: %ld of %ld found so far", total, world);
+			noted = mono_ms();
+		}
+		sleep_ms(200);
+	}
+}
+
+static int open_targets(struct monitor *m, const struct job_proc *local, int nlocal)
+{
+	char err[512];
+
+	m->targets = calloc((size_t)nlocal + 1, sizeof(*m->targets));
+	m->sym = calloc((size_t)nlocal + 1, sizeof(*m->sym));
+	m->local_rank = calloc((size_t)nlocal + 1, sizeof(int));
+	for (int i = 0; i < nlocal; i++) {
+		if (target_open(&m->targets[i], local[i].pid, err, sizeof(err)) != TARGET_OK) {
+			fprintf(stderr, "parastack: rank %d: %s\n", local[i].rank, err);
+			return -1;
+		}
+		m->targets[i].rank = local[i].rank;
+		m->local_rank[i] = local[i].rank;
+	}
+	m->nlocal = nlocal;
+	return 0;
+}
+
+static struct target *local_target(struct monitor *m, int rank)
+{
+	for (int i = 0; i < m->nlocal; i++)
+		if (m->local_rank[i] == rank)
+			return &m->targets[i];
+	return NULL;
+}
+
+static const struct table_entry *table_find(const struct monitor *m, int rank)
+{
+	for (int i = 0; i < m->nranks; i++)
+		if (m->table[i].rank == rank)
+			return &m->table[i];
+	return NULL;
+}
+
+/* ---- sampling ------------------------------------------------------------------------------- */
+
+/* Sample the local ranks listed; count OUT_MPI and live ones. */
+static void sample_local(struct monitor *m, const int *ranks, int n, int *out, int *live)
+{
+	char err[512];
+
+	for (int i = 0; i < n; i++) {
+		struct target *t = local_target(m, ranks[i]);
+		enum rank_state st;
+
+		if (!t || target_sample(t, &st, NULL, err, sizeof(err)) != TARGET_OK)
+			continue;
+		(*live)++;
+		*out += st == RANK_OUT_MPI;
+	}
+}
+
+/* Leader: S for the given set, asking the monitors that host its ranks. */
+static int sample_set(struct monitor *m, const int *set, int size, int *live)
+{
+	int out = 0, *mine = calloc((size_t)size + 1, sizeof(int)), nmine = 0;
+	int *asked = calloc((size_t)m->c.size, sizeof(int));
+
+	*live = 0;
+	for (int mon = 1; mon < m->c.size; mon++) {
+		int *theirs = calloc((size_t)size + 1, sizeof(int)), n = 0;
+
+		for (int i = 0; i < size; i++) {
+			const struct table_entry *e = table_find(m, set[i]);
+
+			if (e && e->monitor == mon)
+				theirs[n++] = set[i];
+		}
+		if (n) {
+			comm_send_cmd(mon, CMD_SAMPLE, theirs, n);
+			asked[mon] = 1;
+		}
+		free(theirs);
+	}
+	for (int i = 0; i < size; i++) {
+		const struct table_entry *e = table_find(m, set[i]);
+
+		if (e && e->monitor == 0)
+			mine[nmine++] = set[i];
+	}
+	sample_local(m, mine, nmine, &out, live);
+	for (int mon = 1; mon < m->c.size; mon++) {
+		int o, l;
+
+		if (!asked[mon])
+			continue;
+		comm_recv_counts(mon, &o, &l);
+		out += o;
+		*live += l;
+	}
+	free(asked);
+	free(mine);
+	return out;
+}
+
+/* Every local rank as JSON. */
+static json_t *capture_local(struct monitor *m)
+{
+	json_t *arr = json_array();
+
+	for (int i = 0; i < m->nlocal; i++) {
+		if (!m->sym[i])
+			m->sym[i] = symbolizer_open(m->targets[i].pid);
+		json_array_append_new(arr, capture_rank(&m->targets[i], m->sym[i], m->c.host));
+	}
+	return arr;
+}
+
+static int compare_rank_json(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "rank"));
+	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "rank"));
+
+	return (x > y) - (x < y);
+}
+
+/* Leader: a snapshot of every rank of the job, sorted by rank. */
+static json_t *snapshot_all(struct monitor *m)
+{
+	json_t *all = capture_local(m);
+
+	for (int mon = 1; mon < m->c.size; mon++)
+		comm_send_cmd(mon, CMD_CAPTURE, NULL, 0);
+	for (int mon = 1; mon < m->c.size; mon++) {
+		json_t *part = comm_recv_json(mon);
+
+		if (json_is_array(part))
+			json_array_extend(all, part);
+		json_decref(part);
+	}
+
+	size_t n = json_array_size(all);
+	json_t **v = calloc(n + 1, sizeof(json_t *));
+	json_t *sorted = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_array_get(all, i);
+	qsort(v, n, sizeof(json_t *), compare_rank_json);
+	for (size_t i = 0; i < n; i++)
+		json_array_append(sorted, v[i]);
+	free(v);
+	json_decref(all);
+	return sorted;
+}
+
+static json_t *model_json(struct monitor *m)
+{
+	struct detector_info in;
+
+	detector_get_info(m->det, &in);
+	return json_pack("{s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i}", "interval_ms",
+			 in.interval_ms, "samples", (json_int_t)in.samples, "p_hat", in.p_hat, "e",
+			 in.e, "q", in.q, "alpha", m->opt.model.alpha, "threshold", in.threshold,
+			 "model_size", in.model_size, "set_size", m->sets.size, "run_length",
+			 in.run_length);
+}
+
+static void write_report(struct monitor *m, json_t *report)
+{
+	char tmp[4096];
+
+	if (!m->report_path)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", m->report_path);
+	if (json_dump_file(report, tmp, JSON_INDENT(2)) < 0 || rename(tmp, m->report_path) < 0)
+		fprintf(stderr, "parastack: cannot write the report to %s: %s\n", m->report_path,
+			strerror(errno));
+}
+
+/* After a hang verdict: 1 a hang was reported, 0 it was a transient slowdown. */
+static int diagnose(struct monitor *m, double detected_at)
+{
+	struct detector_info in;
+	json_t *snaps[SNAPSHOTS + 1];
+	char why[512];
+
+	detector_get_info(m->det, &in);
+
+	double gap = in.interval_ms;
+
+	gap = gap > SNAPSHOT_GAP_MAX_MS ? SNAPSHOT_GAP_MAX_MS : gap < SNAPSHOT_GAP_MIN_MS ? SNAPSHOT_GAP_MIN_MS : gap;
+	/* Snapshot 0 and 1 are the transient-slowdown check; 1..5 decide the faulty ranks. Any
+	 * movement between consecutive snapshots means the job is progressing. */
+	snaps[0] = snapshot_all(m);
+	for (int k = 1; k <= SNAPSHOTS; k++) {
+		sleep_ms(gap);
+		snaps[k] = snapshot_all(m);
+		if (report_moved(snaps[k - 1], snaps[k], why, sizeof(why))) {
+			say(m, "a suspected hang was a transient slowdown (%s); monitoring continues", why);
+			for (int i = 0; i <= k; i++)
+				json_decref(snaps[i]);
+			detector_dismiss(m->det);
+			return 0;
+		}
+	}
+
+	json_t *faulty = report_faulty(snaps + 1, SNAPSHOTS);
+	json_t *report = report_build(snaps[SNAPSHOTS], faulty, detected_at, model_json(m),
+				      m->kill_on_hang ? "ending the job (--on-hang=kill)" :
+				      "reported; still watching (--on-hang=report)");
+
+	report_print(stderr, report);
+	write_report(m, report);
+	json_decref(report);
+	json_decref(faulty);
+	for (int i = 0; i <= SNAPSHOTS; i++)
+		json_decref(snaps[i]);
+	return 1;
+}
+
+/* Sleep until the monotonic time `until`, waking early when asked to stop or when the job ends. */
+static bool wait_until(struct monitor *m, double until)
+{
+	for (;;) {
+		double left = until - mono_ms();
+
+		if (stop_requested || !launcher_alive(m))
+			return false;
+		if (left <= 0)
+			return true;
+		sleep_ms(left < 250 ? left : 250);
+	}
+}
+
+static int leader_loop(struct monitor *m)
+{
+	double next = mono_ms();
+	long k = 0;
+
+	for (;; k++) {
+		if (!wait_until(m, next))
+			return MONITOR_EXIT_NONE;
+
+		double t = mono_ms();
+		int set = ranksets_active(&m->sets, k), live;
+		int s = sample_set(m, m->sets.set[set], m->sets.size, &live);
+
+		if (live == 0) {
+			say(m, "the job's ranks have all exited");
+			return MONITOR_EXIT_NONE;
+		}
+		if (m->trace) {
+			trace_write_point(m->trace, t - m->t0_ms, s, m->sets.size);
+			fflush(m->trace);
+		}
+
+		enum detector_verdict v = detector_add(m->det, t - m->t0_ms, s);
+
+		if (v != DETECTOR_HANG)
+			m->reported = false;
+		if (v == DETECTOR_HANG && !m->reported && diagnose(m, wall_s())) {
+			if (m->kill_on_hang)
+				return MONITOR_EXIT_HANG;
+			m->reported = true;
+		}
+		next = t + detector_next_step_ms(m->det);
+	}
+}
+
+static void follower_loop(struct monitor *m)
+{
+	int *ranks = calloc(MAX_RANKS, sizeof(int)), n;
+	bool active = false;
+
+	for (int k = 0; k < m->sets.nsets; k++)
+		for (int i = 0; i < m->sets.size; i++)
+			active |= local_target(m, m->sets.set[k][i]) != NULL;
+	for (;;) {
+		int cmd = comm_wait_cmd(ranks, MAX_RANKS, &n, active ? ACTIVE_POLL_MS : IDLE_POLL_MS,
+					&stop_requested);
+		int out = 0, live = 0;
+
+		if (cmd == CMD_SAMPLE) {
+			sample_local(m, ranks, n, &out, &live);
+			comm_send_counts(out, live);
+		} else if (cmd == CMD_CAPTURE) {
+			json_t *j = capture_local(m);
+
+			comm_send_json(j);
+			json_decref(j);
+		} else {
+			break;
+		}
+	}
+	free(ranks);
+}
+
+static int setup_model(struct monitor *m)
+{
+	int *all = calloc((size_t)m->nranks + 1, sizeof(int));
+
+	rng_seed(&m->rng, m->opt.model.seed);
+	if (ranksets_draw(&m->sets, &m->rng, m->nranks, m->opt.model.set_size) < 0)
+		return -1;
+	/* Sets hold indexes into the table; the table is sorted by rank. */
+	for (int k = 0; k < m->sets.nsets; k++)
+		for (int i = 0; i < m->sets.size; i++)
+			m->sets.set[k][i] = m->table[m->sets.set[k][i]].rank;
+	free(all);
+
+	struct detector_config cfg = m->opt.model;
+
+	cfg.set_size = m->sets.size;
+	m->det = detector_new(&cfg);
+	return m->det ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	static struct monitor the_monitor;
+	static struct job_proc local[MAX_RANKS];
+	struct monitor *m = &the_monitor;
+	int nlocal = 0, status = MONITOR_EXIT_NONE;
+
+	install_handlers();
+	if (comm_init(&argc, &argv, &m->c) < 0) {
+		fprintf(stderr, "parastack: MPI_Init failed in the monitor\n");
+		return MONITOR_EXIT_ERROR;
+	}
+	if (parse_options(m, argc, argv) < 0) {
+		comm_finalize();
+		return MONITOR_EXIT_USAGE;
+	}
+	if (discover_all(m, local, &nlocal) < 0) {
+		if (m->c.me == 0 && m->report_path) {
+			json_t *r = report_none(json_null());
+
+			write_report(m, r);
+			json_decref(r);
+		}
+		comm_finalize();
+		return MONITOR_EXIT_NONE;
+	}
+	m->nranks = comm_allgather_table(&m->c, local, nlocal, &m->table);
+	if (open_targets(m, local, nlocal) < 0 || setup_model(m) < 0) {
+		comm_finalize();
+		return MONITOR_EXIT_ERROR;
+	}
+	if (m->c.me == 0) {
+		if (m->trace_path && !(m->trace = fopen(m->trace_path, "w")))
+			fprintf(stderr, "parastack: cannot write the trace %s: %s\n", m->trace_path, strerror(errno));
+		if (m->trace)
+			fprintf(m->trace, "# parastack trace: t_ms S C (alpha %g, seed %llu, %d ranks)\n",
+				m->opt.model.alpha, (unsigned long long)m->opt.model.seed, m->nranks);
+		say(m, "watching %d ranks on %d node(s); sampling sets of %d, alpha %g, initial interval %.0f ms",
+		    m->nranks, m->c.size, m->sets.size, m->opt.model.alpha, m->opt.model.interval_ms);
+		m->t0_ms = mono_ms();
+		status = leader_loop(m);
+		for (int mon = 1; mon < m->c.size; mon++)
+			comm_send_cmd(mon, CMD_STOP, NULL, 0);
+		if (status == MONITOR_EXIT_NONE && !m->reported && m->report_path) {
+			json_t *r = report_none(model_json(m));
+
+			write_report(m, r);
+			json_decref(r);
+		}
+		if (m->trace)
+			fclose(m->trace);
+	} else {
+		follower_loop(m);
+	}
+	for (int i = 0; i < m->nlocal; i++) {
+		symbolizer_close(m->sym[i]);
+		target_close(&m->targets[i]);
+	}
+	snapshot_reap_pending();
+	comm_finalize();
+	if (m->c.me == 0 && m->status_path) {
+		FILE *f = fopen(m->status_path, "w");
+
+		if (f) {
+			fputs(status == MONITOR_EXIT_HANG ? "hang\n" : "none\n", f);
+			fclose(f);
+		}
+		return status == MONITOR_EXIT_ERROR ? status : MONITOR_EXIT_NONE;
+	}
+	return status;
+}

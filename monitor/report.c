@@ -1,0 +1,417 @@
+/* report — diagnosis on snapshots. */
+#include "report.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const collectives[] = {
+	"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Gatherv",
+	"MPI_Scatter", "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
+	"MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+	"MPI_Scan", "MPI_Exscan", "MPI_Comm_split", "MPI_Comm_dup", "MPI_Comm_create",
+	"MPI_Win_fence", NULL,
+};
+
+static const char *const busy_wait_calls[] = {
+	"MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Iprobe", "MPI_Improbe",
+	"MPI_Test_cancelled", NULL,
+};
+
+static bool in_list(const char *s, const char *const *list)
+{
+	for (int i = 0; s && list[i]; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static int rank_of(json_t *o)
+{
+	return (int)json_integer_value(json_object_get(o, "rank"));
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+void report_ranges(const int *ranks, int n, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n && o < len;) {
+		int j = i;
+
+		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+			j++;
+		if (j == i)
+			o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? "," : "", ranks[i]);
+		else
+			o += (size_t)snprintf(buf + o, len - o, "%s%d-%d", o ? "," : "", ranks[i], ranks[j]);
+		i = j + 1;
+	}
+}
+
+static json_t *find_rank(json_t *snap, int rank)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(snap, i, o)
+		if (rank_of(o) == rank)
+			return o;
+	return NULL;
+}
+
+bool report_moved(json_t *before, json_t *after, char *why, size_t len)
+{
+	size_t i;
+	json_t *a;
+
+	json_array_foreach(before, i, a) {
+		json_t *b = find_rank(after, rank_of(a));
+		const char *sa = str(a, "state"), *sb = b ? str(b, "state") : NULL;
+		const char *ca = str(a, "mpi_call"), *cb = b ? str(b, "mpi_call") : NULL;
+
+		if (!b || !sa || !sb || strcmp(sa, "IN_MPI"))
+			continue;
+		if (!strcmp(sb, "IN_MPI") && !same(ca, cb)) {
+			snprintf(why, len, "rank %d went from %s to %s", rank_of(a), ca ? ca : "?",
+				 cb ? cb : "?");
+			return true;
+		}
+		if (!strcmp(sb, "OUT_MPI") && !in_list(ca, busy_wait_calls)) {
+			snprintf(why, len, "rank %d returned from %s into application code", rank_of(a),
+				 ca ? ca : "MPI");
+			return true;
+		}
+	}
+	return false;
+}
+
+json_t *report_faulty(json_t *const *snaps, int nsnaps)
+{
+	json_t *faulty = json_array();
+	size_t i;
+	json_t *o;
+
+	if (nsnaps < 1)
+		return faulty;
+	json_array_foreach(snaps[0], i, o) {
+		bool always_out = true;
+
+		for (int k = 0; k < nsnaps && always_out; k++) {
+			json_t *r = find_rank(snaps[k], rank_of(o));
+
+			always_out = r && same(str(r, "state"), "OUT_MPI");
+		}
+		if (always_out)
+			json_array_append_new(faulty, json_integer(rank_of(o)));
+	}
+	return faulty;
+}
+
+static int compare_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static int compare_groups(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	json_int_t cx = json_integer_value(json_object_get(x, "count"));
+	json_int_t cy = json_integer_value(json_object_get(y, "count"));
+
+	if (cx != cy)
+		return cx < cy ? 1 : -1;
+	return (int)(json_integer_value(json_array_get(json_object_get(x, "rank_list"), 0)) -
+		     json_integer_value(json_array_get(json_object_get(y, "rank_list"), 0)));
+}
+
+json_t *report_groups(json_t *snap)
+{
+	json_t *byk = json_object(), *list = json_array();
+	size_t i;
+	json_t *o;
+	const char *key;
+	json_t *g;
+
+	json_array_foreach(snap, i, o) {
+		char k[2300];
+
+		snprintf(k, sizeof(k), "%s|%s", str(o, "state"), str(o, "path") ? str(o, "path") : "");
+		g = json_object_get(byk, k);
+		if (!g) {
+			g = json_pack("{s:[], s:s?, s:s?, s:O}", "rank_list", "state", str(o, "state"),
+				      "path", str(o, "path"), "mpi_call", json_object_get(o, "mpi_call"));
+			json_object_set_new(byk, k, g);
+		}
+		json_array_append_new(json_object_get(g, "rank_list"), json_integer(rank_of(o)));
+	}
+
+	size_t ng = json_object_size(byk), n = 0;
+	json_t **arr = calloc(ng ? ng : 1, sizeof(json_t *));
+
+	json_object_foreach(byk, key, g) {
+		json_t *rl = json_object_get(g, "rank_list");
+		size_t nr = json_array_size(rl);
+		int *ranks = calloc(nr ? nr : 1, sizeof(int));
+		char ranges[1024];
+
+		for (size_t r = 0; r < nr; r++)
+			ranks[r] = (int)json_integer_value(json_array_get(rl, r));
+		qsort(ranks, nr, sizeof(int), compare_int);
+		json_array_clear(rl);
+		for (size_t r = 0; r < nr; r++)
+			json_array_append_new(rl, json_integer(ranks[r]));
+		report_ranges(ranks, (int)nr, ranges, sizeof(ranges));
+		json_object_set_new(g, "ranks", json_string(ranges));
+		json_object_set_new(g, "count", json_integer((json_int_t)nr));
+		free(ranks);
+		arr[n++] = g;
+	}
+	qsort(arr, n, sizeof(json_t *), compare_groups);
+	for (size_t k = 0; k < n; k++)
+		json_array_append(list, arr[k]);
+	free(arr);
+	json_decref(byk);
+	return list;
+}
+
+static void add(json_t *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(json_t *diag, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(diag, json_string(buf));
+}
+
+/* Where a rank is: its innermost application frame, with file:line when known. */
+static void app_position(json_t *rank, char *buf, size_t len)
+{
+	size_t i;
+	json_t *f;
+
+	snprintf(buf, len, "application code");
+	json_array_foreach(json_object_get(rank, "frames"), i, f) {
+		if (json_is_true(json_object_get(f, "in_mpi")))
+			continue;
+
+		const char *file = str(f, "file");
+
+		if (!file || !str(f, "func"))
+			continue; /* libc without debug info: look further out */
+		snprintf(buf, len, "%s (%s:%lld)", str(f, "func"), file,
+			 (long long)json_integer_value(json_object_get(f, "line")));
+		return;
+	}
+}
+
+static void diagnose_computation(json_t *snap, json_t *faulty, json_t *diag)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(faulty, i, r) {
+		json_t *rank = find_rank(snap, (int)json_integer_value(r));
+		char pos[1024];
+
+		if (!rank)
+			continue;
+		app_position(rank, pos, sizeof(pos));
+		add(diag, "rank %lld (host %s, pid %lld) stays in application code in every snapshot, at %s%s",
+		    (long long)json_integer_value(r), str(rank, "host"),
+		    (long long)json_integer_value(json_object_get(rank, "pid")), pos,
+		    json_is_true(json_object_get(rank, "stopped")) ? "; the process is stopped (SIGSTOP: a frozen node?)" : "");
+	}
+}
+
+/* Sentences about what the ranks in MPI wait for. */
+static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
+{
+	size_t i;
+	json_t *g;
+	const char *first_coll = NULL, *final_ranks = NULL, *exited = NULL;
+	int ncoll = 0, np2p = 0, ngroups_mpi = 0;
+	char colls[1024] = "";
+	size_t o = 0;
+
+	json_array_foreach(groups, i, g) {
+		const char *call = str(g, "mpi_call"), *state = str(g, "state");
+
+		if (same(state, "EXITED")) {
+			exited = str(g, "ranks");
+			continue;
+		}
+		if (!same(state, "IN_MPI") || !call)
+			continue;
+		ngroups_mpi++;
+		add(diag, "rank%s %s %s blocked in %s (%s)",
+		    json_integer_value(json_object_get(g, "count")) > 1 ? "s" : "", str(g, "ranks"),
+		    json_integer_value(json_object_get(g, "count")) > 1 ? "are" : "is", call,
+		    str(g, "path"));
+		if (!strcmp(call, "MPI_Finalize")) {
+			final_ranks = str(g, "ranks");
+		} else if (in_list(call, collectives)) {
+			if (!first_coll || strcmp(first_coll, call)) {
+				ncoll += !first_coll || strcmp(first_coll, call);
+				o += (size_t)snprintf(colls + o, sizeof(colls) - o, "%s%s in %s",
+						      o ? ", " : "", str(g, "ranks"), call);
+			}
+			first_coll = first_coll ? first_coll : call;
+		} else {
+			np2p++;
+		}
+	}
+	if (ncoll > 1)
+		add(diag, "mismatched collectives: ranks %s — every rank must call the same collectives in the same order",
+		    colls);
+	if (final_ranks && ngroups_mpi > 1)
+		add(diag, "rank(s) %s already called MPI_Finalize while others still wait: they left the computation early",
+		    final_ranks);
+	if (exited)
+		add(diag, "rank(s) %s have exited while others still wait in MPI", exited);
+	if (ncoll >= 1 && np2p > 0 && !computation)
+		add(diag, "some ranks wait in a collective while others wait in point-to-point calls: a rank skipped the collective, or waits for a message from a rank inside it");
+	if (ncoll == 0 && np2p > 0 && !final_ranks && !exited)
+		add(diag, "every waiting rank is in point-to-point communication: a communication deadlock or a message that was never sent — check that each receive has a matching send");
+}
+
+json_t *report_diagnose(json_t *snap, json_t *groups, json_t *faulty)
+{
+	json_t *diag = json_array();
+
+	if (json_array_size(faulty) > 0)
+		diagnose_computation(snap, faulty, diag);
+	diagnose_waits(groups, diag, json_array_size(faulty) > 0);
+	return diag;
+}
+
+/* The developer's next step: a debugger on the faulty rank, or on the odd group out. */
+static json_t *next_step(json_t *snap, json_t *groups, json_t *faulty)
+{
+	json_t *target = NULL;
+	char buf[512];
+
+	if (json_array_size(faulty) > 0) {
+		target = find_rank(snap, (int)json_integer_value(json_array_get(faulty, 0)));
+	} else if (json_array_size(groups) > 1) {
+		json_t *small = json_array_get(groups, json_array_size(groups) - 1);
+
+		target = find_rank(snap, (int)json_integer_value(
+						 json_array_get(json_object_get(small, "rank_list"), 0)));
+	} else if (json_array_size(snap) > 0) {
+		target = json_array_get(snap, 0);
+	}
+	if (!target)
+		return json_null();
+	snprintf(buf, sizeof(buf), "gdb -p %lld   (rank %d, on host %s)",
+		 (long long)json_integer_value(json_object_get(target, "pid")), rank_of(target),
+		 str(target, "host"));
+	return json_string(buf);
+}
+
+json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *model,
+		     const char *action)
+{
+	json_t *groups = report_groups(snap);
+	json_t *diag = report_diagnose(snap, groups, faulty);
+	json_t *next = next_step(snap, groups, faulty);
+	size_t i;
+	json_t *g;
+
+	/* rank_list served the diagnosis; the report keeps the compact ranges. */
+	json_array_foreach(groups, i, g)
+		json_object_del(g, "rank_list");
+	return json_pack("{s:s, s:s, s:O, s:f, s:O, s:o, s:o, s:o, s:o, s:s}", "verdict", "hang",
+			 "hang_type", json_array_size(faulty) ? "computation" : "communication",
+			 "faulty_ranks", faulty, "detected_at", detected_at, "ranks", snap, "groups",
+			 groups, "diagnosis", diag, "model", model, "next_step", next, "action", action);
+}
+
+json_t *report_none(json_t *model)
+{
+	return json_pack("{s:s, s:n, s:[], s:n, s:[], s:[], s:[], s:o}", "verdict", "none",
+			 "hang_type", "faulty_ranks", "detected_at", "ranks", "groups", "diagnosis",
+			 "model", model);
+}
+
+void report_print(FILE *out, json_t *report)
+{
+	char when[64] = "?";
+	time_t t = (time_t)json_real_value(json_object_get(report, "detected_at"));
+	struct tm tm;
+	json_t *m = json_object_get(report, "model"), *v;
+	size_t i;
+
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	fprintf(out, "\nparastack: HANG DETECTED at %s — %s error\n", when,
+		str(report, "hang_type"));
+	if (json_array_size(json_object_get(report, "faulty_ranks"))) {
+		int ranks[4096], n = 0;
+		char r[1024];
+
+		json_array_foreach(json_object_get(report, "faulty_ranks"), i, v)
+			if (n < 4096)
+				ranks[n++] = (int)json_integer_value(v);
+		report_ranges(ranks, n, r, sizeof(r));
+		fprintf(out, "  faulty rank(s): %s\n", r);
+	} else {
+		fprintf(out, "  faulty rank(s): none in application code: every live rank waits in MPI\n");
+	}
+	fprintf(out, "  stack groups:\n");
+	json_array_foreach(json_object_get(report, "groups"), i, v)
+		fprintf(out, "    rank%s %-12s %-8s %s\n",
+			json_integer_value(json_object_get(v, "count")) > 1 ? "s" : " ",
+			str(v, "ranks"), str(v, "state"), str(v, "path"));
+	fprintf(out, "  diagnosis:\n");
+	json_array_foreach(json_object_get(report, "diagnosis"), i, v)
+		fprintf(out, "    - %s\n", json_string_value(v));
+	json_array_foreach(json_object_get(report, "faulty_ranks"), i, v) {
+		json_t *rank = find_rank(json_object_get(report, "ranks"), (int)json_integer_value(v));
+		size_t k;
+		json_t *f;
+
+		if (!rank)
+			continue;
+		fprintf(out, "  rank %d on %s, pid %lld:\n", rank_of(rank), str(rank, "host"),
+			(long long)json_integer_value(json_object_get(rank, "pid")));
+		json_array_foreach(json_object_get(rank, "frames"), k, f) {
+			if (k >= 16)
+				break;
+			fprintf(out, "      #%-2zu %s", k, str(f, "func"));
+			if (str(f, "file"))
+				fprintf(out, " at %s:%lld", str(f, "file"),
+					(long long)json_integer_value(json_object_get(f, "line")));
+			fprintf(out, " [%s]\n", str(f, "module") ? str(f, "module") : "?");
+			if (same(str(f, "func"), "main") || same(str(f, "func"), "MAIN__"))
+				break; /* what lies above main is the C runtime */
+		}
+	}
+	if (json_is_object(m))
+		fprintf(out, "  model: %lld samples, I = %.0f ms, suspicion when S <= %lld (p_hat %.3f, e %.2f, q %.3f), alpha %g\n",
+			(long long)json_integer_value(json_object_get(m, "samples")),
+			json_real_value(json_object_get(m, "interval_ms")),
+			(long long)json_integer_value(json_object_get(m, "threshold")),
+			json_real_value(json_object_get(m, "p_hat")),
+			json_real_value(json_object_get(m, "e")), json_real_value(json_object_get(m, "q")),
+			json_real_value(json_object_get(m, "alpha")));
+	if (str(report, "next_step"))
+		fprintf(out, "  next step: %s\n", str(report, "next_step"));
+	if (str(report, "action"))
+		fprintf(out, "  action: %s\n", str(report, "action"));
+	fflush(out);
+}

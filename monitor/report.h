@@ -1,0 +1,33 @@
+/* report — from snapshots of every rank (JSON objects made by capture.c) to the hang report
+ * (design.md §4): the transient-slowdown test, the faulty ranks, stack groups as compact rank
+ * ranges (like STAT's equivalence classes), the diagnosis, the JSON report and its text form.
+ * Pure functions of their inputs: no ptrace, no MPI. */
+#ifndef PARASTACK_REPORT_H
+#define PARASTACK_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* "0-2,4-7" from sorted ranks. */
+void report_ranges(const int *ranks, int n, char *buf, size_t len);
+/* Did any rank move between two snapshots (arrays of rank objects)? Why, in why. A rank moved
+ * if it went from one MPI call to another, or from MPI back into application code (except
+ * out of an MPI_Test/MPI_Iprobe busy-wait loop). */
+bool report_moved(json_t *before, json_t *after, char *why, size_t len);
+/* Ranks OUT_MPI in every one of the snapshots: a JSON array of integers. */
+json_t *report_faulty(json_t *const *snaps, int nsnaps);
+/* Groups of ranks with the same state and call path in a snapshot, largest first:
+ * [{ "ranks": "0-2,4", "rank_list": [...], "count", "state", "path", "mpi_call" }]. */
+json_t *report_groups(json_t *snap);
+/* The diagnosis: an array of sentences. */
+json_t *report_diagnose(json_t *snap, json_t *groups, json_t *faulty);
+/* The whole report (design.md §5). Steals references to model; snap and faulty are borrowed. */
+json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *model,
+		     const char *action);
+/* A report for a job that ended without a hang. */
+json_t *report_none(json_t *model);
+/* Human text, for stderr (the job's output). */
+void report_print(FILE *out, json_t *report);
+
+#endif

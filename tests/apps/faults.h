@@ -1,0 +1,84 @@
+/* faults — fault injection for the test applications, from the environment:
+ *   PS_FAULT        spin | sleep | deadlock | skip | exit | stall   (unset: healthy)
+ *   PS_FAULT_RANK   the rank that misbehaves (default 1)
+ *   PS_FAULT_AFTER  seconds after MPI_Init before it does (default 30)
+ *   PS_STALL        seconds a "stall" lasts before the rank recovers (default 3)
+ *   PS_ITERS        iterations before the application ends by itself (default: run forever)
+ *   PS_EXIT         exit status of a healthy run that ends by itself (default 0)
+ * Header-only so every application (C) shares one definition. */
+#ifndef PARASTACK_TEST_FAULTS_H
+#define PARASTACK_TEST_FAULTS_H
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum fault { FAULT_NONE, FAULT_SPIN, FAULT_SLEEP, FAULT_DEADLOCK, FAULT_SKIP, FAULT_EXIT, FAULT_STALL };
+
+struct faults {
+	enum fault kind;
+	int rank;
+	double after, stall, t0;
+	long iters;
+	int exit_status;
+	int fired;
+};
+
+static inline double env_double(const char *name, double dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? atof(v) : dflt;
+}
+
+static inline void faults_init(struct faults *f)
+{
+	const char *k = getenv("PS_FAULT");
+	static const char *const names[] = { "", "spin", "sleep", "deadlock", "skip", "exit", "stall" };
+
+	memset(f, 0, sizeof(*f));
+	for (int i = 1; k && i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (!strcmp(k, names[i]))
+			f->kind = (enum fault)i;
+	f->rank = (int)env_double("PS_FAULT_RANK", 1);
+	f->after = env_double("PS_FAULT_AFTER", 30);
+	f->stall = env_double("PS_STALL", 3);
+	f->iters = (long)env_double("PS_ITERS", -1);
+	f->exit_status = (int)env_double("PS_EXIT", 0);
+	f->t0 = MPI_Wtime();
+}
+
+/* Is it time for this rank's fault (once)? */
+static inline enum fault faults_due(struct faults *f, int rank)
+{
+	if (f->kind == FAULT_NONE || f->fired || rank != f->rank || MPI_Wtime() - f->t0 < f->after)
+		return FAULT_NONE;
+	f->fired = 1;
+	return f->kind;
+}
+
+/* A rank stuck in application code: the loop is the bug. */
+__attribute__((noinline)) static void faulty_spin(void)
+{
+	volatile unsigned long x = 0;
+
+	for (;;)
+		x++;
+}
+
+__attribute__((noinline)) static void faulty_sleep(void)
+{
+	for (;;)
+		pause();
+}
+
+__attribute__((noinline)) static void transient_stall(double seconds)
+{
+	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+#endif
