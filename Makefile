@@ -36,7 +36,9 @@ say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 PROGRAMS := $(B)/parastack $(B)/parastack-monitor
 TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 # Processes with known states for the sampler's tests (tests/fixtures).
-FIXTURES := $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
+APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
+	$(B)/tests/apps/busywait $(B)/tests/apps/phases
+FIXTURES := $(APPS) $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop
 
 .PHONY: all check unit cli install uninstall clean deps demo bench
@@ -62,13 +64,13 @@ $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(STATS_SRC))
 
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread -lm)
 
-$(B)/tests/unit: $(call obj,obj,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC))
+$(B)/tests/unit: $(call obj,obj,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC))
 	@mkdir -p $(@D)
-	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(MONITOR_LIBS) -ljansson -lm
 
-$(B)/tests/unit-asan: $(call obj,asan,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC))
+$(B)/tests/unit-asan: $(call obj,asan,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC))
 	@mkdir -p $(@D)
-	$(call say,LINK,$@)$(CC) -g $(SAN) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) -lm
+	$(call say,LINK,$@)$(CC) -g $(SAN) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(MONITOR_LIBS) -ljansson -lm
 
 $(B)/tests/tracegen: $(call obj,obj,tests/tools/tracegen_main.c $(TESTLIB_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
@@ -81,6 +83,15 @@ $(B)/tests/callchain-O0: tests/fixtures/callchain.c
 $(B)/tests/callchain-inlined: tests/fixtures/callchain.c
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O2 -g -DINLINED -pthread -o $@ $<
+
+# Test applications with fault injection (tests/apps): built with debug info, as users would.
+$(B)/tests/apps/%: tests/apps/%.c tests/apps/faults.h
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)mpicc -std=gnu11 -O2 -g -pthread -o $@ $< -lm
+
+$(B)/tests/apps/solver: tests/apps/solver.f90
+	@mkdir -p $(@D)
+	$(call say,MPIF90,$@)mpif90 -O2 -g -o $@ $<
 
 $(B)/tests/mpi_states: tests/fixtures/mpi_states.c
 	@mkdir -p $(@D)
@@ -121,12 +132,16 @@ cli: $(PROGRAMS) $(B)/tests/tracegen $(FIXTURES)
 check: deps
 	$(Q)$(MAKE) --no-print-directory unit cli
 
-# Until the monitor lands: evaluate the model on a generated job trace with a hang at 10 min.
+# The newcomer's first command: a real MPI job (the stencil solver, 4 ranks) whose rank 2 starts
+# spinning in application code after 25 s; parastack detects the hang, reports it and ends it.
 demo: deps
-	$(Q)$(MAKE) --no-print-directory all $(B)/tests/tracegen
-	$(Q)$(B)/tests/tracegen short --minutes 11 --hang-at 600 --seed 42 >$(B)/demo.trace
-	@echo "== parastack replay of a synthetic 11-minute job whose ranks all block in MPI at 600 s"
-	$(Q)$(B)/parastack replay $(B)/demo.trace
+	$(Q)$(MAKE) --no-print-directory all $(B)/tests/apps/stencil
+	@echo "== parastack run -- mpirun -np 4 stencil   (rank 2 will loop forever after 25 s)"
+	$(Q)if [ "$$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi; \
+	PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=25 $(B)/parastack run --report $(B)/demo-report.json \
+		-- mpirun --oversubscribe -np 4 $(B)/tests/apps/stencil; \
+	status=$$?; echo "== parastack run exited with $$status (86: it found the job hung and ended it);" \
+		"JSON report: $(B)/demo-report.json"; [ $$status = 86 ]
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

@@ -12,8 +12,8 @@
 /* "0-2,4-7" from sorted ranks. */
 void report_ranges(const int *ranks, int n, char *buf, size_t len);
 /* Did any rank move between two snapshots (arrays of rank objects)? Why, in why. A rank moved
- * if it went from one MPI call to another, or from MPI back into application code (except
- * out of an MPI_Test/MPI_Iprobe busy-wait loop). */
+ * if it went from one MPI call to another, or from MPI back into application code — except
+ * within an MPI_Test/MPI_Iprobe busy-wait loop. */
 bool report_moved(json_t *before, json_t *after, char *why, size_t len);
 /* Ranks OUT_MPI in every one of the snapshots: a JSON array of integers. */
 json_t *report_faulty(json_t *const *snaps, int nsnaps);

@@ -31,6 +31,9 @@ check_help() {
 
 check_help "$MAN/parastack.1" "$PARASTACK"
 check_help "$MAN/parastack.1" "$PARASTACK" replay
+check_help "$MAN/parastack.1" "$PARASTACK" stack
+check_help "$MAN/parastack.1" "$PARASTACK" run
+check_help "$MAN/parastack-monitor.1" "$BUILD/parastack-monitor"
 # Every subcommand in the top-level help has a section in the page.
 for sub in $("$PARASTACK" --help | sed -n 's/^  \([a-z]\{2,\}\) .*/\1/p'); do
 	if rendered "$MAN/parastack.1" | grep -q "^   parastack $sub"; then ok; else fail "subcommand $sub has no section in parastack.1"; fi

@@ -12,5 +12,6 @@ Suite *detector_suite(void);
 Suite *ranksets_suite(void);
 Suite *trace_suite(void);
 Suite *properties_suite(void);
+Suite *report_suite(void);
 
 #endif

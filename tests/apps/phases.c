@@ -1,0 +1,62 @@
+/* phases — an application with long phases: PS_COMPUTE seconds of computation (default 3),
+ * then PS_COMM seconds of communication (default 2: rounds of MPI_Alltoall and MPI_Allreduce
+ * with little work between them), repeated. Its S is high for seconds, then low for seconds:
+ * the case where the sampling interval has to grow before the model can be trusted. */
+#include <stdlib.h>
+
+#include "faults.h"
+
+static volatile double sink;
+
+__attribute__((noinline)) static void compute_phase(double seconds)
+{
+	double end = MPI_Wtime() + seconds;
+
+	while (MPI_Wtime() < end)
+		for (int i = 0; i < 100000; i++)
+			sink += i * 1e-9;
+}
+
+__attribute__((noinline)) static void communication_phase(double seconds, int size)
+{
+	double *a = calloc((size_t)size * 256, sizeof(double)), *b = calloc((size_t)size * 256, sizeof(double));
+	double end = MPI_Wtime() + seconds, x = 1, y;
+	int go = 1;
+
+	while (go) {
+		MPI_Alltoall(a, 256, MPI_DOUBLE, b, 256, MPI_DOUBLE, MPI_COMM_WORLD);
+		MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+		/* Everyone leaves the phase together: rank 0's clock decides. */
+		int local = MPI_Wtime() < end;
+
+		MPI_Bcast(&local, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		go = local;
+	}
+	free(a);
+	free(b);
+}
+
+int main(int argc, char **argv)
+{
+	int rank, size;
+	struct faults f;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	faults_init(&f);
+
+	double compute_s = env_double("PS_COMPUTE", 3), comm_s = env_double("PS_COMM", 2);
+
+	for (long it = 0; f.iters < 0 || it < f.iters; it++) {
+		switch (faults_due(&f, rank)) {
+		case FAULT_SPIN: faulty_spin(); break;
+		case FAULT_SLEEP: faulty_sleep(); break;
+		default: break;
+		}
+		compute_phase(compute_s);
+		communication_phase(comm_s, size);
+	}
+	MPI_Finalize();
+	return f.exit_status;
+}

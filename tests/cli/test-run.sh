@@ -1,0 +1,142 @@
+# End-to-end tests of `parastack run` on real Open MPI jobs with injected faults: each fault
+# gives the right verdict, hang type and faulty rank(s), the hung job is really ended and the
+# exit status contract holds; healthy runs (short and long phases, busy-wait, threads) and a
+# transient stall give no hang. Seeds are fixed; every run has a hard timeout.
+. "$(dirname "$0")/lib.sh"
+APPS=$BUILD/tests/apps
+NP=${PS_TEST_NP:-6}
+AFTER=25 # seconds before a fault: the model needs some history first
+
+# prun NAME [ENV=VALUE...] -- APP [PARASTACK OPTIONS]: run APP under parastack with NP ranks
+# and a hard timeout; leaves $RC, $OUT/$ERR and the report in $TMP/NAME.json.
+prun() {
+	name=$1
+	shift
+	envs=""
+	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+	shift
+	app=$1
+	shift
+	# shellcheck disable=SC2086
+	run env $envs timeout 300 "$PARASTACK" run --seed 7 --report "$TMP/$name.json" "$@" -- \
+		mpirun --oversubscribe -np "$NP" "$APPS/$app"
+	REPORT="$TMP/$name.json"
+}
+
+# jreport NAME EXPR: the report satisfies a jq expression.
+jreport() {
+	if jq -e "$2" "$REPORT" >/dev/null 2>&1; then ok; else fail "$1: jq '$2' false on $(jq -c '{verdict,hang_type,faulty_ranks,groups,diagnosis}' "$REPORT" 2>&1 | head -c 1500)"; fi
+}
+
+# expect_job_gone NAME: every rank pid in the report is gone (the job was really ended).
+expect_job_gone() {
+	alive=""
+	for p in $(jq -r '.ranks[].pid' "$REPORT" 2>/dev/null); do
+		s=$(proc_state "$p")
+		[ -n "$s" ] && [ "$s" != Z ] && alive="$alive $p"
+	done
+	if [ -z "$alive" ]; then ok; else fail "$1: ranks still running after the kill:$alive"; fi
+}
+
+# expect_hang NAME TYPE FAULTY: status 86, verdict hang of TYPE, faulty ranks FAULTY (jq array).
+expect_hang() {
+	expect_status "$1 exit status" 86
+	jreport "$1 verdict" '.verdict == "hang" and .hang_type == "'"$2"'" and .faulty_ranks == '"$3"
+	jreport "$1 report fields" '(.detected_at | type) == "number" and (.ranks | length) == '"$NP"' and all(.ranks[]; has("rank") and has("host") and has("pid") and has("state") and has("frames")) and (.groups | length) >= 1 and (.diagnosis | length) >= 1 and (.model | has("interval_ms") and has("samples") and has("p_hat") and has("e") and has("q") and has("alpha"))'
+	expect_grep "$1 text report" "HANG DETECTED" "$ERR"
+	expect_job_gone "$1"
+}
+
+# --- computation errors ---------------------------------------------------------------------
+prun spin PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --trace "$TMP/spin.trace"
+expect_hang "stencil spin" computation '[4]'
+jreport "spin: faulty rank's frames" '[.ranks[] | select(.rank == 4) | .frames[].func] | index("faulty_spin") != null'
+jreport "spin: groups" '[.groups[] | select(.state == "OUT_MPI") | .ranks] == ["4"]'
+expect_grep "spin: next step" "next step: gdb -p" "$ERR"
+# The trace replays to the same verdict: the monitor's sampling is the replay's.
+run "$PARASTACK" replay --json --seed 7 "$TMP/spin.trace"
+expect_json "trace replays to the hang" '.verdict == "hang"'
+last=$(grep -v '^#' "$TMP/spin.trace" | tail -n 1 | cut -d' ' -f1)
+expect_json "replay decides on the trace's last sample" ".detected_at_ms == $last"
+
+prun sleep PS_FAULT=sleep PS_FAULT_RANK=0 PS_FAULT_AFTER=$AFTER -- stencil
+expect_hang "stencil sleep" computation '[0]'
+
+prun fortran PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- solver
+expect_hang "Fortran solver spin" computation '[1]'
+jreport "Fortran waits in its bindings" '[.groups[] | select(.state == "IN_MPI") | .mpi_call] | all(. == "MPI_Allreduce" or . == "MPI_Sendrecv")'
+
+prun threaded PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- threaded
+expect_hang "multi-threaded spin" computation '[2]'
+
+prun busywait PS_FAULT=spin PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- busywait
+expect_hang "busy-wait spin" computation '[3]'
+
+# --- communication errors -------------------------------------------------------------------
+prun deadlock PS_FAULT=deadlock PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- stencil
+expect_hang "unmatched receive" communication '[]'
+jreport "deadlock: the lone MPI_Recv" '[.groups[] | select(.mpi_call == "MPI_Recv") | .ranks] == ["2"]'
+jreport "deadlock: diagnosis" '[.diagnosis[] | select(test("point-to-point"))] | length == 1'
+
+prun skip PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil
+expect_hang "skipped collective" communication '[]'
+jreport "skip: collective vs point-to-point" '[.diagnosis[] | select(test("skipped the collective"))] | length == 1'
+
+prun exit PS_FAULT=exit PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil
+expect_hang "early exit" communication '[]'
+jreport "early exit: diagnosis" '[.diagnosis[] | select(test("3 already called MPI_Finalize"))] | length == 1'
+
+# --- no hang ----------------------------------------------------------------------------------
+prun stall PS_FAULT=stall PS_STALL=3 PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER PS_ITERS=1000 PS_EXIT=7 -- stencil
+expect_status "transient stall: the job's own status" 7
+jreport "transient stall: no hang" '.verdict == "none"'
+if printf '%s' "$ERR" | grep -q "HANG DETECTED"; then fail "transient stall reported as a hang"; else ok; fi
+
+prun healthy PS_ITERS=300 -- stencil
+expect_status "healthy stencil ends by itself" 0
+jreport "healthy: verdict none" '.verdict == "none" and .hang_type == null and .model.samples > 0'
+
+prun phases PS_ITERS=14 -- phases
+expect_status "long phases end by themselves" 0
+jreport "long phases: no hang" '.verdict == "none"'
+
+prun busyhealthy PS_ITERS=400 -- busywait
+expect_status "busy-wait ends by itself" 0
+jreport "busy-wait: no hang" '.verdict == "none"'
+
+# --- --on-hang=report keeps the job running ------------------------------------------------
+start "$TMP/report-mode.out" env PS_FAULT=deadlock PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER \
+	"$PARASTACK" run --seed 7 --on-hang=report --report "$TMP/report-mode.json" -- \
+	mpirun --oversubscribe -np "$NP" "$APPS/stencil"
+RUNPID=$BG
+if wait_for "$TMP/report-mode.out" "HANG DETECTED" 120; then
+	REPORT="$TMP/report-mode.json"
+	jreport "report mode: JSON written" '.verdict == "hang" and .action == "reported; still watching (--on-hang=report)"'
+	sleep 3
+	if kill -0 "$RUNPID" 2>/dev/null && [ -z "$(jq -r '.ranks[].pid' "$REPORT" | while read -r p; do [ -z "$(proc_state "$p")" ] && echo gone; done)" ]; then
+		ok
+	else
+		fail "report mode: the job was ended"
+	fi
+	kill -TERM "$RUNPID"
+	if reap "$RUNPID" 30; then ok; else fail "parastack run did not end on SIGTERM"; fi
+	expect_job_gone "report mode after SIGTERM"
+fi
+
+# --- bad input ------------------------------------------------------------------------------
+run "$PARASTACK" run
+expect_error "no job" 2 "no job to run"
+run "$PARASTACK" run --on-hang=maybe -- true
+expect_error "bad --on-hang" 2 "neither kill nor report"
+run "$PARASTACK" run --alpha 5 -- true
+expect_error "bad --alpha" 2 "--alpha: 5 is out of range"
+run "$PARASTACK" run --report /nonexistent/dir/r.json -- true
+expect_error "unwritable report" 2 "cannot write in /nonexistent/dir"
+run "$PARASTACK" run --grace -1 -- true
+expect_error "bad --grace" 2 "--grace"
+run "$PARASTACK" run -- /nonexistent/launcher
+expect_status "missing launcher" 127
+expect_grep "missing launcher message" "cannot start /nonexistent/launcher" "$ERR"
+run "$PARASTACK" run --report "$TMP/serial.json" -- sh -c 'exit 5'
+expect_status "a job that is not MPI ends with its status" 5
+finish

@@ -1,0 +1,200 @@
+/* Tests of the report logic on synthetic snapshots: rank ranges, the slowdown test, faulty
+ * ranks, grouping, the diagnosis, and the MPI API name of binding and internal functions. */
+#include <string.h>
+
+#include "../../monitor/capture.h"
+#include "../../monitor/report.h"
+#include "suites.h"
+
+/* A rank object as capture.c makes them. */
+static json_t *rank_obj(int rank, const char *state, const char *call, const char *path)
+{
+	return json_pack("{s:i, s:s, s:i, s:s, s:s?, s:s, s:[], s:b}", "rank", rank, "host", "n1",
+			 "pid", 1000 + rank, "state", state, "mpi_call", call, "path", path, "frames",
+			 "stopped", 0);
+}
+
+static json_t *snapshot(int n, const char *state0, const char *call0, const char *path0,
+			const char *state, const char *call, const char *path)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < n; r++)
+		json_array_append_new(s, r == 0 ? rank_obj(r, state0, call0, path0) :
+						  rank_obj(r, state, call, path));
+	return s;
+}
+
+START_TEST(ranges_are_compact)
+{
+	char buf[128];
+	int a[] = { 0, 1, 2, 4, 5, 6, 7, 9 }, b[] = { 3 }, c[] = { 1, 3, 5 };
+
+	report_ranges(a, 8, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0-2,4-7,9");
+	report_ranges(b, 1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "3");
+	report_ranges(c, 3, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "1,3,5");
+	report_ranges(a, 0, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
+START_TEST(mpi_api_names)
+{
+	char buf[64];
+
+	ck_assert_str_eq(capture_mpi_name("PMPI_Allreduce", buf, sizeof(buf)), "MPI_Allreduce");
+	ck_assert_str_eq(capture_mpi_name("MPI_Recv", buf, sizeof(buf)), "MPI_Recv");
+	ck_assert_str_eq(capture_mpi_name("ompi_recv_f", buf, sizeof(buf)), "MPI_Recv");
+	ck_assert_str_eq(capture_mpi_name("ompi_allreduce_f", buf, sizeof(buf)), "MPI_Allreduce");
+	ck_assert_str_eq(capture_mpi_name("mpi_barrier_", buf, sizeof(buf)), "MPI_Barrier");
+	ck_assert_str_eq(capture_mpi_name("pmpi_send__", buf, sizeof(buf)), "MPI_Send");
+	ck_assert_str_eq(capture_mpi_name("ompi_mpi_finalize", buf, sizeof(buf)), "MPI_Finalize");
+	ck_assert_ptr_null(capture_mpi_name("mca_pml_ob1_recv", buf, sizeof(buf)));
+	ck_assert_ptr_null(capture_mpi_name("opal_progress", buf, sizeof(buf)));
+}
+END_TEST
+
+START_TEST(movement_between_snapshots)
+{
+	char why[256];
+	json_t *a = snapshot(4, "OUT_MPI", NULL, "main > spin", "IN_MPI", "MPI_Allreduce", "main > MPI_Allreduce");
+	json_t *same = snapshot(4, "OUT_MPI", NULL, "main > spin", "IN_MPI", "MPI_Allreduce", "main > MPI_Allreduce");
+	json_t *call_changed = snapshot(4, "OUT_MPI", NULL, "main > spin", "IN_MPI", "MPI_Bcast", "main > MPI_Bcast");
+	json_t *back_to_app = snapshot(4, "OUT_MPI", NULL, "main > spin", "OUT_MPI", NULL, "main > compute");
+	json_t *test_loop = snapshot(4, "OUT_MPI", NULL, "main > spin", "IN_MPI", "MPI_Test", "main > MPI_Test");
+	json_t *test_out = snapshot(4, "OUT_MPI", NULL, "main > spin", "OUT_MPI", NULL, "main > poll");
+	json_t *probe = snapshot(4, "OUT_MPI", NULL, "main > spin", "IN_MPI", "MPI_Iprobe", "main > MPI_Iprobe");
+
+	ck_assert(!report_moved(a, same, why, sizeof(why)));
+	ck_assert(report_moved(a, call_changed, why, sizeof(why)));
+	ck_assert_ptr_nonnull(strstr(why, "from MPI_Allreduce to MPI_Bcast"));
+	ck_assert(report_moved(a, back_to_app, why, sizeof(why)));
+	ck_assert_ptr_nonnull(strstr(why, "returned from MPI_Allreduce"));
+	/* Leaving MPI_Test for the loop around it is what a busy-wait does: not progress. */
+	ck_assert(!report_moved(test_loop, test_out, why, sizeof(why)));
+	ck_assert(!report_moved(test_loop, probe, why, sizeof(why)));
+	json_decref(probe);
+	json_decref(a), json_decref(same), json_decref(call_changed), json_decref(back_to_app);
+	json_decref(test_loop), json_decref(test_out);
+}
+END_TEST
+
+START_TEST(faulty_ranks_are_out_in_every_snapshot)
+{
+	json_t *s[5];
+
+	for (int k = 0; k < 5; k++)
+		s[k] = snapshot(6, "IN_MPI", "MPI_Allreduce", "main > MPI_Allreduce", "IN_MPI",
+				"MPI_Allreduce", "main > MPI_Allreduce");
+	/* Rank 3 out in all five, rank 4 out in four. */
+	for (int k = 0; k < 5; k++) {
+		json_array_set_new(s[k], 3, rank_obj(3, "OUT_MPI", NULL, "main > spin"));
+		if (k != 2)
+			json_array_set_new(s[k], 4, rank_obj(4, "OUT_MPI", NULL, "main > compute"));
+	}
+
+	json_t *f = report_faulty(s, 5);
+
+	ck_assert_int_eq(json_array_size(f), 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(f, 0)), 3);
+	json_decref(f);
+	for (int k = 0; k < 5; k++)
+		json_decref(s[k]);
+}
+END_TEST
+
+static bool diag_has(json_t *diag, const char *part)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(diag, i, v)
+		if (strstr(json_string_value(v), part))
+			return true;
+	return false;
+}
+
+START_TEST(groups_and_mismatched_collectives)
+{
+	json_t *s = snapshot(8, "IN_MPI", "MPI_Barrier", "main > MPI_Barrier", "IN_MPI",
+			     "MPI_Allreduce", "main > solve > MPI_Allreduce");
+	json_t *none = json_array();
+	json_t *rep = report_build(s, none, 1700000000.5, json_object(), "test");
+	json_t *groups = json_object_get(rep, "groups");
+
+	ck_assert_int_eq(json_array_size(groups), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(groups, 0), "ranks")), "1-7");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(groups, 0), "count")), 7);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(groups, 1), "ranks")), "0");
+	ck_assert_str_eq(json_string_value(json_object_get(rep, "hang_type")), "communication");
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "mismatched collectives"));
+	/* The next step points at the odd one out. */
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(rep, "next_step")), "gdb -p 1000"));
+	json_decref(rep);
+	json_decref(none);
+	json_decref(s);
+}
+END_TEST
+
+START_TEST(early_finalize_and_point_to_point_deadlock)
+{
+	json_t *fin = snapshot(4, "IN_MPI", "MPI_Finalize", "main > MPI_Finalize", "IN_MPI",
+			       "MPI_Sendrecv", "main > exchange > MPI_Sendrecv");
+	json_t *p2p = snapshot(4, "IN_MPI", "MPI_Recv", "main > MPI_Recv", "IN_MPI", "MPI_Sendrecv",
+			       "main > exchange > MPI_Sendrecv");
+	json_t *none = json_array();
+	json_t *groups = report_groups(fin), *d1 = report_diagnose(fin, groups, none);
+
+	ck_assert(diag_has(d1, "already called MPI_Finalize"));
+	json_decref(groups);
+	groups = report_groups(p2p);
+
+	json_t *d2 = report_diagnose(p2p, groups, none);
+
+	ck_assert(diag_has(d2, "point-to-point communication"));
+	ck_assert(!diag_has(d2, "mismatched collectives"));
+	json_decref(d1), json_decref(d2), json_decref(groups), json_decref(none);
+	json_decref(fin), json_decref(p2p);
+}
+END_TEST
+
+START_TEST(computation_hang_names_the_rank)
+{
+	json_t *s = snapshot(4, "IN_MPI", "MPI_Allreduce", "main > MPI_Allreduce", "IN_MPI",
+			     "MPI_Allreduce", "main > MPI_Allreduce");
+	json_t *frames = json_pack("[{s:s, s:s, s:i, s:b}]", "func", "spin", "file", "app.c", "line",
+				   42, "in_mpi", 0);
+	json_t *r2 = rank_obj(2, "OUT_MPI", NULL, "main > spin");
+
+	json_object_set_new(r2, "frames", frames);
+	json_array_set_new(s, 2, r2);
+
+	json_t *faulty = json_pack("[i]", 2);
+	json_t *rep = report_build(s, faulty, 1.0, json_object(), "test");
+
+	ck_assert_str_eq(json_string_value(json_object_get(rep, "hang_type")), "computation");
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "rank 2 (host n1, pid 1002) stays in application code"));
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "spin (app.c:42)"));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(rep, "next_step")), "gdb -p 1002"));
+	json_decref(rep), json_decref(faulty), json_decref(s);
+}
+END_TEST
+
+Suite *report_suite(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, ranges_are_compact);
+	tcase_add_test(tc, mpi_api_names);
+	tcase_add_test(tc, movement_between_snapshots);
+	tcase_add_test(tc, faulty_ranks_are_out_in_every_snapshot);
+	tcase_add_test(tc, groups_and_mismatched_collectives);
+	tcase_add_test(tc, early_finalize_and_point_to_point_deadlock);
+	tcase_add_test(tc, computation_hang_names_the_rank);
+	suite_add_tcase(s, tc);
+	return s;
+}
