@@ -23,6 +23,9 @@
  * No verdict comes before DETECTOR_MIN_WINDOWS windows at the current interval: with no history
  * at all, the first long communication phase of a job looks exactly like a hang.
  *
+ * Suspicion runs are kept per rank set (see struct run): only a non-suspicion of its own set
+ * ends a run, or a sample of the other set with more than one rank above the threshold.
+ *
  * Windows that complete during a suspicion run are held back with the run's samples and
  * counted only if the run ends: a hang must teach neither the model nor the interval control. */
 #include "detector.h"
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ranksets.h"
 #include "threshold.h"
 
 struct detector {
@@ -42,12 +46,19 @@ struct detector {
 	double n;      /* sum of hist */
 	struct threshold_level level; /* the tolerance level in use */
 
-	int *held;     /* samples of the suspicion run in progress */
-	int held_len, held_cap;
-	double product;
-	double run_start_ms, run_last_ms;
+	/* One suspicion run per rank set (the sets alternate every RANKSETS_SWITCH_EVERY samples):
+	 * the geometric test is about consecutive samples of one set, and the set that holds a
+	 * faulty OUT_MPI rank must not end the other set's run at every switch. */
+	struct run {
+		int *held;     /* samples of the run in progress, held back from the model */
+		int len, cap;
+		double product;
+		double active_ms; /* time its set was being sampled during the run */
+		bool hung;     /* this run has reached a verdict */
+	} runs[2];
+	double last_sample_ms;      /* time and set of the previous sample */
+	struct run *last_run;
 	double longest_healthy_ms; /* longest suspicion run that ended by itself */
-	bool hung;     /* the run in progress has reached a verdict */
 
 	double window[DETECTOR_WINDOW];
 	int window_len;
@@ -153,6 +164,11 @@ static void detector_flush_pending(struct detector *d)
 	}
 }
 
+static bool detector_in_run(const struct detector *d)
+{
+	return d->runs[0].len > 0 || d->runs[1].len > 0;
+}
+
 static void detector_window_push(struct detector *d, int s)
 {
 	d->window[d->window_len++] = s;
@@ -162,7 +178,7 @@ static void detector_window_push(struct detector *d, int s)
 
 	bool random = runs_test(d->window, DETECTOR_WINDOW).random;
 
-	if (d->held_len == 0) {
+	if (!detector_in_run(d)) {
 		detector_record_window(d, random);
 		return;
 	}
@@ -173,26 +189,28 @@ static void detector_window_push(struct detector *d, int s)
 	d->pending[d->pending_len++] = random;
 }
 
-/* The suspicion run ends: its samples join the model unless it was declared a hang. A run
- * that reached significance and still ended by itself contradicts the model at this interval. */
-static void detector_end_run(struct detector *d, bool keep_samples)
+/* A suspicion run ends: its samples join the model unless it was declared a hang. A run that
+ * reached significance and still ended by itself contradicts the model at this interval. */
+static void detector_end_run(struct detector *d, struct run *r)
 {
-	bool contradiction = keep_samples && d->product <= d->cfg.alpha;
-	double duration = d->run_last_ms - d->run_start_ms;
+	bool keep_samples = !r->hung;
+	bool contradiction = keep_samples && r->product <= d->cfg.alpha;
+	double duration = r->active_ms;
 
 	if (keep_samples) {
-		for (int i = 0; i < d->held_len; i++)
-			detector_model_add(d, d->held[i]);
+		for (int i = 0; i < r->len; i++)
+			detector_model_add(d, r->held[i]);
 		if (duration > d->longest_healthy_ms)
 			d->longest_healthy_ms = duration;
 	}
-	d->held_len = 0;
-	d->product = 1.0;
-	d->hung = false;
+	r->len = 0;
+	r->product = 1.0;
+	r->hung = false;
 
 	int doublings = d->doublings;
 
-	detector_flush_pending(d);
+	if (!detector_in_run(d))
+		detector_flush_pending(d);
 	/* One ended run is one piece of evidence: at most one doubling for it. */
 	if (contradiction && d->doublings == doublings && d->interval_ms < d->cfg.max_interval_ms)
 		detector_double_interval(d);
@@ -225,7 +243,7 @@ struct detector *detector_new(const struct detector_config *cfg)
 	}
 	rng_seed(&d->rng, cfg->seed);
 	d->interval_ms = cfg->interval_ms;
-	d->product = 1.0;
+	d->runs[0].product = d->runs[1].product = 1.0;
 	d->last = DETECTOR_BUILDING;
 	return d;
 }
@@ -234,36 +252,54 @@ void detector_free(struct detector *d)
 {
 	if (!d)
 		return;
-	free(d->held);
+	free(d->runs[0].held);
+	free(d->runs[1].held);
 	free(d->hist);
 	free(d);
 }
 
-/* Hold back a suspicion's sample; false only when memory runs out. */
-static bool detector_hold(struct detector *d, int s)
+/* Hold back a suspicion's sample; false only when memory runs out. The run's duration grows
+ * only between consecutive samples of its own set: the time the other set is sampled is not
+ * time this set was seen to be suspicious. */
+static bool detector_hold(struct detector *d, struct run *r, double t_ms, int s)
 {
-	if (d->held_len == d->held_cap) {
-		int cap = d->held_cap ? d->held_cap * 2 : 64;
-		int *p = realloc(d->held, (size_t)cap * sizeof(int));
+	if (r->len == r->cap) {
+		int cap = r->cap ? r->cap * 2 : 64;
+		int *p = realloc(r->held, (size_t)cap * sizeof(int));
 
 		if (!p)
 			return false;
-		d->held = p;
-		d->held_cap = cap;
+		r->held = p;
+		r->cap = cap;
 	}
-	d->held[d->held_len++] = s;
+	if (r->len == 0)
+		r->active_ms = 0.0;
+	else if (d->last_run == r)
+		r->active_ms += t_ms - d->last_sample_ms;
+	r->held[r->len++] = s;
 	return true;
 }
 
-/* Has the run in progress earned a verdict? */
-static bool detector_run_significant(const struct detector *d)
+/* Has the run earned a verdict? */
+static bool detector_run_significant(const struct detector *d, const struct run *r)
 {
-	/* Held-back windows count toward the minimum history, so an early hang is only delayed. */
-	int windows = d->history_count + d->pending_len;
+	/* Held-back windows count toward the minimum history once the run itself is long (two
+	 * windows of suspicions), so an early hang is only delayed, never missed. */
+	int windows = d->history_count;
 
-	return d->product <= d->cfg.alpha && d->n >= DETECTOR_MIN_SAMPLES &&
+	if (r->len >= 2 * DETECTOR_WINDOW)
+		windows += d->pending_len;
+	return r->product <= d->cfg.alpha && d->n >= DETECTOR_MIN_SAMPLES &&
 	       windows >= DETECTOR_MIN_WINDOWS &&
-	       d->run_last_ms - d->run_start_ms > DETECTOR_GUARD_FACTOR * d->longest_healthy_ms;
+	       r->active_ms > DETECTOR_GUARD_FACTOR * d->longest_healthy_ms;
+}
+
+/* The set the sample_no-th sample comes from, as the sampler alternates them. */
+static struct run *detector_run_for(struct detector *d, long sample_no)
+{
+	int nsets = d->cfg.nsets == 1 ? 1 : 2;
+
+	return &d->runs[(sample_no / RANKSETS_SWITCH_EVERY) % nsets];
 }
 
 enum detector_verdict detector_add(struct detector *d, double t_ms, int s)
@@ -272,25 +308,32 @@ enum detector_verdict detector_add(struct detector *d, double t_ms, int s)
 		s = 0;
 	if (s > d->cfg.set_size)
 		s = d->cfg.set_size;
-	d->samples++;
 
+	struct run *r = detector_run_for(d, d->samples++);
 	bool suspicion = d->level.usable && s <= d->level.threshold;
+	bool held = suspicion && detector_hold(d, r, t_ms, s);
 
-	if (suspicion && detector_hold(d, s)) {
-		if (d->held_len == 1)
-			d->run_start_ms = t_ms;
-		d->run_last_ms = t_ms;
-		d->product *= d->level.q;
+	d->last_sample_ms = t_ms;
+	d->last_run = r;
+	if (held) {
+		r->product *= d->level.q;
 		/* Windows completing now are held back with the run (see header comment). */
 		detector_window_push(d, s);
-		if (d->hung || detector_run_significant(d)) {
-			d->hung = true;
+		if (r->hung || detector_run_significant(d, r)) {
+			r->hung = true;
 			return d->last = DETECTOR_HANG;
 		}
 		return d->last = DETECTOR_SUSPECT;
 	}
-	if (d->held_len > 0)
-		detector_end_run(d, !d->hung);
+	if (r->len > 0)
+		detector_end_run(d, r);
+	/* The other set's run ends too when this sample shows the job computing: more than one
+	 * rank above the threshold. A single one is what a faulty OUT_MPI rank in this set looks
+	 * like while the job hangs, the case the two sets exist for. */
+	struct run *other = r == &d->runs[0] ? &d->runs[1] : &d->runs[0];
+
+	if (other->len > 0 && d->level.usable && s > d->level.threshold + 1)
+		detector_end_run(d, other);
 	detector_model_add(d, s);
 	detector_window_push(d, s);
 	detector_select_level(d);
@@ -308,7 +351,11 @@ double detector_next_step_ms(struct detector *d)
 
 void detector_dismiss(struct detector *d)
 {
-	detector_end_run(d, true);
+	for (int k = 0; k < 2; k++) {
+		d->runs[k].hung = false;
+		if (d->runs[k].len > 0)
+			detector_end_run(d, &d->runs[k]);
+	}
 	detector_select_level(d);
 }
 
@@ -326,8 +373,10 @@ void detector_get_info(const struct detector *d, struct detector_info *info)
 		info->q = d->level.q;
 		info->threshold = d->level.threshold;
 	}
-	info->run_length = d->held_len;
-	info->run_product = d->product;
+	const struct run *longer = d->runs[1].len > d->runs[0].len ? &d->runs[1] : &d->runs[0];
+
+	info->run_length = longer->len;
+	info->run_product = longer->product;
 	info->random_ok = detector_random_ok(d);
 	info->windows_passed = d->windows_passed;
 	info->windows_failed = d->windows_failed;

@@ -36,6 +36,7 @@ struct detector_config {
 	double interval_ms;     /* initial mean sampling interval I */
 	double max_interval_ms; /* cap on I */
 	int set_size;           /* C: largest possible S */
+	int nsets;              /* rank sets the sampler alternates (1 or 2; 0 means 2) */
 	uint64_t seed;          /* seeds the sampling-step generator */
 };
 

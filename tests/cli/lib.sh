@@ -99,9 +99,10 @@ expect_untraced() {
 ok() { PASSED=$((PASSED + 1)); }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*" >&2; }
 
-# run CMD...: runs with a hard timeout, leaves $OUT, $ERR (file contents) and $RC.
+# run CMD...: runs with a hard timeout (RUN_TIMEOUT seconds, default 120), leaves $OUT, $ERR
+# (file contents) and $RC.
 run() {
-	timeout 120 "$@" >"$TMP/out" 2>"$TMP/err"
+	timeout "${RUN_TIMEOUT:-120}" "$@" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
 	OUT=$(cat "$TMP/out")
 	ERR=$(cat "$TMP/err")

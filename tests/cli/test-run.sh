@@ -18,7 +18,7 @@ prun() {
 	app=$1
 	shift
 	# shellcheck disable=SC2086
-	run env $envs timeout 300 "$PARASTACK" run --seed 7 --report "$TMP/$name.json" "$@" -- \
+	RUN_TIMEOUT=300 run env $envs "$PARASTACK" run --seed 7 --report "$TMP/$name.json" "$@" -- \
 		mpirun --oversubscribe -np "$NP" "$APPS/$app"
 	REPORT="$TMP/$name.json"
 }
