@@ -25,7 +25,7 @@ LAUNCHER_SRC := $(wildcard launcher/*.c)
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
 MONITOR_MPI_SRC := monitor/comm.c monitor/monitor_main.c
 MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC),$(wildcard monitor/*.c))
-MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf
+MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson
 TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 

@@ -89,11 +89,7 @@ static int replay_load(const char *path, struct trace *tr)
 int cmd_replay(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "alpha", required_argument, NULL, 0 },
-		{ "interval", required_argument, NULL, 0 },
-		{ "max-interval", required_argument, NULL, 0 },
-		{ "set-size", required_argument, NULL, 0 },
-		{ "seed", required_argument, NULL, 0 },
+		MODEL_LONGOPTS,
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },

@@ -18,6 +18,7 @@
 
 #include "../monitor/exitcodes.h"
 #include "../monitor/procfs.h"
+#include "../monitor/signals.h"
 #include "commands.h"
 #include "options.h"
 
@@ -56,16 +57,6 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-static void install_handlers(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 /* A file we will write: its directory must exist and be writable. */
 static int check_output_path(const char *opt, const char *path)
 {
@@ -88,11 +79,7 @@ static int check_output_path(const char *opt, const char *path)
 static int parse_run_options(struct run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "alpha", required_argument, NULL, 0 },
-		{ "interval", required_argument, NULL, 0 },
-		{ "max-interval", required_argument, NULL, 0 },
-		{ "set-size", required_argument, NULL, 0 },
-		{ "seed", required_argument, NULL, 0 },
+		MODEL_LONGOPTS,
 		{ "on-hang", required_argument, NULL, 'H' },
 		{ "report", required_argument, NULL, 'R' },
 		{ "trace", required_argument, NULL, 'T' },
@@ -345,7 +332,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	snprintf(status_file, sizeof(status_file), "%s/status", dir);
-	install_handlers();
+	signals_install(on_signal);
 
 	int rc = run_job(&r, monitor, status_file);
 

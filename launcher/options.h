@@ -12,6 +12,12 @@
 #define EXIT_USAGE 2 /* bad option or argument */
 #define EXIT_INPUT 1 /* unreadable or malformed input */
 
+/* getopt_long entries of the model options (val 0), for common_option_apply(). */
+#define MODEL_LONGOPTS                                                                     \
+	{ "alpha", required_argument, NULL, 0 }, { "interval", required_argument, NULL, 0 }, \
+	{ "max-interval", required_argument, NULL, 0 },                                    \
+	{ "set-size", required_argument, NULL, 0 }, { "seed", required_argument, NULL, 0 }
+
 struct common_options {
 	struct detector_config model;
 	bool set_size_given;

@@ -23,6 +23,7 @@
 #include "exitcodes.h"
 #include "procfs.h"
 #include "report.h"
+#include "signals.h"
 #include "target.h"
 
 #define MAX_RANKS 65536
@@ -60,16 +61,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
-}
-
-static void install_handlers(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 }
 
 static double mono_ms(void)
@@ -138,11 +129,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "launcher-pid", required_argument, NULL, 'L' },
-		{ "alpha", required_argument, NULL, 0 },
-		{ "interval", required_argument, NULL, 0 },
-		{ "max-interval", required_argument, NULL, 0 },
-		{ "set-size", required_argument, NULL, 0 },
-		{ "seed", required_argument, NULL, 0 },
+		MODEL_LONGOPTS,
 		{ "on-hang", required_argument, NULL, 'H' },
 		{ "report", required_argument, NULL, 'R' },
 		{ "trace", required_argument, NULL, 'T' },
@@ -540,7 +527,7 @@ int main(int argc, char **argv)
 	struct monitor *m = &the_monitor;
 	int nlocal = 0, status = MONITOR_EXIT_NONE;
 
-	install_handlers();
+	signals_install(on_signal);
 	if (comm_init(&argc, &argv, &m->c) < 0) {
 		fprintf(stderr, "parastack: MPI_Init failed in the monitor\n");
 		return MONITOR_EXIT_ERROR;

@@ -36,6 +36,30 @@ static ssize_t read_proc_file(const char *path, char *buf, size_t len)
 	return (ssize_t)got;
 }
 
+/* Field n (1-based, n >= 3) of /proc/PID/stat into buf, as text; NULL if unreadable. The
+ * command name (field 2) may hold spaces and parentheses, so fields are counted after its
+ * last ')'. */
+static const char *stat_field(pid_t pid, int n, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (read_proc_file(path, buf, len) <= 0)
+		return NULL;
+
+	char *p = strrchr(buf, ')');
+
+	if (!p || p[1] != ' ')
+		return NULL;
+	p += 2;
+	for (int field = 3; field < n && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	return p;
+}
+
 static int compare_pid(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
@@ -128,15 +152,10 @@ int procfs_world_size(pid_t pid)
 
 pid_t procfs_parent(pid_t pid)
 {
-	char path[64], buf[1024];
+	char buf[1024];
+	const char *p = stat_field(pid, 4, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_proc_file(path, buf, sizeof(buf)) <= 0)
-		return 0;
-
-	char *p = strrchr(buf, ')');
-
-	return p && p[1] == ' ' && p[2] ? (pid_t)strtol(p + 4, NULL, 10) : 0;
+	return p ? (pid_t)strtol(p, NULL, 10) : 0;
 }
 
 int procfs_children(pid_t pid, pid_t *out, int max)
@@ -164,37 +183,17 @@ int procfs_children(pid_t pid, pid_t *out, int max)
 
 char procfs_state(pid_t pid)
 {
-	char path[64], buf[512];
+	char buf[512];
+	const char *p = stat_field(pid, 3, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_proc_file(path, buf, sizeof(buf)) <= 0)
-		return 0;
-
-	/* The command name may hold spaces and parentheses: the state follows the last ')'. */
-	char *p = strrchr(buf, ')');
-
-	return p && p[1] == ' ' ? p[2] : 0;
+	return p ? *p : 0;
 }
 
 unsigned long long procfs_start_time(pid_t pid)
 {
-	char path[64], buf[1024];
+	char buf[1024];
+	const char *p = stat_field(pid, 22, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (read_proc_file(path, buf, sizeof(buf)) <= 0)
-		return 0;
-
-	char *p = strrchr(buf, ')');
-
-	if (!p)
-		return 0;
-	/* Fields after ')' start at field 3 (state); starttime is field 22. */
-	p += 2;
-	for (int field = 3; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
 	return p ? strtoull(p, NULL, 10) : 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../monitor/signals.h"
 #include "../../monitor/target.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -16,17 +17,6 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-/* Handle INT/TERM/HUP explicitly, as the monitor does: a shell starts background jobs with
- * SIGINT ignored, and an ignored signal would never end the loop. */
-static void install_handlers(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
 
 int main(int argc, char **argv)
 {
@@ -39,7 +29,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	install_handlers();
+	signals_install(on_signal);
 	for (long i = 0; (count == 0 || i < count) && !stop_requested; i++) {
 		enum rank_state st;
 
