@@ -3,7 +3,7 @@
  * of most MPI solvers. Faults come from the environment (faults.h):
  *   spin/sleep  the rank loops or sleeps forever in application code (computation hang)
  *   deadlock    the rank posts a receive that no one matches (communication hang)
- *   skip        the rank skips one Allreduce (its neighbours wait in it; it waits in Sendrecv)
+ *   skip        the rank skips the next Allreduce (the others wait in it; it waits in Sendrecv)
  *   exit        the rank finalizes and exits while the others wait in the collective
  *   stall       the rank pauses PS_STALL seconds, then goes on (a slowdown, not a hang)
  * PS_WORK scales the compute per iteration (default 1: about 40 ms with 4 ranks on 2 cores). */
@@ -68,9 +68,9 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < N + 2; i++)
 		u[i] = rank + i * 1e-3;
-	for (long it = 0; f.iters < 0 || it < f.iters; it++) {
-		int skip = 0;
+	int skip = 0; /* the next Allreduce is to be skipped */
 
+	for (long it = 0; f.iters < 0 || it < f.iters; it++) {
 		switch (faults_due(&f, rank)) {
 		case FAULT_SPIN: faulty_spin(); break;
 		case FAULT_SLEEP: faulty_sleep(); break;
@@ -82,7 +82,9 @@ int main(int argc, char **argv)
 		}
 		compute(sweeps);
 		exchange_halo(rank, size);
-		if (it % 4 == 3 && !skip)
+		if (it % 4 == 3 && skip)
+			skip = 0; /* this rank's partners wait in this Allreduce forever */
+		else if (it % 4 == 3)
 			residual();
 	}
 	MPI_Finalize();

@@ -9,7 +9,7 @@ total_f=0
 status=0
 for t in "$dir"/test-*.sh; do
 	name=$(basename "$t" .sh)
-	out=$(timeout 900 sh "$t" 2>&1)
+	out=$(timeout 2400 sh "$t" 2>&1)
 	rc=$?
 	summary=$(printf '%s\n' "$out" | tail -n 1)
 	p=$(printf '%s' "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
