@@ -283,11 +283,11 @@ static bool detector_hold(struct detector *d, struct run *r, double t_ms, int s)
 /* Has the run earned a verdict? */
 static bool detector_run_significant(const struct detector *d, const struct run *r)
 {
-	/* Held-back windows count toward the minimum history once the run itself is long (two
-	 * windows of suspicions), so an early hang is only delayed, never missed. */
+	/* Held-back windows count toward the minimum history once the run itself holds a
+	 * window's worth of suspicions, so an early hang is only delayed, never missed. */
 	int windows = d->history_count;
 
-	if (r->len >= 2 * DETECTOR_WINDOW)
+	if (r->len >= DETECTOR_WINDOW)
 		windows += d->pending_len;
 	return r->product <= d->cfg.alpha && d->n >= DETECTOR_MIN_SAMPLES &&
 	       windows >= DETECTOR_MIN_WINDOWS &&
