@@ -311,7 +311,7 @@ static void end_monitor(pid_t monitor, int patience_ms)
 	}
 }
 
-static int run_job(const struct run *rp, const char *monitor, const char *status_file);
+static int run_job(const struct run *r, const char *monitor, const char *status_file);
 
 int cmd_run(int argc, char **argv)
 {
@@ -355,17 +355,16 @@ static bool monitor_found_hang(const char *status_file)
 	return !strncmp(buf, "hang", 4);
 }
 
-static int run_job(const struct run *rp, const char *monitor, const char *status_file)
+static int run_job(const struct run *r, const char *monitor, const char *status_file)
 {
-	struct run r = *rp;
-	pid_t launcher = spawn(r.job_argv, false);
+	pid_t launcher = spawn(r->job_argv, false);
 
 	if (launcher < 0) {
 		cmd_error("run", "fork: %s", strerror(errno));
 		return EXIT_INPUT;
 	}
 
-	pid_t mon = start_monitor(&r, monitor, launcher, status_file);
+	pid_t mon = start_monitor(r, monitor, launcher, status_file);
 	bool monitoring = mon > 0;
 
 	for (;;) {
@@ -396,7 +395,7 @@ static int run_job(const struct run *rp, const char *monitor, const char *status
 			if (monitor_found_hang(status_file) ||
 			    (WIFEXITED(st) && WEXITSTATUS(st) == MONITOR_EXIT_HANG)) {
 				fprintf(stderr, "parastack: ending the hung job (launcher pid %d)\n", (int)launcher);
-				end_job(launcher, r.grace_s);
+				end_job(launcher, r->grace_s);
 				return PARASTACK_EXIT_HUNG;
 			}
 			if (!(WIFEXITED(st) && WEXITSTATUS(st) == MONITOR_EXIT_NONE))

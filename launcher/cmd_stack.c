@@ -82,7 +82,7 @@ static void emit_thread(struct symbolizer *sy, const struct target *t, const str
 		       th->in_mpi ? " in MPI" : "", th->group_stopped ? " [stopped]" : "");
 	for (int i = 0; i < th->nframes; i++) {
 		uint64_t pc = th->ips[i];
-		bool in_mpi = maps_in_mpi(&t->maps, i ? pc - 1 : pc);
+		bool in_mpi = maps_in_mpi(&t->maps, frame_lookup_pc(th->ips, i));
 		int nl = symbolize(sy, pc, i > 0, lf, MAX_LOGICAL);
 
 		for (int k = 0; k < nl; k++, idx++) {

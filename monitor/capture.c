@@ -96,7 +96,7 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 	static struct sym_frame keep[TARGET_MAX_FRAMES * 2];
 
 	for (int i = 0; th && i < th->nframes; i++) {
-		bool in_mpi = maps_in_mpi(&t->maps, i ? th->ips[i] - 1 : th->ips[i]);
+		bool in_mpi = maps_in_mpi(&t->maps, frame_lookup_pc(th->ips, i));
 		int nl = symbolize(sy, th->ips[i], i > 0, lf, LOGICAL_MAX);
 
 		for (int k = 0; k < nl && nnames < TARGET_MAX_FRAMES * 2; k++) {

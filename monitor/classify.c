@@ -7,13 +7,10 @@ void classify_thread(const struct maps *mp, const uint64_t *ips, int n, bool mai
 	bool app = false, mpi = false;
 
 	for (int i = 0; i < n && !(mpi && (app || main_thread)); i++) {
-		/* A return address may be the first byte after the call: look at the call. */
-		uint64_t pc = i > 0 && ips[i] ? ips[i] - 1 : ips[i];
+		int kind = maps_kind_at(mp, frame_lookup_pc(ips, i));
 
-		if (maps_in_mpi(mp, pc))
-			mpi = true;
-		else if (maps_in_app(mp, pc))
-			app = true;
+		mpi |= kind == MODULE_MPI;
+		app |= kind == MODULE_APP;
 	}
 	*counted = main_thread || app;
 	*in_mpi = mpi;

@@ -17,6 +17,13 @@ enum rank_state {
 	RANK_OUT_MPI,
 };
 
+/* The address to look up for frame i of ips (innermost first): every frame but the innermost
+ * holds a return address, which may be the first byte after the call, so look at the call. */
+static inline uint64_t frame_lookup_pc(const uint64_t *ips, int i)
+{
+	return i > 0 && ips[i] ? ips[i] - 1 : ips[i];
+}
+
 /* ips innermost first; all but ips[0] are return addresses. */
 void classify_thread(const struct maps *mp, const uint64_t *ips, int n, bool main_thread,
 		     bool *counted, bool *in_mpi);

@@ -323,21 +323,20 @@ const char *maps_path(const struct maps *mp, const struct mapping *m)
 	return m && m->path_index >= 0 ? mp->paths[m->path_index] : NULL;
 }
 
-bool maps_in_mpi(const struct maps *mp, uint64_t addr)
+int maps_kind_at(const struct maps *mp, uint64_t addr)
 {
 	const struct mapping *m = maps_find(mp, addr);
 
-	if (m && m->kind == MODULE_MPI)
-		return true;
-	for (int i = 0; i < mp->nsyms; i++)
-		if (addr >= mp->mpi_syms[i].start && addr < mp->mpi_syms[i].end)
-			return true;
-	return false;
+	if (!m)
+		return -1;
+	if (m->kind == MODULE_APP)
+		for (int i = 0; i < mp->nsyms; i++)
+			if (addr >= mp->mpi_syms[i].start && addr < mp->mpi_syms[i].end)
+				return MODULE_MPI;
+	return (int)m->kind;
 }
 
-bool maps_in_app(const struct maps *mp, uint64_t addr)
+bool maps_in_mpi(const struct maps *mp, uint64_t addr)
 {
-	const struct mapping *m = maps_find(mp, addr);
-
-	return m && m->kind == MODULE_APP && !maps_in_mpi(mp, addr);
+	return maps_kind_at(mp, addr) == MODULE_MPI;
 }

@@ -41,10 +41,11 @@ void maps_free(struct maps *mp);
 /* The mapping containing addr, or NULL. */
 const struct mapping *maps_find(const struct maps *mp, uint64_t addr);
 const char *maps_path(const struct maps *mp, const struct mapping *m);
-/* Is addr in MPI code (an MPI module, or an MPI_* symbol of an application module)? */
+/* What code addr lies in: MODULE_MPI for an MPI module or an MPI_* symbol of an application
+ * module, else the kind of its mapping; -1 when it is in no mapping. One lookup. */
+int maps_kind_at(const struct maps *mp, uint64_t addr);
+/* Is addr in MPI code? */
 bool maps_in_mpi(const struct maps *mp, uint64_t addr);
-/* Is addr in application code (neither MPI nor runtime)? */
-bool maps_in_app(const struct maps *mp, uint64_t addr);
 
 /* Classify a shared object by its file name (exposed for tests and configuration). */
 enum module_kind maps_classify_path(const char *path, const char *exe);

@@ -502,8 +502,6 @@ static void follower_loop(struct monitor *m)
 
 static int setup_model(struct monitor *m)
 {
-	int *all = calloc((size_t)m->nranks + 1, sizeof(int));
-
 	rng_seed(&m->rng, m->opt.model.seed);
 	if (ranksets_draw(&m->sets, &m->rng, m->nranks, m->opt.model.set_size) < 0)
 		return -1;
@@ -511,7 +509,6 @@ static int setup_model(struct monitor *m)
 	for (int k = 0; k < m->sets.nsets; k++)
 		for (int i = 0; i < m->sets.size; i++)
 			m->sets.set[k][i] = m->table[m->sets.set[k][i]].rank;
-	free(all);
 
 	struct detector_config cfg = m->opt.model;
 

@@ -247,7 +247,8 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 	size_t i;
 	json_t *g;
 	const char *first_coll = NULL, *final_ranks = NULL, *exited = NULL;
-	int ncoll = 0, np2p = 0, ngroups_mpi = 0;
+	bool mixed_colls = false;
+	int np2p = 0, ngroups_mpi = 0;
 	char colls[1024] = "";
 	size_t o = 0;
 
@@ -268,17 +269,16 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		if (!strcmp(call, "MPI_Finalize")) {
 			final_ranks = str(g, "ranks");
 		} else if (in_list(call, collectives)) {
-			if (!first_coll || strcmp(first_coll, call)) {
-				ncoll += !first_coll || strcmp(first_coll, call);
+			if (!first_coll || strcmp(first_coll, call))
 				o += (size_t)snprintf(colls + o, sizeof(colls) - o, "%s%s in %s",
 						      o ? ", " : "", str(g, "ranks"), call);
-			}
+			mixed_colls |= first_coll && strcmp(first_coll, call);
 			first_coll = first_coll ? first_coll : call;
 		} else {
 			np2p++;
 		}
 	}
-	if (ncoll > 1)
+	if (mixed_colls)
 		add(diag, "mismatched collectives: ranks %s — every rank must call the same collectives in the same order",
 		    colls);
 	if (final_ranks && ngroups_mpi > 1)
@@ -286,9 +286,9 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		    final_ranks);
 	if (exited)
 		add(diag, "rank(s) %s have exited while others still wait in MPI", exited);
-	if (ncoll >= 1 && np2p > 0 && !computation)
+	if (first_coll && np2p > 0 && !computation)
 		add(diag, "some ranks wait in a collective while others wait in point-to-point calls: a rank skipped the collective, or waits for a message from a rank inside it");
-	if (ncoll == 0 && np2p > 0 && !final_ranks && !exited)
+	if (!first_coll && np2p > 0 && !final_ranks && !exited)
 		add(diag, "every waiting rank is in point-to-point communication: a communication deadlock or a message that was never sent — check that each receive has a matching send");
 }
 

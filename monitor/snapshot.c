@@ -170,15 +170,15 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 		return SNAPSHOT_FAILED;
 	}
 	snapshot_reap_pending();
-	if (procfs_state(tid) == 'Z') {
-		snprintf(err, errlen, "thread %d is a zombie (exited, not yet reaped)", (int)tid);
-		return SNAPSHOT_GONE;
-	}
-
 	block_signals(&old);
 	if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) < 0) {
 		e = errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		/* A zombie cannot be seized (EPERM); say what it is rather than blame permissions. */
+		if (procfs_state(tid) == 'Z') {
+			snprintf(err, errlen, "thread %d is a zombie (exited, not yet reaped)", (int)tid);
+			return SNAPSHOT_GONE;
+		}
 		return fail_errno(e, "ptrace(SEIZE, ", tid, err, errlen);
 	}
 

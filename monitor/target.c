@@ -38,10 +38,10 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
 static int target_unwind(struct target *t, char *err, size_t len)
 {
 	int n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, t->ips, TARGET_MAX_FRAMES);
-	bool unknown = n == 0 || !maps_find(&t->maps, t->ips[0]);
+	bool unknown = n == 0;
 
-	for (int i = 1; i < n && !unknown; i++)
-		unknown = !maps_find(&t->maps, t->ips[i] - 1);
+	for (int i = 0; i < n && !unknown; i++)
+		unknown = !maps_find(&t->maps, frame_lookup_pc(t->ips, i));
 	if (unknown && target_reload_maps(t, err, len) == TARGET_OK)
 		n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, t->ips, TARGET_MAX_FRAMES);
 	return n;

@@ -26,10 +26,7 @@ int main(int argc, char **argv)
 	int rank, size;
 	struct faults f;
 
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	faults_init(&f);
+	app_start(&argc, &argv, &rank, &size, &f);
 	for (long it = 0; f.iters < 0 || it < f.iters; it++) {
 		double out[2] = { rank, it }, in[2];
 		MPI_Request reqs[4];

@@ -50,6 +50,15 @@ static inline void faults_init(struct faults *f)
 	f->t0 = MPI_Wtime();
 }
 
+/* The start every test application shares: MPI_Init, this rank, the job size, the faults. */
+static inline void app_start(int *argc, char ***argv, int *rank, int *size, struct faults *f)
+{
+	MPI_Init(argc, argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	MPI_Comm_size(MPI_COMM_WORLD, size);
+	faults_init(f);
+}
+
 /* Is it time for this rank's fault (once)? */
 static inline enum fault faults_due(struct faults *f, int rank)
 {

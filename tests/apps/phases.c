@@ -41,10 +41,7 @@ int main(int argc, char **argv)
 	int rank, size;
 	struct faults f;
 
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	faults_init(&f);
+	app_start(&argc, &argv, &rank, &size, &f);
 
 	double compute_s = env_double("PS_COMPUTE", 3), comm_s = env_double("PS_COMM", 2);
 

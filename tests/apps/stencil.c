@@ -59,10 +59,7 @@ int main(int argc, char **argv)
 	int rank, size;
 	struct faults f;
 
-	MPI_Init(&argc, &argv);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
-	faults_init(&f);
+	app_start(&argc, &argv, &rank, &size, &f);
 
 	int sweeps = (int)(400 * env_double("PS_WORK", 1.0));
 
