@@ -26,6 +26,9 @@ LAUNCHER_SRC := $(wildcard launcher/*.c)
 MONITOR_MPI_SRC := monitor/comm.c monitor/monitor_main.c
 MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC),$(wildcard monitor/*.c))
 MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson
+# The schedulers' modules. libslurm has no pkg-config file in Debian: -lslurm by name.
+SCHED_SRC    := $(filter-out sched/slurm/parastack_sbatch.c,$(wildcard sched/slurm/*.c))
+SCHED_LIBS   := -lslurm
 TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 
@@ -33,13 +36,13 @@ obj = $(patsubst %.c,$(B)/$(1)/%.o,$(2))
 Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
-PROGRAMS := $(B)/parastack $(B)/parastack-monitor
+PROGRAMS := $(B)/parastack $(B)/parastack-monitor $(B)/parastack-sbatch
 TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 # Processes with known states for the sampler's tests (tests/fixtures).
 APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
 	$(B)/tests/apps/busywait $(B)/tests/apps/phases
 FIXTURES := $(APPS) $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
-	$(B)/tests/mpi_states_f $(B)/tests/sample_loop
+	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe
 
 .PHONY: all check unit cli install uninstall clean deps demo bench
 all: $(PROGRAMS)
@@ -56,11 +59,18 @@ $(B)/mpiobj/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,MPICC,$<)mpicc $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
-$(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,launcher/options.c $(MONITOR_SRC) $(STATS_SRC))
-	$(call say,LINK,$@)mpicc $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) -ljansson -lm
+$(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,launcher/options.c $(MONITOR_SRC) $(STATS_SRC) $(SCHED_SRC))
+	$(call say,LINK,$@)mpicc $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
-$(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(STATS_SRC))
-	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) -ljansson -lm
+$(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(STATS_SRC) $(SCHED_SRC))
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
+
+$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c launcher/options.c $(STATS_SRC))
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+$(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c $(SCHED_SRC))
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SCHED_LIBS)
 
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread -lm)
 

@@ -1,8 +1,11 @@
-/* cmd_run — `parastack run [options] -- LAUNCHER ARGS...`: run an MPI job under watch on this
- * machine. Starts the launcher, and beside it the monitor as an MPI job of its own
- * (`mpirun -np 1 parastack-monitor`). When the monitor reports a hang and --on-hang=kill, ends
- * the job: SIGTERM to the launcher, then SIGKILL after a grace period to whatever of the job is
- * still there — only the processes descended from the launcher it started, by PID. */
+/* cmd_run — `parastack run [options] -- LAUNCHER ARGS...`: run an MPI job under watch. Starts
+ * the launcher, and beside it the monitors as an MPI job of their own: one on this machine
+ * (`mpirun -np 1 parastack-monitor`), or, inside a Slurm allocation, one per node of it, started
+ * as an overlapping step so they take none of the application's CPUs. When the monitors report
+ * a hang and --on-hang=kill, ends the job: with --batch (parastack-sbatch's job script) by
+ * cancelling the Slurm job; otherwise SIGTERM to the launcher, then SIGKILL after a grace
+ * period to whatever of the job is still there — only the processes descended from the
+ * launcher it started, by PID. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,6 +22,7 @@
 #include "../monitor/exitcodes.h"
 #include "../monitor/procfs.h"
 #include "../monitor/signals.h"
+#include "../sched/slurm/sched_slurm.h"
 #include "commands.h"
 #include "options.h"
 
@@ -38,6 +42,9 @@ static const char run_usage[] =
 	"  --report FILE         write the JSON report to FILE\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  --grace SECONDS       wait this long after SIGTERM before SIGKILL (default 10)\n"
+	"  --batch               end a hung job by cancelling its Slurm job (parastack-sbatch's\n"
+	"                        job script uses this); the default ends only the launcher\n"
+	"  --local               watch this node only, even inside a Slurm allocation\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Exit status: the job's own when it ends by itself; 86 when parastack ended a hung job.\n";
@@ -47,6 +54,8 @@ struct run {
 	bool kill_on_hang;
 	const char *report, *trace;
 	int grace_s;
+	bool batch, local;
+	uint32_t slurm_job; /* the allocation we run in, 0 when none (or --local) */
 	char **job_argv;
 };
 
@@ -57,25 +66,6 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-/* A file we will write: its directory must exist and be writable. */
-static int check_output_path(const char *opt, const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-
-	if (!*path) {
-		cmd_error("run", "--%s: empty file name", opt);
-		return -1;
-	}
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		 slash ? path : ".");
-	if (access(dir, W_OK) < 0) {
-		cmd_error("run", "--%s %s: cannot write in %s: %s", opt, path, dir, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 static int parse_run_options(struct run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -84,6 +74,8 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 		{ "report", required_argument, NULL, 'R' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ "grace", required_argument, NULL, 'G' },
+		{ "batch", no_argument, NULL, 'B' },
+		{ "local", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,12 +99,12 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 			r->kill_on_hang = !strcmp(optarg, "kill");
 			break;
 		case 'R':
-			if (check_output_path("report", optarg) < 0)
+			if (option_output_path("run", "report", optarg) < 0)
 				return -1;
 			r->report = optarg;
 			break;
 		case 'T':
-			if (check_output_path("trace", optarg) < 0)
+			if (option_output_path("run", "trace", optarg) < 0)
 				return -1;
 			r->trace = optarg;
 			break;
@@ -120,6 +112,8 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 			if (option_int("run", "grace", optarg, 0, 3600, &r->grace_s) < 0)
 				return -1;
 			break;
+		case 'B': r->batch = true; break;
+		case 'l': r->local = true; break;
 		case 'h':
 			fputs(run_usage, stdout);
 			exit(0);
@@ -139,27 +133,7 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 	return 0;
 }
 
-/* parastack-monitor next to this executable. */
-static int find_monitor(char *path, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-
-	char *slash = strrchr(self, '/');
-	size_t dir = slash ? (size_t)(slash - self) : 0;
-
-	if (dir + sizeof("/parastack-monitor") > len)
-		return -1;
-	memcpy(path, self, dir);
-	memcpy(path + dir, "/parastack-monitor", sizeof("/parastack-monitor"));
-	return access(path, X_OK);
-}
-
-static pid_t spawn(char **argv, bool as_monitor)
+static pid_t spawn(char **argv, bool as_monitor, bool overlap)
 {
 	pid_t pid = fork();
 
@@ -172,6 +146,10 @@ static pid_t spawn(char **argv, bool as_monitor)
 			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
 			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
 		}
+		/* mpirun starts its remote daemons with srun; --overlap makes that step share the
+		 * nodes' CPUs with the application's steps instead of taking some of them. */
+		if (overlap)
+			setenv("OMPI_MCA_plm_slurm_args", "--overlap", 1);
 		execvp(argv[0], argv);
 		fprintf(stderr, "parastack run: cannot start %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -182,12 +160,17 @@ static pid_t spawn(char **argv, bool as_monitor)
 static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launcher,
 			   const char *status_file)
 {
-	char *argv[40], num[8][64];
+	char *argv[48], num[8][64], host[256] = "";
 	int a = 0;
 
 	argv[a++] = "mpirun";
-	argv[a++] = "-np";
-	argv[a++] = "1";
+	if (r->slurm_job) {
+		argv[a++] = "--map-by";
+		argv[a++] = "ppr:1:node";
+	} else {
+		argv[a++] = "-np";
+		argv[a++] = "1";
+	}
 	argv[a++] = "--bind-to";
 	argv[a++] = "none";
 	argv[a++] = "--oversubscribe";
@@ -195,6 +178,15 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 	snprintf(num[0], 64, "%d", (int)launcher);
 	argv[a++] = "--launcher-pid";
 	argv[a++] = num[0];
+	if (r->slurm_job) {
+		/* Only the monitor on this node can see the launcher; it leads. */
+		snprintf(num[6], 64, "%u", r->slurm_job);
+		argv[a++] = "--slurm-job";
+		argv[a++] = num[6];
+		gethostname(host, sizeof(host) - 1);
+		argv[a++] = "--launcher-host";
+		argv[a++] = host;
+	}
 	snprintf(num[1], 64, "%.17g", r->opt.model.alpha);
 	argv[a++] = "--alpha";
 	argv[a++] = num[1];
@@ -222,7 +214,7 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 		argv[a++] = (char *)r->trace;
 	}
 	argv[a] = NULL;
-	return spawn(argv, true);
+	return spawn(argv, true, r->slurm_job != 0);
 }
 
 struct proc_id {
@@ -313,6 +305,51 @@ static void end_monitor(pid_t monitor, int patience_ms)
 
 static int run_job(const struct run *r, const char *monitor, const char *status_file);
 
+/* Inside a Slurm allocation (and not --local): the job to watch across its nodes. */
+static void find_allocation(struct run *r)
+{
+	static struct slurm_job_info job;
+	const char *id = getenv("SLURM_JOB_ID");
+	char err[512], host[256] = "";
+	uint32_t jobid;
+
+	if (r->local || !id)
+		return;
+	if (sched_slurm_parse_jobid(id, &jobid) < 0 || sched_slurm_job(jobid, &job, err, sizeof(err)) < 0) {
+		fprintf(stderr, "parastack: SLURM_JOB_ID=%s, but Slurm does not answer for it (%s); "
+			"watching this node only\n", id, sched_slurm_parse_jobid(id, &jobid) < 0 ? "not a job id" : err);
+		return;
+	}
+	gethostname(host, sizeof(host) - 1);
+	for (int i = 0; i < job.num_nodes; i++)
+		if (!strcmp(job.nodes[i], host) || !strcmp(job.nodes[i], getenv("SLURMD_NODENAME") ? getenv("SLURMD_NODENAME") : "")) {
+			r->slurm_job = jobid;
+			return;
+		}
+	fprintf(stderr, "parastack: this node (%s) is not in Slurm job %u; watching this node only\n",
+		host, jobid);
+}
+
+/* --batch: cancel the Slurm job we run in. true if the cancel was sent. */
+static bool cancel_batch_job(const struct run *r)
+{
+	char err[512];
+
+	if (!r->batch)
+		return false;
+	if (!r->slurm_job) {
+		fprintf(stderr, "parastack: --batch, but not inside a Slurm job; ending the launcher instead\n");
+		return false;
+	}
+	fprintf(stderr, "parastack: cancelling the hung Slurm job %u\n", r->slurm_job);
+	fflush(stderr);
+	if (sched_slurm_cancel(r->slurm_job, err, sizeof(err)) < 0) {
+		fprintf(stderr, "parastack: %s; ending the launcher instead\n", err);
+		return false;
+	}
+	return true;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run r = { 0 };
@@ -320,7 +357,7 @@ int cmd_run(int argc, char **argv)
 
 	if (parse_run_options(&r, argc, argv) < 0)
 		return EXIT_USAGE;
-	if (find_monitor(monitor, sizeof(monitor)) < 0) {
+	if (sibling_program("parastack-monitor", monitor, sizeof(monitor)) < 0) {
 		cmd_error("run", "cannot find parastack-monitor next to parastack (%s); reinstall parastack",
 			  monitor);
 		return EXIT_INPUT;
@@ -333,6 +370,7 @@ int cmd_run(int argc, char **argv)
 	}
 	snprintf(status_file, sizeof(status_file), "%s/status", dir);
 	signals_install(on_signal);
+	find_allocation(&r);
 
 	int rc = run_job(&r, monitor, status_file);
 
@@ -357,7 +395,7 @@ static bool monitor_found_hang(const char *status_file)
 
 static int run_job(const struct run *r, const char *monitor, const char *status_file)
 {
-	pid_t launcher = spawn(r->job_argv, false);
+	pid_t launcher = spawn(r->job_argv, false, false);
 
 	if (launcher < 0) {
 		cmd_error("run", "fork: %s", strerror(errno));
@@ -394,7 +432,8 @@ static int run_job(const struct run *r, const char *monitor, const char *status_
 			monitoring = false;
 			if (monitor_found_hang(status_file) ||
 			    (WIFEXITED(st) && WEXITSTATUS(st) == MONITOR_EXIT_HANG)) {
-				fprintf(stderr, "parastack: ending the hung job (launcher pid %d)\n", (int)launcher);
+				if (!cancel_batch_job(r))
+					fprintf(stderr, "parastack: ending the hung job (launcher pid %d)\n", (int)launcher);
 				end_job(launcher, r->grace_s);
 				return PARASTACK_EXIT_HUNG;
 			}

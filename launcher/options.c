@@ -4,17 +4,20 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void cmd_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "parastack %s: ", cmd);
+	/* The front ends are programs of their own ("parastack-sbatch: ..."). */
+	fprintf(stderr, strncmp(cmd, "parastack-", 10) ? "parastack %s: " : "%s: ", cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -112,4 +115,39 @@ int common_options_check(const char *cmd, const struct common_options *o)
 		return -1;
 	}
 	return 0;
+}
+
+int option_output_path(const char *cmd, const char *opt, const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (!*path) {
+		cmd_error(cmd, "--%s: empty file name", opt);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	if (access(dir, W_OK) < 0) {
+		cmd_error(cmd, "--%s %s: cannot write in %s: %s", opt, path, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int sibling_program(const char *name, char *path, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+
+	char *slash = strrchr(self, '/');
+	int dir = slash ? (int)(slash - self) : 0;
+
+	if ((size_t)snprintf(path, len, "%.*s/%s", dir, self, name) >= len)
+		return -1;
+	return access(path, X_OK);
 }

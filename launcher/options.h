@@ -4,6 +4,7 @@
 #define PARASTACK_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../stats/detector.h"
@@ -29,6 +30,12 @@ int option_double(const char *cmd, const char *name, const char *arg, double min
 		  double max_incl, double *out);
 int option_int(const char *cmd, const char *name, const char *arg, long min, long max, int *out);
 int option_u64(const char *cmd, const char *name, const char *arg, uint64_t *out);
+
+/* A file the command will write: its directory must exist and be writable. */
+int option_output_path(const char *cmd, const char *opt, const char *path);
+
+/* The program `name` installed next to this one, in path. 0, or -1 if it is not there. */
+int sibling_program(const char *name, char *path, size_t len);
 
 void common_options_default(struct common_options *o);
 /* Apply one of the model options (--alpha, --interval, --max-interval, --set-size, --seed) by

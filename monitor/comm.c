@@ -10,7 +10,8 @@
 #define TAG_CMD 1
 #define TAG_COUNTS 2
 #define TAG_JSON 3
-#define LEADER 0
+
+static int leader; /* the monitor that leads, elected at start-up */
 
 static void sleep_ms(int ms)
 {
@@ -41,7 +42,17 @@ int comm_init(int *argc, char ***argv, struct comm *c)
 	if (gethostname(c->host, sizeof(c->host)) < 0)
 		strcpy(c->host, "?");
 	c->host[sizeof(c->host) - 1] = '\0';
+	c->leader = 0;
 	return 0;
+}
+
+int comm_elect_leader(struct comm *c, bool candidate)
+{
+	int mine = candidate ? c->me : c->size, lowest = c->size;
+
+	MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	leader = c->leader = lowest < c->size ? lowest : 0;
+	return c->leader;
 }
 
 void comm_finalize(void)
@@ -157,7 +168,7 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 	MPI_Request req;
 	int done = 0, cmd = 0;
 
-	MPI_Irecv(msg, max + 2, MPI_INT, LEADER, TAG_CMD, MPI_COMM_WORLD, &req);
+	MPI_Irecv(msg, max + 2, MPI_INT, leader, TAG_CMD, MPI_COMM_WORLD, &req);
 	while (!done) {
 		MPI_Test(&req, &done, MPI_STATUS_IGNORE);
 		if (!done && *stop_flag) {
@@ -180,7 +191,7 @@ void comm_send_counts(int out, int live)
 {
 	int v[2] = { out, live };
 
-	MPI_Send(v, 2, MPI_INT, LEADER, TAG_COUNTS, MPI_COMM_WORLD);
+	MPI_Send(v, 2, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
 }
 
 void comm_send_json(json_t *j)
@@ -188,6 +199,6 @@ void comm_send_json(json_t *j)
 	char *s = json_dumps(j, JSON_COMPACT);
 	int len = s ? (int)strlen(s) : 0;
 
-	MPI_Send(s ? s : "", len, MPI_CHAR, LEADER, TAG_JSON, MPI_COMM_WORLD);
+	MPI_Send(s ? s : "", len, MPI_CHAR, leader, TAG_JSON, MPI_COMM_WORLD);
 	free(s);
 }

@@ -1,11 +1,13 @@
-/* comm — how monitors talk: MPI-1 point-to-point and a few collectives, nothing else. Monitor
- * 0 leads. The leader sends commands; the others wait for them in a low-CPU loop (MPI_Test and
+/* comm — how monitors talk: MPI-1 point-to-point and a few collectives, nothing else. One
+ * monitor leads: the one on the launcher's node when there is one (it alone can see the launcher
+ * end), else monitor 0. The leader sends commands; the others wait for them in a low-CPU loop (MPI_Test and
  * a sleep), since Open MPI's blocking calls poll a core at full speed. Replies that carry
  * stacks are JSON text. The only file of the monitor that calls MPI. */
 #ifndef PARASTACK_COMM_H
 #define PARASTACK_COMM_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "discover.h"
@@ -16,10 +18,11 @@ enum comm_cmd {
 	CMD_SAMPLE = 1, /* payload: ranks to sample; reply: { out, live } */
 	CMD_CAPTURE,    /* reply: JSON array of rank objects for every local rank */
 	CMD_STOP,       /* no reply */
+	CMD_AGAIN,      /* the job's ranks are gone, the job is not: discover again; no reply */
 };
 
 struct comm {
-	int me, size;
+	int me, size, leader;
 	char host[COMM_HOST_MAX];
 };
 
@@ -32,6 +35,8 @@ struct table_entry {
 
 int comm_init(int *argc, char ***argv, struct comm *c);
 void comm_finalize(void);
+/* Collective: the lowest monitor with candidate true leads (monitor 0 if none is). */
+int comm_elect_leader(struct comm *c, bool candidate);
 /* Sum and maximum over monitors (startup only; these block in MPI). */
 long comm_sum(long v);
 long comm_max(long v);

@@ -1,8 +1,12 @@
-/* discover — a breadth-first walk of the process tree below the launcher. */
+/* discover — a breadth-first walk of the process tree below the job's roots. */
 #include "discover.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "procfs.h"
 
@@ -15,29 +19,88 @@ static int compare_rank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-int discover_descendants(pid_t root, struct job_proc *out, int max)
+/* Does pid map a shared MPI library (libmpi*, libpmpi*, libmpich*)? */
+static bool maps_mpi_library(pid_t pid)
+{
+	char path[64], line[4096];
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "/libmpi") || strstr(line, "/libpmpi") || strstr(line, "/libmpich");
+	fclose(f);
+	return found;
+}
+
+/* The rank pid carries, by the rules in discover.h; -1 if it is not a rank. */
+static int rank_of(pid_t pid)
+{
+	static const char *const launcher_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+						     NULL };
+	static const char *const slurm_vars[] = { "SLURM_PROCID", NULL };
+	long rank = procfs_env_number(pid, launcher_vars);
+
+	if (rank < 0 && (rank = procfs_env_number(pid, slurm_vars)) >= 0 && !maps_mpi_library(pid))
+		rank = -1;
+	return (int)rank;
+}
+
+/* Is pid running the same executable as this process (another monitor)? */
+static bool runs_this_program(pid_t pid)
+{
+	static struct stat self;
+	static bool have_self;
+	struct stat st;
+	char path[64];
+
+	if (!have_self)
+		have_self = stat("/proc/self/exe", &self) == 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return have_self && stat(path, &st) == 0 && st.st_dev == self.st_dev && st.st_ino == self.st_ino;
+}
+
+static bool seen(const pid_t *list, int n, pid_t p)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == p)
+			return true;
+	return false;
+}
+
+static bool is_rank_found(const struct job_proc *out, int n, pid_t pid, int rank)
+{
+	for (int i = 0; i < n; i++)
+		if (out[i].pid == pid && out[i].rank == rank)
+			return true;
+	return false;
+}
+
+int discover_job(const pid_t *roots, int nroots, struct job_proc *out, int max)
 {
 	static pid_t queue[WALK_MAX];
-	int head = 0, tail = 0, n = 0;
+	int tail = 0, n = 0;
 
-	if (!procfs_state(root)) {
-		errno = ESRCH;
-		return -1;
-	}
-	queue[tail++] = root;
-	while (head < tail) {
-		pid_t p = queue[head++];
+	for (int i = 0; i < nroots && tail < WALK_MAX; i++)
+		if (roots[i] > 0 && !seen(queue, tail, roots[i]) && procfs_state(roots[i]))
+			queue[tail++] = roots[i];
+	for (int head = 0; head < tail; head++) {
+		pid_t p = queue[head], kids[256];
+		int nk = procfs_children(p, kids, 256);
 
-		tail += procfs_children(p, queue + tail, WALK_MAX - tail);
-		if (p == root || n >= max)
+		for (int k = 0; k < nk && tail < WALK_MAX; k++)
+			if (!seen(queue, tail, kids[k]))
+				queue[tail++] = kids[k];
+		if (n >= max || runs_this_program(p))
 			continue;
 
-		int rank = procfs_rank(p);
+		int rank = rank_of(p);
 
-		if (rank < 0)
-			continue;
-		/* A helper forked by a rank inherits its environment: the rank is the ancestor. */
-		if (procfs_rank(procfs_parent(p)) == rank)
+		if (rank < 0 || is_rank_found(out, n, procfs_parent(p), rank))
 			continue;
 		out[n].pid = p;
 		out[n].rank = rank;
@@ -46,4 +109,13 @@ int discover_descendants(pid_t root, struct job_proc *out, int max)
 	}
 	qsort(out, (size_t)n, sizeof(*out), compare_rank);
 	return n;
+}
+
+int discover_descendants(pid_t root, struct job_proc *out, int max)
+{
+	if (!procfs_state(root)) {
+		errno = ESRCH;
+		return -1;
+	}
+	return discover_job(&root, 1, out, max);
 }

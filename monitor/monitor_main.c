@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../launcher/options.h"
+#include "../sched/slurm/sched_slurm.h"
 #include "../stats/stats.h"
 #include "capture.h"
 #include "comm.h"
@@ -32,6 +33,7 @@
 #define SNAPSHOT_GAP_MIN_MS 200
 #define IDLE_POLL_MS 50
 #define ACTIVE_POLL_MS 2
+#define ROUND_AGAIN 100 /* watch_round: discover the job's next MPI run */
 
 static volatile int stop_requested;
 
@@ -41,6 +43,9 @@ struct monitor {
 	bool kill_on_hang;
 	const char *report_path, *trace_path, *status_path;
 	pid_t launcher;
+	const char *launcher_host; /* where the launcher runs; NULL: on every monitor's node */
+	bool on_launcher_host;
+	uint32_t slurm_job;        /* 0, or the Slurm job whose steps hold the ranks */
 
 	struct table_entry *table;
 	int nranks;
@@ -89,12 +94,17 @@ static void sleep_ms(double ms)
 	nanosleep(&ts, NULL);
 }
 
+static bool is_leader(const struct monitor *m)
+{
+	return m->c.me == m->c.leader;
+}
+
 static void say(struct monitor *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(struct monitor *m, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (m->c.me != 0)
+	if (!is_leader(m))
 		return;
 	fputs("parastack: ", stderr);
 	va_start(ap, fmt);
@@ -103,9 +113,10 @@ static void say(struct monitor *m, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The launcher can only be seen from its own node; elsewhere it counts as alive. */
 static bool launcher_alive(const struct monitor *m)
 {
-	char st = m->launcher > 0 ? procfs_state(m->launcher) : 'R';
+	char st = m->launcher > 0 && m->on_launcher_host ? procfs_state(m->launcher) : 'R';
 
 	return st && st != 'Z';
 }
@@ -113,10 +124,12 @@ static bool launcher_alive(const struct monitor *m)
 /* ---- options ------------------------------------------------------------------------------ */
 
 static const char monitor_usage[] =
-	"usage: parastack-monitor --launcher-pid PID [options]\n"
+	"usage: parastack-monitor (--launcher-pid PID | --slurm-job JOBID) [options]\n"
 	"The per-node monitor that `parastack run` starts beside a job (one MPI rank per node).\n"
 	"\n"
 	"  --launcher-pid PID  the job's launcher: its descendants that carry an MPI rank are watched\n"
+	"  --launcher-host H   the node the launcher runs on (default: every monitor's own node)\n"
+	"  --slurm-job JOBID   watch the ranks in this Slurm job's steps on every monitor's node\n"
 	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
 	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
 	"  --report FILE       write the JSON report there\n"
@@ -129,6 +142,8 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "launcher-pid", required_argument, NULL, 'L' },
+		{ "launcher-host", required_argument, NULL, 'N' },
+		{ "slurm-job", required_argument, NULL, 'J' },
 		MODEL_LONGOPTS,
 		{ "on-hang", required_argument, NULL, 'H' },
 		{ "report", required_argument, NULL, 'R' },
@@ -159,6 +174,13 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			}
 			m->kill_on_hang = !strcmp(optarg, "kill");
 			break;
+		case 'N': m->launcher_host = optarg; break;
+		case 'J':
+			if (sched_slurm_parse_jobid(optarg, &m->slurm_job) < 0) {
+				cmd_error("monitor", "--slurm-job: '%s' is not a Slurm job id", optarg);
+				return -1;
+			}
+			break;
 		case 'R': m->report_path = optarg; break;
 		case 'T': m->trace_path = optarg; break;
 		case 'S': m->status_path = optarg; break;
@@ -168,14 +190,33 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (!m->launcher) {
-		cmd_error("monitor", "--launcher-pid is required");
+	if (!m->launcher && !m->slurm_job) {
+		cmd_error("monitor", "--launcher-pid or --slurm-job is required");
 		return -1;
 	}
 	return common_options_check("monitor", &m->opt);
 }
 
 /* ---- discovery and the rank table ----------------------------------------------------------- */
+
+/* This node's ranks: below the launcher (on its node) and in the Slurm job's steps. */
+static int discover_local(struct monitor *m, struct job_proc *local)
+{
+	static pid_t roots[MAX_RANKS];
+	int nroots = 0;
+	char err[512];
+
+	if (m->launcher && m->on_launcher_host)
+		roots[nroots++] = m->launcher;
+	if (m->slurm_job) {
+		const char *node = getenv("SLURMD_NODENAME");
+		int n = sched_slurm_step_pids(m->slurm_job, node ? node : m->c.host, roots + nroots,
+					      MAX_RANKS - nroots, err, sizeof(err));
+
+		nroots += n > 0 ? n : 0;
+	}
+	return discover_job(roots, nroots, local, MAX_RANKS);
+}
 
 /* Wait until every rank of the job exists (all monitors together). 0, or -1 if the job ended
  * or the monitor was stopped first. */
@@ -186,10 +227,8 @@ static int discover_all(struct monitor *m, struct job_proc *local, int *nlocal)
 	double start = mono_ms(), noted = 0;
 
 	for (;;) {
-		int n = m->launcher && procfs_state(m->launcher) ? discover_descendants(m->launcher, local, MAX_RANKS) : 0;
-		int size = -1;
+		int n = discover_local(m, local), size = -1;
 
-		n = n < 0 ? 0 : n;
 		for (int i = 0; i < n; i++)
 			size = local[i].world_size > size ? local[i].world_size : size;
 
@@ -226,8 +265,8 @@ static int open_targets(struct monitor *m, const struct job_proc *local, int nlo
 		}
 		m->targets[i].rank = local[i].rank;
 		m->local_rank[i] = local[i].rank;
+		m->nlocal = i + 1;
 	}
-	m->nlocal = nlocal;
 	return 0;
 }
 
@@ -272,7 +311,10 @@ static int sample_set(struct monitor *m, const int *set, int size, int *live)
 	int *asked = calloc((size_t)m->c.size, sizeof(int));
 
 	*live = 0;
-	for (int mon = 1; mon < m->c.size; mon++) {
+	for (int mon = 0; mon < m->c.size; mon++) {
+		if (mon == m->c.me)
+			continue;
+
 		int *theirs = calloc((size_t)size + 1, sizeof(int)), n = 0;
 
 		for (int i = 0; i < size; i++) {
@@ -290,11 +332,11 @@ static int sample_set(struct monitor *m, const int *set, int size, int *live)
 	for (int i = 0; i < size; i++) {
 		const struct table_entry *e = table_find(m, set[i]);
 
-		if (e && e->monitor == 0)
+		if (e && e->monitor == m->c.me)
 			mine[nmine++] = set[i];
 	}
 	sample_local(m, mine, nmine, &out, live);
-	for (int mon = 1; mon < m->c.size; mon++) {
+	for (int mon = 0; mon < m->c.size; mon++) {
 		int o, l;
 
 		if (!asked[mon])
@@ -334,9 +376,13 @@ static json_t *snapshot_all(struct monitor *m)
 {
 	json_t *all = capture_local(m);
 
-	for (int mon = 1; mon < m->c.size; mon++)
-		comm_send_cmd(mon, CMD_CAPTURE, NULL, 0);
-	for (int mon = 1; mon < m->c.size; mon++) {
+	for (int mon = 0; mon < m->c.size; mon++)
+		if (mon != m->c.me)
+			comm_send_cmd(mon, CMD_CAPTURE, NULL, 0);
+	for (int mon = 0; mon < m->c.size; mon++) {
+		if (mon == m->c.me)
+			continue;
+
 		json_t *part = comm_recv_json(mon);
 
 		if (json_is_array(part))
@@ -437,6 +483,18 @@ static bool wait_until(struct monitor *m, double until)
 	}
 }
 
+/* A set whose ranks have all exited: have the others too? (One sample of every rank.) */
+static bool all_ranks_gone(struct monitor *m)
+{
+	int *all = calloc((size_t)m->nranks + 1, sizeof(int)), live;
+
+	for (int i = 0; i < m->nranks; i++)
+		all[i] = m->table[i].rank;
+	sample_set(m, all, m->nranks, &live);
+	free(all);
+	return live == 0;
+}
+
 static int leader_loop(struct monitor *m)
 {
 	double next = mono_ms();
@@ -450,9 +508,9 @@ static int leader_loop(struct monitor *m)
 		int set = ranksets_active(&m->sets, k), live;
 		int s = sample_set(m, m->sets.set[set], m->sets.size, &live);
 
-		if (live == 0) {
+		if (live == 0 && all_ranks_gone(m)) {
 			say(m, "the job's ranks have all exited");
-			return MONITOR_EXIT_NONE;
+			return launcher_alive(m) && !stop_requested ? ROUND_AGAIN : MONITOR_EXIT_NONE;
 		}
 		if (m->trace) {
 			trace_write_point(m->trace, t - m->t0_ms, s, m->sets.size);
@@ -472,7 +530,8 @@ static int leader_loop(struct monitor *m)
 	}
 }
 
-static void follower_loop(struct monitor *m)
+/* Serve the leader until it says stop (0, CMD_STOP) or discover again (CMD_AGAIN). */
+static int follower_loop(struct monitor *m)
 {
 	int *ranks = calloc(MAX_RANKS, sizeof(int)), n;
 	bool active = false;
@@ -494,10 +553,10 @@ static void follower_loop(struct monitor *m)
 			comm_send_json(j);
 			json_decref(j);
 		} else {
-			break;
+			free(ranks);
+			return cmd;
 		}
 	}
-	free(ranks);
 }
 
 static int setup_model(struct monitor *m)
@@ -517,12 +576,86 @@ static int setup_model(struct monitor *m)
 	return m->det ? 0 : -1;
 }
 
+/* Release one round's targets, table and model. */
+static void round_release(struct monitor *m)
+{
+	for (int i = 0; i < m->nlocal; i++) {
+		symbolizer_close(m->sym[i]);
+		target_close(&m->targets[i]);
+	}
+	snapshot_reap_pending();
+	free(m->targets);
+	free(m->sym);
+	free(m->local_rank);
+	free(m->table);
+	ranksets_free(&m->sets);
+	detector_free(m->det);
+	m->targets = NULL;
+	m->sym = NULL;
+	m->local_rank = NULL;
+	m->table = NULL;
+	m->det = NULL;
+	m->nlocal = m->nranks = 0;
+}
+
+/* Two processes claiming one rank: more than one MPI job among the roots. */
+static int check_unique_ranks(struct monitor *m)
+{
+	for (int i = 1; i < m->nranks; i++)
+		if (m->table[i].rank == m->table[i - 1].rank) {
+			say(m, "error: rank %d is claimed by pid %d on %s and pid %d on %s: more than one MPI "
+			    "job runs at once; parastack watches one job at a time (attach to one by --pids)",
+			    m->table[i].rank, m->table[i - 1].pid, m->table[i - 1].host, m->table[i].pid,
+			    m->table[i].host);
+			return -1;
+		}
+	return 0;
+}
+
+/* One MPI job, from discovery to its end: MONITOR_EXIT_HANG, MONITOR_EXIT_NONE, _ERROR, or
+ * ROUND_AGAIN when its ranks are gone but the job (a script running several) goes on. */
+static int watch_round(struct monitor *m, int round)
+{
+	static struct job_proc local[MAX_RANKS];
+	int nlocal = 0, status;
+
+	if (discover_all(m, local, &nlocal) < 0)
+		return MONITOR_EXIT_NONE;
+	m->nranks = comm_allgather_table(&m->c, local, nlocal, &m->table);
+	if (comm_max(open_targets(m, local, nlocal) < 0 || check_unique_ranks(m) < 0) ||
+	    setup_model(m) < 0)
+		return MONITOR_EXIT_ERROR;
+	if (!is_leader(m)) {
+		status = follower_loop(m);
+		return status == CMD_AGAIN ? ROUND_AGAIN : MONITOR_EXIT_NONE;
+	}
+	say(m, "watching %d ranks%s on %d node(s); sampling sets of %d, alpha %g, initial interval %.0f ms",
+	    m->nranks, round ? " (the job's next MPI run)" : "", m->c.size, m->sets.size,
+	    m->opt.model.alpha, m->opt.model.interval_ms);
+	if (m->trace)
+		fprintf(m->trace, "# round %d: %d ranks\n", round, m->nranks);
+	status = leader_loop(m);
+	for (int mon = 0; mon < m->c.size; mon++)
+		if (mon != m->c.me)
+			comm_send_cmd(mon, status == ROUND_AGAIN ? CMD_AGAIN : CMD_STOP, NULL, 0);
+	return status;
+}
+
+static void write_status(const struct monitor *m, int status)
+{
+	FILE *f = fopen(m->status_path, "w");
+
+	if (f) {
+		fputs(status == MONITOR_EXIT_HANG ? "hang\n" : status == MONITOR_EXIT_ERROR ? "error\n" : "none\n", f);
+		fclose(f);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct monitor the_monitor;
-	static struct job_proc local[MAX_RANKS];
 	struct monitor *m = &the_monitor;
-	int nlocal = 0, status = MONITOR_EXIT_NONE;
+	int status;
 
 	signals_install(on_signal);
 	if (comm_init(&argc, &argv, &m->c) < 0) {
@@ -533,57 +666,35 @@ int main(int argc, char **argv)
 		comm_finalize();
 		return MONITOR_EXIT_USAGE;
 	}
-	if (discover_all(m, local, &nlocal) < 0) {
-		if (m->c.me == 0 && m->report_path) {
-			json_t *r = report_none(json_null());
-
-			write_report(m, r);
-			json_decref(r);
-		}
-		comm_finalize();
-		return MONITOR_EXIT_NONE;
-	}
-	m->nranks = comm_allgather_table(&m->c, local, nlocal, &m->table);
-	if (open_targets(m, local, nlocal) < 0 || setup_model(m) < 0) {
-		comm_finalize();
-		return MONITOR_EXIT_ERROR;
-	}
-	if (m->c.me == 0) {
+	m->on_launcher_host = !m->launcher_host || !strcmp(m->launcher_host, m->c.host);
+	comm_elect_leader(&m->c, m->launcher && m->on_launcher_host);
+	if (is_leader(m)) {
 		if (m->trace_path && !(m->trace = fopen(m->trace_path, "w")))
 			fprintf(stderr, "parastack: cannot write the trace %s: %s\n", m->trace_path, strerror(errno));
 		if (m->trace)
-			fprintf(m->trace, "# parastack trace: t_ms S C (alpha %g, seed %llu, %d ranks)\n",
-				m->opt.model.alpha, (unsigned long long)m->opt.model.seed, m->nranks);
-		say(m, "watching %d ranks on %d node(s); sampling sets of %d, alpha %g, initial interval %.0f ms",
-		    m->nranks, m->c.size, m->sets.size, m->opt.model.alpha, m->opt.model.interval_ms);
-		m->t0_ms = mono_ms();
-		status = leader_loop(m);
-		for (int mon = 1; mon < m->c.size; mon++)
-			comm_send_cmd(mon, CMD_STOP, NULL, 0);
+			fprintf(m->trace, "# parastack trace: t_ms S C (alpha %g, seed %llu)\n",
+				m->opt.model.alpha, (unsigned long long)m->opt.model.seed);
+	}
+	m->t0_ms = mono_ms();
+	for (int round = 0;; round++) {
+		status = watch_round(m, round);
+		round_release(m);
+		if (status != ROUND_AGAIN)
+			break;
+	}
+	if (is_leader(m)) {
 		if (status == MONITOR_EXIT_NONE && !m->reported && m->report_path) {
-			json_t *r = report_none(model_json(m));
+			json_t *r = report_none(json_null());
 
 			write_report(m, r);
 			json_decref(r);
 		}
 		if (m->trace)
 			fclose(m->trace);
-	} else {
-		follower_loop(m);
 	}
-	for (int i = 0; i < m->nlocal; i++) {
-		symbolizer_close(m->sym[i]);
-		target_close(&m->targets[i]);
-	}
-	snapshot_reap_pending();
 	comm_finalize();
-	if (m->c.me == 0 && m->status_path) {
-		FILE *f = fopen(m->status_path, "w");
-
-		if (f) {
-			fputs(status == MONITOR_EXIT_HANG ? "hang\n" : "none\n", f);
-			fclose(f);
-		}
+	if (is_leader(m) && m->status_path) {
+		write_status(m, status);
 		return status == MONITOR_EXIT_ERROR ? status : MONITOR_EXIT_NONE;
 	}
 	return status;

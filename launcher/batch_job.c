@@ -1,0 +1,315 @@
+/* batch_job — the command line and job script of the batch front ends. The user's script is
+ * carried inside the job script (a quoted here-document), so the job runs what was submitted
+ * even if the file changes later, as sbatch and qsub themselves do. */
+#include "batch_job.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "options.h"
+
+#define SCRIPT_MAX (16 << 20)
+
+/* parastack run's options a batch front end passes on ("name", takes a value). */
+static const struct {
+	const char *name;
+	bool value;
+} ps_options[] = {
+	{ "alpha", true }, { "interval", true }, { "max-interval", true }, { "set-size", true },
+	{ "seed", true },  { "on-hang", true },  { "report", true },       { "trace", true },
+	{ "grace", true },
+};
+
+static int ps_option_index(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(ps_options) / sizeof(ps_options[0]); i++)
+		if (strlen(ps_options[i].name) == len && !strncmp(ps_options[i].name, name, len))
+			return (int)i;
+	return -1;
+}
+
+/* An output file named at submission, as an absolute path (the job may start elsewhere). */
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX], *out;
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return strdup(path);
+	if (asprintf(&out, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return out;
+}
+
+/* Check one parastack option's value the way `parastack run` will. */
+static int check_ps_option(const char *cmd, const char *name, const char *value,
+			   struct common_options *model, struct batch_args *out, char **word)
+{
+	int grace;
+
+	if (!strcmp(name, "on-hang")) {
+		if (strcmp(value, "kill") && strcmp(value, "report")) {
+			cmd_error(cmd, "--on-hang: '%s' is neither kill nor report", value);
+			return -1;
+		}
+	} else if (!strcmp(name, "grace")) {
+		if (option_int(cmd, "grace", value, 0, 3600, &grace) < 0)
+			return -1;
+	} else if (!strcmp(name, "report") || !strcmp(name, "trace")) {
+		if (option_output_path(cmd, name, value) < 0)
+			return -1;
+	} else if (common_option_apply(cmd, model, name, value) < 0) {
+		return -1;
+	}
+
+	char *v = !strcmp(name, "report") || !strcmp(name, "trace") ? absolute(value) : strdup(value);
+
+	if (!v || asprintf(word, "--%s=%s", name, v) < 0) {
+		free(v);
+		return -1;
+	}
+	if (!strcmp(name, "report"))
+		out->report = v;
+	else
+		free(v);
+	return 0;
+}
+
+static bool is_long_flag(const struct sched_syntax *syn, const char *name, size_t len)
+{
+	for (const char *const *f = syn->long_flags; *f; f++)
+		if (strlen(*f) == len && !strncmp(*f, name, len))
+			return true;
+	return false;
+}
+
+/* How many words a scheduler option starting at argv[i] spans (1 or 2). */
+static int sched_option_words(const struct sched_syntax *syn, const char *arg)
+{
+	if (arg[1] == '-') {
+		const char *name = arg + 2, *eq = strchr(name, '=');
+
+		return eq || is_long_flag(syn, name, strlen(name)) ? 1 : 2;
+	}
+	for (const char *c = arg + 1; *c; c++)
+		if (strchr(syn->short_with_value, *c))
+			return c[1] ? 1 : 2; /* "-N4" carries its value, "-N" takes the next word */
+	return 1;
+}
+
+int batch_split_args(const char *cmd, const char *usage, const struct sched_syntax *syn, int argc,
+		     char **argv, struct batch_args *out)
+{
+	struct common_options model;
+	int i = 0;
+
+	common_options_default(&model);
+	memset(out, 0, sizeof(*out));
+	out->ps_opts = calloc((size_t)argc + 1, sizeof(char *));
+	out->sched_opts = calloc((size_t)argc + 1, sizeof(char *));
+	while (i < argc && argv[i][0] == '-' && argv[i][1]) {
+		const char *arg = argv[i];
+
+		if (!strcmp(arg, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+			fputs(usage, stdout);
+			return 1;
+		}
+		if (arg[1] == '-') {
+			const char *name = arg + 2, *eq = strchr(name, '=');
+			int k = ps_option_index(name, eq ? (size_t)(eq - name) : strlen(name));
+
+			if (k >= 0) {
+				char nm[32];
+				const char *value = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;
+
+				snprintf(nm, sizeof(nm), "%s", ps_options[k].name);
+				if (!value) {
+					cmd_error(cmd, "--%s needs a value; see '%s --help'", nm, cmd);
+					return -1;
+				}
+				if (check_ps_option(cmd, nm, value, &model, out, &out->ps_opts[out->nps]) < 0)
+					return -1;
+				out->nps++;
+				i += eq ? 1 : 2;
+				continue;
+			}
+		}
+
+		int words = sched_option_words(syn, arg);
+
+		if (i + words > argc) {
+			cmd_error(cmd, "option '%s' needs a value", arg);
+			return -1;
+		}
+		for (int w = 0; w < words; w++)
+			out->sched_opts[out->nsched++] = argv[i++];
+	}
+	if (common_options_check(cmd, &model) < 0)
+		return -1;
+	if (i >= argc) {
+		cmd_error(cmd, "no job script given; usage: %s [options] SCRIPT [ARGS...]", cmd);
+		return -1;
+	}
+	out->script = argv[i];
+	out->script_args = argv + i + 1;
+	out->nscript_args = argc - i - 1;
+	return 0;
+}
+
+/* Is the line at p (up to its newline) part of the block of comments and directives? */
+static bool header_line(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '#' || *p == '\n' || *p == '\r';
+}
+
+int batch_read_script(const char *cmd, const char *path, struct user_script *s)
+{
+	struct stat st;
+	FILE *f = fopen(path, "r");
+
+	memset(s, 0, sizeof(*s));
+	if (!f) {
+		cmd_error(cmd, "cannot read the job script %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > SCRIPT_MAX) {
+		cmd_error(cmd, "the job script %s is not a regular file of at most 16 MiB", path);
+		fclose(f);
+		return -1;
+	}
+	s->text = malloc((size_t)st.st_size + 2);
+
+	size_t n = fread(s->text, 1, (size_t)st.st_size, f);
+
+	fclose(f);
+	if (n < 2 || strncmp(s->text, "#!", 2)) {
+		cmd_error(cmd, "the job script %s does not start with '#!' (an interpreter line such as "
+			  "#!/bin/sh is needed)", path);
+		batch_free_script(s);
+		return -1;
+	}
+	if (memchr(s->text, '\0', n)) {
+		cmd_error(cmd, "the job script %s contains NUL bytes; is it a binary?", path);
+		batch_free_script(s);
+		return -1;
+	}
+	if (s->text[n - 1] != '\n')
+		s->text[n++] = '\n';
+	s->text[n] = '\0';
+
+	const char *p = strchr(s->text, '\n') + 1;
+
+	while (*p && header_line(p))
+		p = strchr(p, '\n') + 1;
+	s->header_end = (size_t)(p - s->text);
+	return 0;
+}
+
+void batch_free_script(struct user_script *s)
+{
+	free(s->text);
+	s->text = NULL;
+}
+
+static bool word_matches(const char *word, const char *const *names)
+{
+	for (const char *const *n = names; *n; n++) {
+		size_t len = strlen(*n);
+
+		if (!strncmp(word, *n, len) &&
+		    (word[len] == '\0' || word[len] == '=' || word[len] == ' ' || word[len] == '\t' ||
+		     word[len] == '\n' || (word[1] != '-' && word[len])))
+			return true;
+	}
+	return false;
+}
+
+bool batch_sets_option(const struct user_script *s, const struct batch_args *a,
+		       const struct sched_syntax *syn, const char *const *names)
+{
+	size_t dlen = strlen(syn->directive);
+
+	for (int i = 0; i < a->nsched; i++)
+		if (word_matches(a->sched_opts[i], names))
+			return true;
+	for (const char *p = strchr(s->text, '\n') + 1; p < s->text + s->header_end;
+	     p = strchr(p, '\n') + 1) {
+		if (strncmp(p, syn->directive, dlen) || (p[dlen] != ' ' && p[dlen] != '\t'))
+			continue;
+		for (const char *w = p + dlen; *w && *w != '\n'; w++)
+			if ((w[-1] == ' ' || w[-1] == '\t') && *w == '-' && word_matches(w, names))
+				return true;
+	}
+	return false;
+}
+
+/* Write word for sh, in single quotes. */
+static void sh_quote(FILE *out, const char *word)
+{
+	fputc('\'', out);
+	for (const char *c = word; *c; c++)
+		if (*c == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*c, out);
+	fputc('\'', out);
+}
+
+/* A here-document delimiter that is no line of text. */
+static void pick_delimiter(const char *text, char *delim, size_t len)
+{
+	unsigned long seed = (unsigned long)time(NULL) ^ (unsigned long)getpid();
+
+	for (;;) {
+		seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+		snprintf(delim, len, "PARASTACK_SCRIPT_%08lx", (seed >> 24) & 0xffffffffUL);
+
+		size_t dl = strlen(delim);
+		bool clash = false;
+
+		for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+			clash |= !strncmp(p, delim, dl) && (p[dl] == '\n' || p[dl] == '\r');
+		if (!clash)
+			return;
+	}
+}
+
+int batch_write_job(FILE *out, const char *parastack, const struct user_script *s,
+		    const struct batch_args *a, const char *script_name, const char *copy_dir_expr,
+		    const char *report_expr)
+{
+	char delim[64];
+	const char *body = strchr(s->text, '\n') + 1;
+
+	pick_delimiter(s->text, delim, sizeof(delim));
+	fputs("#!/bin/sh\n", out);
+	fwrite(body, 1, (size_t)(s->text + s->header_end - body), out);
+	fprintf(out, "# Added by the parastack batch front end: the script above runs unchanged under\n"
+		"# `parastack run --batch`, which watches it for hangs (see parastack(1)).\n");
+	fprintf(out, "ps_dir=%s\n", copy_dir_expr);
+	fputs("if [ -d \"$ps_dir\" ] && [ -w \"$ps_dir\" ]; then ps_script=\"$ps_dir\"/", out);
+	sh_quote(out, script_name);
+	fputs("\nelse ps_script=$(mktemp \"${TMPDIR:-/tmp}/parastack-job.XXXXXX\") || exit 1\nfi\n", out);
+	fprintf(out, "cat >\"$ps_script\" <<'%s'\n%s%s\n", delim, s->text, delim);
+	fputs("chmod 700 \"$ps_script\"\n", out);
+	sh_quote(out, parastack);
+	fputs(" run --batch", out);
+	for (int i = 0; i < a->nps; i++) {
+		fputc(' ', out);
+		sh_quote(out, a->ps_opts[i]);
+	}
+	if (!a->report)
+		fprintf(out, " --report=\"%s\"", report_expr);
+	fputs(" -- \"$ps_script\" \"$@\"\nps_status=$?\nrm -f \"$ps_script\"\nexit $ps_status\n", out);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,141 @@
+/* parastack-sbatch — `parastack-sbatch [parastack options] [sbatch options] SCRIPT [ARGS...]`:
+ * submit SCRIPT with sbatch so that it runs unchanged under `parastack run --batch`, which
+ * starts one monitor per node of the allocation beside it and, on a hang, writes the report to
+ * the job's output and the JSON file and cancels the job. Prints what sbatch prints (the job
+ * id) and exits with sbatch's status. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../launcher/batch_job.h"
+#include "../../launcher/options.h"
+
+#define CMD "parastack-sbatch"
+
+static const char usage[] =
+	"usage: parastack-sbatch [parastack options] [sbatch options] SCRIPT [ARGS...]\n"
+	"Submit a Slurm batch job that runs SCRIPT unchanged and watches it for hangs: one monitor\n"
+	"per node of the allocation; on a hang the report goes to the job's output, the JSON to\n"
+	"--report, and the job is cancelled. Prints the job id as sbatch does.\n"
+	"\n"
+	"parastack options (the rest go to sbatch):\n"
+	"  --alpha A             significance level of a hang verdict (default 0.001)\n"
+	"  --interval MS         initial mean sampling interval (default 400)\n"
+	"  --max-interval MS     cap on the sampling interval (default 30000)\n"
+	"  --set-size C          ranks sampled at a time (default 10)\n"
+	"  --seed N              seed of every random choice (default 1)\n"
+	"  --on-hang=kill|report cancel the job after the report (default), or report and keep watching\n"
+	"  --report FILE         the JSON report (default: parastack-JOBID.json in the submit directory)\n"
+	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
+	"  --grace SECONDS       how long the job's launcher gets after SIGTERM (default 10)\n"
+	"  -h, --help            show this help\n";
+
+/* sbatch (Slurm 22.05): short options that take a value; long options that take none. Every
+ * other long option takes one. Options with an optional value must be written --opt=value. */
+static const char *const sbatch_long_flags[] = {
+	"hold", "ignore-pbs", "no-kill", "no-requeue", "overcommit", "parsable", "quiet", "reboot",
+	"requeue", "oversubscribe", "spread-job", "use-min-nodes", "verbose", "wait", "contiguous",
+	"usage", "version", "get-user-env", "export", "nice", "propagate", "exclusive", "test-only",
+	"container", "kill-on-invalid-dep", NULL,
+};
+static const struct sched_syntax sbatch_syntax = {
+	.short_with_value = "aAbcdDeiJLMmNnopqStCFwxBG",
+	.long_flags = sbatch_long_flags,
+	.directive = "#SBATCH",
+};
+
+/* Run sbatch with argv; its exit status. */
+static int run_sbatch(char **argv)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0) {
+		cmd_error(CMD, "fork: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execvp("sbatch", argv);
+		fprintf(stderr, CMD ": cannot run sbatch: %s (is Slurm's client installed?)\n", strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+static int submit(const struct batch_args *a, const struct user_script *s, const char *parastack)
+{
+	static const char *const job_name[] = { "-J", "--job-name", NULL };
+	static const char *const wrap[] = { "--wrap", NULL };
+	char path[] = "/tmp/parastack-sbatch.XXXXXX", name_opt[PATH_MAX + 16];
+	const char *base = strrchr(a->script, '/') ? strrchr(a->script, '/') + 1 : a->script;
+
+	if (batch_sets_option(s, a, &sbatch_syntax, wrap)) {
+		cmd_error(CMD, "--wrap cannot be watched; put the command in a script and submit that");
+		return 2;
+	}
+
+	int fd = mkstemp(path);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+
+	if (!f) {
+		cmd_error(CMD, "cannot write a job script in /tmp: %s", strerror(errno));
+		return 1;
+	}
+	/* The copy goes into the job's spool directory, which slurmd removes when the job ends. */
+	int rc = batch_write_job(f, parastack, s, a, base, "$(dirname \"$0\")",
+				 "${SLURM_SUBMIT_DIR:-$PWD}/parastack-${SLURM_JOB_ID}.json");
+
+	if (fclose(f) != 0 || rc < 0) {
+		cmd_error(CMD, "cannot write the job script %s: %s", path, strerror(errno));
+		unlink(path);
+		return 1;
+	}
+
+	char **argv = calloc((size_t)(a->nsched + a->nscript_args + 4), sizeof(char *));
+	int n = 0;
+
+	argv[n++] = "sbatch";
+	/* The job is named after the user's script, unless the user named it. */
+	if (!batch_sets_option(s, a, &sbatch_syntax, job_name)) {
+		snprintf(name_opt, sizeof(name_opt), "--job-name=%s", base);
+		argv[n++] = name_opt;
+	}
+	for (int i = 0; i < a->nsched; i++)
+		argv[n++] = a->sched_opts[i];
+	argv[n++] = path;
+	for (int i = 0; i < a->nscript_args; i++)
+		argv[n++] = a->script_args[i];
+	argv[n] = NULL;
+	rc = run_sbatch(argv);
+	unlink(path);
+	free(argv);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct batch_args a;
+	struct user_script s;
+	char parastack[PATH_MAX];
+	int rc = batch_split_args(CMD, usage, &sbatch_syntax, argc - 1, argv + 1, &a);
+
+	if (rc != 0)
+		return rc > 0 ? 0 : EXIT_USAGE;
+	if (sibling_program("parastack", parastack, sizeof(parastack)) < 0) {
+		cmd_error(CMD, "cannot find parastack next to parastack-sbatch (%s); reinstall parastack",
+			  parastack);
+		return EXIT_INPUT;
+	}
+	if (batch_read_script(CMD, a.script, &s) < 0)
+		return EXIT_INPUT;
+	rc = submit(&a, &s, parastack);
+	batch_free_script(&s);
+	return rc;
+}

@@ -1,0 +1,175 @@
+/* sched_slurm — libslurm calls: slurm_load_job, slurm_get_job_steps, slurm_job_step_get_pids,
+ * slurm_kill_job. libslurm finds the cluster the way Slurm's own commands do (SLURM_CONF or
+ * the installed slurm.conf). */
+#include "sched_slurm.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+static void init_once(void)
+{
+	static bool done;
+
+	if (!done) {
+		slurm_init(NULL);
+		done = true;
+	}
+}
+
+static void fail(char *err, size_t len, const char *call, uint32_t id)
+{
+	int e = slurm_get_errno();
+
+	snprintf(err, len, "%s(job %u): %s", call, id, slurm_strerror(e));
+}
+
+static const char *state_name(uint32_t state)
+{
+	static const char *const names[] = { "PENDING",  "RUNNING",   "SUSPENDED", "COMPLETED",
+					     "CANCELLED", "FAILED",    "TIMEOUT",   "NODE_FAIL",
+					     "PREEMPTED", "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY" };
+	uint32_t base = state & JOB_STATE_BASE;
+
+	return base < sizeof(names) / sizeof(names[0]) ? names[base] : "UNKNOWN";
+}
+
+int sched_slurm_parse_jobid(const char *text, uint32_t *id)
+{
+	char *end;
+	unsigned long v;
+
+	if (!text || !*text || *text == '-' || *text == '+')
+		return -1;
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || *end || v == 0 || v >= 0xfffffff0UL)
+		return -1;
+	*id = (uint32_t)v;
+	return 0;
+}
+
+/* Expand a host list expression ("n[1-4]") into job->nodes. */
+static void expand_nodes(const char *expr, struct slurm_job_info *job)
+{
+	hostlist_t hl = slurm_hostlist_create(expr ? expr : "");
+	char *h;
+
+	job->num_nodes = 0;
+	if (!hl)
+		return;
+	while ((h = slurm_hostlist_shift(hl)) && job->num_nodes < SCHED_SLURM_NODES_MAX) {
+		snprintf(job->nodes[job->num_nodes++], SCHED_SLURM_NAME_MAX, "%s", h);
+		free(h);
+	}
+	slurm_hostlist_destroy(hl);
+}
+
+int sched_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t len)
+{
+	job_info_msg_t *msg = NULL;
+
+	init_once();
+	memset(job, 0, sizeof(*job));
+	if (slurm_load_job(&msg, id, SHOW_ALL) != SLURM_SUCCESS) {
+		fail(err, len, "slurm_load_job", id);
+		return -1;
+	}
+	if (!msg || msg->record_count < 1) {
+		snprintf(err, len, "slurm_load_job(job %u): no such job", id);
+		slurm_free_job_info_msg(msg);
+		return -1;
+	}
+
+	slurm_job_info_t *j = &msg->job_array[0];
+
+	job->id = j->job_id;
+	snprintf(job->state, sizeof(job->state), "%s", state_name(j->job_state));
+	job->exit_status = WIFEXITED(j->exit_code) ? WEXITSTATUS(j->exit_code) : 128 + WTERMSIG(j->exit_code);
+	job->num_tasks = (int)j->num_tasks;
+	snprintf(job->batch_host, sizeof(job->batch_host), "%s", j->batch_host ? j->batch_host : "");
+	expand_nodes(j->nodes, job);
+	slurm_free_job_info_msg(msg);
+	return 0;
+}
+
+/* Append the PIDs one step has on node; the new count. */
+static int step_pids_on(uint32_t id, uint32_t step, const char *node, pid_t *pids, int n, int max)
+{
+	slurm_step_id_t sid = { .job_id = id, .step_het_comp = NO_VAL, .step_id = step };
+	job_step_pids_response_msg_t *resp = NULL;
+	char name[SCHED_SLURM_NAME_MAX];
+
+	snprintf(name, sizeof(name), "%s", node);
+	if (slurm_job_step_get_pids(&sid, name, &resp) != SLURM_SUCCESS || !resp)
+		return n;
+	if (resp->pid_list) {
+		ListIterator it = slurm_list_iterator_create(resp->pid_list);
+		job_step_pids_t *p;
+
+		while ((p = slurm_list_next(it)))
+			for (uint32_t i = 0; i < p->pid_cnt && n < max; i++)
+				pids[n++] = (pid_t)p->pid[i];
+		slurm_list_iterator_destroy(it);
+	}
+	slurm_job_step_pids_response_msg_free(resp);
+	return n;
+}
+
+/* Does the step have tasks on node? (Asking a node it does not run on makes libslurm log an
+ * error.) */
+static bool step_runs_on(const job_step_info_t *step, const char *node)
+{
+	hostlist_t hl = slurm_hostlist_create(step->nodes ? step->nodes : "");
+	bool found = hl && slurm_hostlist_find(hl, node) >= 0;
+
+	if (hl)
+		slurm_hostlist_destroy(hl);
+	return found;
+}
+
+int sched_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, char *err,
+			  size_t len)
+{
+	job_step_info_response_msg_t *steps = NULL;
+	int n = 0;
+
+	init_once();
+	if (slurm_get_job_steps(0, id, NO_VAL, &steps, SHOW_ALL) != SLURM_SUCCESS) {
+		fail(err, len, "slurm_get_job_steps", id);
+		return -1;
+	}
+	for (uint32_t i = 0; steps && i < steps->job_step_count; i++) {
+		uint32_t step = steps->job_steps[i].step_id.step_id;
+
+		if (step != SLURM_BATCH_SCRIPT && step_runs_on(&steps->job_steps[i], node))
+			n = step_pids_on(id, step, node, pids, n, max);
+	}
+	slurm_free_job_step_info_response_msg(steps);
+
+	/* The batch script's step is not listed; ask for it on the node that runs it. */
+	job_info_msg_t *msg = NULL;
+
+	if (slurm_load_job(&msg, id, SHOW_ALL) == SLURM_SUCCESS && msg && msg->record_count > 0 &&
+	    msg->job_array[0].batch_host && !strcmp(msg->job_array[0].batch_host, node))
+		n = step_pids_on(id, SLURM_BATCH_SCRIPT, node, pids, n, max);
+	slurm_free_job_info_msg(msg);
+	return n;
+}
+
+int sched_slurm_cancel(uint32_t id, char *err, size_t len)
+{
+	init_once();
+	if (slurm_kill_job(id, SIGKILL, 0) != SLURM_SUCCESS) {
+		fail(err, len, "slurm_kill_job", id);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,180 @@
+#!/bin/sh
+# slurm-cluster.sh — a real Slurm cluster on this one machine, for the tests: munged with its own
+# key and socket, slurmctld, and N slurmd "nodes" n1..nN, each in its own UTS namespace so each
+# has its own host name (Open MPI's shared-memory transport keys on the host name). Everything
+# lives in one directory; nothing under /etc is touched; every daemon's PID is recorded in
+# DIR/pids and only those are ever signalled. Needs root (slurmd runs jobs as their users).
+#
+#   slurm-cluster.sh start DIR [NODES [CPUS]]   start it; prints nothing, exits 0 when all nodes idle
+#   slurm-cluster.sh stop DIR                   cancel its jobs, stop its daemons, keep DIR's logs
+#   slurm-cluster.sh env DIR                    print "export SLURM_CONF=…" for a shell to eval
+#
+# Known to work with Debian 12's Slurm 22.05: slurmd -N nI under `unshare --uts` on distinct
+# ports; %n in SlurmdSpoolDir/PidFile/LogFile/TmpFS; proctrack/linuxproc, task/none;
+# config_overrides (the nodes claim more CPUs than the machine has). `ip netns exec` is not
+# used: it hides /sys/fs/cgroup and slurmd dies.
+set -u
+
+die() {
+	echo "slurm-cluster: $*" >&2
+	exit 1
+}
+
+# free_port_base COUNT: a port P such that P..P+COUNT-1 are not listened on (loopback only).
+free_port_base() {
+	used=$(ss -Htan 2>/dev/null | awk '{n=split($4,a,":"); print a[n]}' | sort -u)
+	p=$((20000 + ($$ * 7) % 30000))
+	while :; do
+		clash=0
+		i=0
+		while [ $i -lt "$1" ]; do
+			if printf '%s\n' "$used" | grep -qx "$((p + i))"; then clash=1; fi
+			i=$((i + 1))
+		done
+		[ $clash -eq 0 ] && break
+		p=$((p + $1 + 1))
+		[ $p -gt 60000 ] && p=20000
+	done
+	echo $p
+}
+
+write_conf() {
+	dir=$1 nodes=$2 cpus=$3 base=$4
+	cat >"$dir/slurm.conf" <<EOF
+# Written by tests/cluster/slurm-cluster.sh for the parastack tests; not a site configuration.
+ClusterName=pstest
+SlurmctldHost=psctl(127.0.0.1)
+SlurmctldPort=$base
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/munge.socket.2
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool/%n
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.%n.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.%n.log
+TmpFS=$dir/tmp/%n
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SlurmdParameters=config_overrides
+SchedulerParameters=batch_sched_delay=0
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+MpiDefault=none
+ReturnToService=2
+KillWait=5
+MinJobAge=600
+MailProg=/bin/true
+EOF
+	i=1
+	while [ $i -le "$nodes" ]; do
+		echo "NodeName=n$i NodeAddr=127.0.0.1 Port=$((base + i)) CPUs=$cpus RealMemory=2000 State=UNKNOWN" >>"$dir/slurm.conf"
+		i=$((i + 1))
+	done
+	echo "PartitionName=test Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO" >>"$dir/slurm.conf"
+}
+
+# record NAME PID: one daemon we started.
+record() {
+	echo "$2 $1" >>"$DIR/pids"
+}
+
+wait_idle() {
+	deadline=$(($(date +%s) + 60))
+	while :; do
+		idle=$(SLURM_CONF=$DIR/slurm.conf sinfo -h -N -o '%T' 2>/dev/null | grep -c '^idle')
+		[ "$idle" -ge "$1" ] && return 0
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			echo "slurm-cluster: only $idle of $1 nodes came up idle within 60 s; logs in $DIR/log" >&2
+			SLURM_CONF=$DIR/slurm.conf sinfo -N >&2 2>&1
+			tail -5 "$DIR"/log/*.log >&2
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+start() {
+	nodes=${1:-4}
+	cpus=${2:-4}
+	[ "$(id -u)" -eq 0 ] || die "needs root (slurmd runs jobs as their owners)"
+	for prog in munged mungekey slurmctld slurmd sinfo unshare ss; do
+		command -v "$prog" >/dev/null || die "$prog not found; run scripts/install-deps"
+	done
+	[ -e "$DIR/pids" ] && die "$DIR already holds a cluster; stop it first"
+	mkdir -p "$DIR/munge" "$DIR/state" "$DIR/log" || die "cannot create $DIR"
+	# munged: its socket directory must be reachable by every user (world-executable), not writable.
+	chmod 755 "$DIR" "$DIR/munge"
+	mungekey --create --keyfile="$DIR/munge/munge.key" --force >/dev/null 2>&1 ||
+		dd if=/dev/urandom of="$DIR/munge/munge.key" bs=1024 count=1 2>/dev/null
+	chmod 400 "$DIR/munge/munge.key"
+	munged --foreground --force --socket="$DIR/munge/munge.socket.2" \
+		--key-file="$DIR/munge/munge.key" --pid-file="$DIR/munge/munged.pid" \
+		--log-file="$DIR/log/munged.log" --seed-file="$DIR/munge/munged.seed" \
+		>>"$DIR/log/munged.out" 2>&1 &
+	record munged $!
+	base=$(free_port_base $((nodes + 1)))
+	write_conf "$DIR" "$nodes" "$cpus" "$base"
+	deadline=$(($(date +%s) + 20))
+	until [ -S "$DIR/munge/munge.socket.2" ]; do
+		[ "$(date +%s)" -ge "$deadline" ] && die "munged did not start: $(tail -3 "$DIR/log/munged.log")"
+		sleep 0.1
+	done
+	unshare --uts sh -c "hostname psctl && exec slurmctld -D -i -f '$DIR/slurm.conf'" \
+		>>"$DIR/log/slurmctld.out" 2>&1 &
+	record slurmctld $!
+	i=1
+	while [ $i -le "$nodes" ]; do
+		mkdir -p "$DIR/spool/n$i" "$DIR/tmp/n$i"
+		unshare --uts sh -c "hostname n$i && exec slurmd -D -N n$i -f '$DIR/slurm.conf'" \
+			>>"$DIR/log/slurmd.n$i.out" 2>&1 &
+		record "slurmd-n$i" $!
+		i=$((i + 1))
+	done
+	wait_idle "$nodes" || { stop; exit 1; }
+}
+
+# The jobs first (through Slurm), then the daemons, by their recorded PIDs only.
+stop() {
+	[ -e "$DIR/pids" ] || return 0
+	if SLURM_CONF=$DIR/slurm.conf squeue -h -o %i 2>/dev/null | grep -q .; then
+		SLURM_CONF=$DIR/slurm.conf scancel --full $(SLURM_CONF=$DIR/slurm.conf squeue -h -o %i) 2>/dev/null
+		deadline=$(($(date +%s) + 30))
+		while SLURM_CONF=$DIR/slurm.conf squeue -h -o %i 2>/dev/null | grep -q . &&
+			[ "$(date +%s)" -lt "$deadline" ]; do
+			sleep 0.2
+		done
+	fi
+	# slurmds before slurmctld before munged: the reverse of the start order.
+	pids=$(tac "$DIR/pids" | awk '{print $1}' | tr '\n' ' ')
+	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+	deadline=$(($(date +%s) + 20))
+	for p in $pids; do
+		while kill -0 "$p" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null; do
+			if [ "$(date +%s)" -ge "$deadline" ]; then
+				kill -KILL "$p" 2>/dev/null
+				break
+			fi
+			sleep 0.1
+		done
+	done
+	mv "$DIR/pids" "$DIR/pids.stopped"
+}
+
+[ $# -ge 2 ] || die "usage: slurm-cluster.sh start|stop|env DIR [NODES [CPUS]]"
+cmd=$1
+DIR=$2
+shift 2
+case $cmd in
+start) start "$@" ;;
+stop) stop ;;
+env) echo "export SLURM_CONF='$DIR/slurm.conf'" ;;
+*) die "unknown command '$cmd' (start, stop or env)" ;;
+esac
