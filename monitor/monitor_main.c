@@ -60,6 +60,7 @@ struct monitor {
 	FILE *trace;
 	double t0_ms;
 	bool reported; /* the current suspicion run has been reported already */
+	json_t *last_model; /* the model of the latest round, for a "none" report */
 };
 
 static void on_signal(int sig)
@@ -635,6 +636,8 @@ static int watch_round(struct monitor *m, int round)
 	if (m->trace)
 		fprintf(m->trace, "# round %d: %d ranks\n", round, m->nranks);
 	status = leader_loop(m);
+	json_decref(m->last_model);
+	m->last_model = model_json(m);
 	for (int mon = 0; mon < m->c.size; mon++)
 		if (mon != m->c.me)
 			comm_send_cmd(mon, status == ROUND_AGAIN ? CMD_AGAIN : CMD_STOP, NULL, 0);
@@ -684,11 +687,12 @@ int main(int argc, char **argv)
 	}
 	if (is_leader(m)) {
 		if (status == MONITOR_EXIT_NONE && !m->reported && m->report_path) {
-			json_t *r = report_none(json_null());
+			json_t *r = report_none(m->last_model ? json_incref(m->last_model) : json_null());
 
 			write_report(m, r);
 			json_decref(r);
 		}
+		json_decref(m->last_model);
 		if (m->trace)
 			fclose(m->trace);
 	}

@@ -351,11 +351,20 @@ double detector_next_step_ms(struct detector *d)
 
 void detector_dismiss(struct detector *d)
 {
+	/* The run was a slowdown, not a hang: its samples are not taught to the model (the
+	 * slowdown may be the start of a real hang whose first ranks were still finishing their
+	 * work; learning it would make the hang look normal), but the next verdict must outlast it
+	 * by the guard factor, so a job that keeps stalling is not diagnosed again and again. */
 	for (int k = 0; k < 2; k++) {
-		d->runs[k].hung = false;
-		if (d->runs[k].len > 0)
-			detector_end_run(d, &d->runs[k]);
+		struct run *r = &d->runs[k];
+
+		if (r->len > 0 && r->active_ms > d->longest_healthy_ms)
+			d->longest_healthy_ms = r->active_ms;
+		r->len = 0;
+		r->product = 1.0;
+		r->hung = false;
 	}
+	detector_flush_pending(d);
 	detector_select_level(d);
 }
 

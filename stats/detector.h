@@ -76,8 +76,9 @@ void detector_free(struct detector *d);
 enum detector_verdict detector_add(struct detector *d, double t_ms, int s);
 /* Randomized wait before the next sample: I/2 + U[0, I] (mean I). */
 double detector_next_step_ms(struct detector *d);
-/* The job was found progressing after a hang verdict (transient slowdown): end the suspicion
- * run, let its samples into the model, and carry on. */
+/* The job was found progressing after a hang verdict (transient slowdown): drop the suspicion
+ * run without teaching it to the model, require the next verdict's run to outlast it by the
+ * guard factor, and carry on. */
 void detector_dismiss(struct detector *d);
 void detector_get_info(const struct detector *d, struct detector_info *info);
 const char *detector_verdict_name(enum detector_verdict v);

@@ -128,6 +128,11 @@ expect_json() {
 	if printf '%s' "$OUT" | jq -e "$2" >/dev/null 2>&1; then ok; else fail "$1: jq '$2' false on: $OUT"; fi
 }
 
+# jreport NAME EXPR: the JSON report in $REPORT satisfies a jq expression.
+jreport() {
+	if jq -e "$2" "$REPORT" >/dev/null 2>&1; then ok; else fail "$1: jq '$2' false on $(jq -c '{verdict,hang_type,faulty_ranks,groups,diagnosis}' "$REPORT" 2>&1 | head -c 1500)"; fi
+}
+
 # expect_grep NAME PATTERN TEXT
 expect_grep() {
 	if printf '%s' "$3" | grep -q -- "$2"; then ok; else fail "$1: /$2/ not in: $3"; fi

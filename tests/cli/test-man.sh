@@ -34,6 +34,7 @@ check_help "$MAN/parastack.1" "$PARASTACK" replay
 check_help "$MAN/parastack.1" "$PARASTACK" stack
 check_help "$MAN/parastack.1" "$PARASTACK" run
 check_help "$MAN/parastack-monitor.1" "$BUILD/parastack-monitor"
+check_help "$MAN/parastack-sbatch.1" "$BUILD/parastack-sbatch"
 # Every subcommand in the top-level help has a section in the page.
 for sub in $("$PARASTACK" --help | sed -n 's/^  \([a-z]\{2,\}\) .*/\1/p'); do
 	if rendered "$MAN/parastack.1" | grep -q "^   parastack $sub"; then ok; else fail "subcommand $sub has no section in parastack.1"; fi

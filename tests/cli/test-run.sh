@@ -23,11 +23,6 @@ prun() {
 	REPORT="$TMP/$name.json"
 }
 
-# jreport NAME EXPR: the report satisfies a jq expression.
-jreport() {
-	if jq -e "$2" "$REPORT" >/dev/null 2>&1; then ok; else fail "$1: jq '$2' false on $(jq -c '{verdict,hang_type,faulty_ranks,groups,diagnosis}' "$REPORT" 2>&1 | head -c 1500)"; fi
-}
-
 # expect_job_gone NAME: every rank pid in the report is gone (the job was really ended).
 expect_job_gone() {
 	alive=""

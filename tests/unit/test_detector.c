@@ -142,24 +142,32 @@ START_TEST(ended_runs_join_the_model_but_hangs_do_not)
 }
 END_TEST
 
-START_TEST(dismissed_hang_is_learnt_as_healthy)
+START_TEST(dismissed_run_backs_off_without_teaching_the_model)
 {
 	double t = 0.0;
 	struct detector *d = healthy_detector(0.001, 3000, &t);
-	struct detector_info a, b;
-	int k = 0;
+	struct detector_info a, b, c;
+	int first = 0, second = 0;
 
 	detector_get_info(d, &a);
 	while (detector_add(d, t += 400, 0) != DETECTOR_HANG)
-		k++;
-	k++;
+		first++;
 	detector_dismiss(d);
 	detector_get_info(d, &b);
-	/* Learnt, then halved with the doubling that the contradiction calls for. */
-	ck_assert_double_eq(b.model_size, (a.model_size + k) / 2);
-	ck_assert_double_eq(b.interval_ms, 2 * a.interval_ms);
+	/* Nothing learnt, no doubling, the run is gone, the guard grew to the dismissed run. */
+	ck_assert_double_eq(b.model_size, a.model_size);
+	ck_assert_double_eq(b.interval_ms, a.interval_ms);
 	ck_assert_int_eq(b.run_length, 0);
 	ck_assert_double_eq(b.run_product, 1.0);
+	ck_assert(b.longest_healthy_ms >= 400.0 * first);
+	/* The hang goes on: it is found again, after a run at least 1.5x as long. */
+	while (detector_add(d, t += 400, 0) != DETECTOR_HANG) {
+		second++;
+		ck_assert_int_lt(second, 10 * (first + 1));
+	}
+	detector_get_info(d, &c);
+	ck_assert_int_ge(second + 1, (int)(1.5 * first));
+	ck_assert_double_eq(c.model_size, a.model_size);
 	detector_free(d);
 }
 END_TEST
@@ -319,7 +327,7 @@ Suite *detector_suite(void)
 	tcase_add_loop_test(tc, hang_after_k_suspicions_and_the_guard, 0, 3);
 	tcase_add_test(tc, guard_waits_for_the_longest_healthy_run);
 	tcase_add_test(tc, ended_runs_join_the_model_but_hangs_do_not);
-	tcase_add_test(tc, dismissed_hang_is_learnt_as_healthy);
+	tcase_add_test(tc, dismissed_run_backs_off_without_teaching_the_model);
 	tcase_add_test(tc, no_verdict_while_building);
 	tcase_add_test(tc, step_is_uniform_on_half_to_three_halves);
 	tcase_add_test(tc, non_random_sampling_doubles_interval_and_halves_model);
