@@ -160,7 +160,7 @@ static pid_t spawn(char **argv, bool as_monitor, bool overlap)
 static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launcher,
 			   const char *status_file)
 {
-	char *argv[48], num[8][64], host[256] = "";
+	char *argv[48], num[8][64], model[5][64], host[256] = "";
 	int a = 0;
 
 	argv[a++] = "mpirun";
@@ -187,21 +187,7 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 		argv[a++] = "--launcher-host";
 		argv[a++] = host;
 	}
-	snprintf(num[1], 64, "%.17g", r->opt.model.alpha);
-	argv[a++] = "--alpha";
-	argv[a++] = num[1];
-	snprintf(num[2], 64, "%.17g", r->opt.model.interval_ms);
-	argv[a++] = "--interval";
-	argv[a++] = num[2];
-	snprintf(num[3], 64, "%.17g", r->opt.model.max_interval_ms);
-	argv[a++] = "--max-interval";
-	argv[a++] = num[3];
-	snprintf(num[4], 64, "%d", r->opt.model.set_size);
-	argv[a++] = "--set-size";
-	argv[a++] = num[4];
-	snprintf(num[5], 64, "%llu", (unsigned long long)r->opt.model.seed);
-	argv[a++] = "--seed";
-	argv[a++] = num[5];
+	a += model_options_argv(&r->opt, argv + a, model);
 	argv[a++] = r->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
 	argv[a++] = "--status-file";
 	argv[a++] = (char *)status_file;

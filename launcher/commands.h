@@ -5,5 +5,6 @@
 int cmd_replay(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
 
 #endif

@@ -151,3 +151,15 @@ int sibling_program(const char *name, char *path, size_t len)
 		return -1;
 	return access(path, X_OK);
 }
+
+int model_options_argv(const struct common_options *o, char **argv, char buf[5][64])
+{
+	snprintf(buf[0], 64, "--alpha=%.17g", o->model.alpha);
+	snprintf(buf[1], 64, "--interval=%.17g", o->model.interval_ms);
+	snprintf(buf[2], 64, "--max-interval=%.17g", o->model.max_interval_ms);
+	snprintf(buf[3], 64, "--set-size=%d", o->model.set_size);
+	snprintf(buf[4], 64, "--seed=%llu", (unsigned long long)o->model.seed);
+	for (int i = 0; i < 5; i++)
+		argv[i] = buf[i];
+	return 5;
+}

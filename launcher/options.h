@@ -45,6 +45,9 @@ int common_option_apply(const char *cmd, struct common_options *o, const char *n
 /* Cross-option checks after parsing (e.g. --interval not above --max-interval). */
 int common_options_check(const char *cmd, const struct common_options *o);
 
+/* The model options as words for parastack-monitor's command line (5 of them, in buf). */
+int model_options_argv(const struct common_options *o, char **argv, char buf[5][64]);
+
 /* Print "parastack CMD: message" to stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

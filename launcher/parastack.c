@@ -17,6 +17,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "run", cmd_run, "run an MPI job and watch it for hangs (parastack run -- mpirun ...)" },
+	{ "attach", cmd_attach, "watch a running Slurm job for hangs (--slurm-job JOBID)" },
 	{ "stack", cmd_stack, "print MPI-aware stacks of running processes (like pstack)" },
 	{ "replay", cmd_replay, "evaluate the hang-detection model on a recorded sample trace" },
 };

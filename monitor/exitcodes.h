@@ -10,4 +10,7 @@
 /* `parastack run`: the job hung and parastack ended it. */
 #define PARASTACK_EXIT_HUNG 86
 
+/* --status-file -: the leader's last line on standard output starts with this. */
+#define MONITOR_STATUS_PREFIX "parastack-monitor: outcome "
+
 #endif

@@ -135,7 +135,8 @@ static const char monitor_usage[] =
 	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
 	"  --report FILE       write the JSON report there\n"
 	"  --trace FILE        record every sample (t_ms S C)\n"
-	"  --status-file FILE  write the outcome there (\"hang\" or \"none\") and exit 0, for a\n"
+	"  --status-file FILE  write the outcome there (\"hang\" or \"none\"; \"-\": a line on standard\n"
+	"                      output) and exit 0, for a\n"
 	"                      launcher that reads it (an MPI launcher reports non-zero exits loudly)\n"
 	"  -h, --help          show this help\n";
 
@@ -644,12 +645,22 @@ static int watch_round(struct monitor *m, int round)
 	return status;
 }
 
+/* The outcome for the launcher: in the status file, or, for "-", as a line on standard output
+ * (the file system of the leader's node may not be the launcher's). */
 static void write_status(const struct monitor *m, int status)
 {
+	const char *word = status == MONITOR_EXIT_HANG ? "hang" : status == MONITOR_EXIT_ERROR ? "error" : "none";
+
+	if (!strcmp(m->status_path, "-")) {
+		printf("%s%s\n", MONITOR_STATUS_PREFIX, word);
+		fflush(stdout);
+		return;
+	}
+
 	FILE *f = fopen(m->status_path, "w");
 
 	if (f) {
-		fputs(status == MONITOR_EXIT_HANG ? "hang\n" : status == MONITOR_EXIT_ERROR ? "error\n" : "none\n", f);
+		fprintf(f, "%s\n", word);
 		fclose(f);
 	}
 }

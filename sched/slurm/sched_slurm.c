@@ -95,6 +95,7 @@ int sched_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t l
 	job->exit_status = WIFEXITED(j->exit_code) ? WEXITSTATUS(j->exit_code) : 128 + WTERMSIG(j->exit_code);
 	job->num_tasks = (int)j->num_tasks;
 	snprintf(job->batch_host, sizeof(job->batch_host), "%s", j->batch_host ? j->batch_host : "");
+	snprintf(job->nodes_expr, sizeof(job->nodes_expr), "%s", j->nodes ? j->nodes : "");
 	expand_nodes(j->nodes, job);
 	slurm_free_job_info_msg(msg);
 	return 0;

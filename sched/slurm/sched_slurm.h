@@ -19,6 +19,7 @@ struct slurm_job_info {
 	int num_nodes;
 	int num_tasks;
 	char batch_host[SCHED_SLURM_NAME_MAX];
+	char nodes_expr[1024]; /* as Slurm writes it, e.g. "n[1-4]" */
 	char nodes[SCHED_SLURM_NODES_MAX][SCHED_SLURM_NAME_MAX]; /* expanded, in order */
 };
 

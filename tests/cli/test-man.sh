@@ -33,6 +33,7 @@ check_help "$MAN/parastack.1" "$PARASTACK"
 check_help "$MAN/parastack.1" "$PARASTACK" replay
 check_help "$MAN/parastack.1" "$PARASTACK" stack
 check_help "$MAN/parastack.1" "$PARASTACK" run
+check_help "$MAN/parastack.1" "$PARASTACK" attach
 check_help "$MAN/parastack-monitor.1" "$BUILD/parastack-monitor"
 check_help "$MAN/parastack-sbatch.1" "$BUILD/parastack-sbatch"
 # Every subcommand in the top-level help has a section in the page.

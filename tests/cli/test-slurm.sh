@@ -188,4 +188,30 @@ REPORT=$SUBMIT/parastack-$JOB_srun.json
 expect_state "srun" "$JOB_srun" CANCELLED -
 jreport "srun: rank 3 on n2 is faulty" '.verdict == "hang" and .faulty_ranks == [3] and (.ranks[] | select(.rank == 3) | .host == "n2")'
 
+
+# --- parastack attach --slurm-job: a job submitted with plain sbatch, watched from outside ----
+cat >"$SUBMIT/plain.sh" <<EOF
+#!/bin/sh
+#SBATCH -N 4 --ntasks-per-node=2
+mpirun --bind-to none $STENCIL
+EOF
+plain=$(cd "$SUBMIT" && PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=20 OMPI_MCA_rmaps_base_oversubscribe=1 sbatch --parsable plain.sh)
+deadline=$(($(date +%s) + 60))
+until [ "$(job_field "$plain" state)" = RUNNING ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.2; done
+RUN_TIMEOUT=300 run "$PARASTACK" attach --slurm-job "$plain" --seed 5 --on-hang=kill --report "$SUBMIT/attach.json"
+REPORT=$SUBMIT/attach.json
+expect_status "attach: hang found, job cancelled" 86
+expect_grep "attach: report printed" "faulty rank(s): 4" "$ERR"
+jreport "attach: rank 4 on n3 is faulty" '.verdict == "hang" and .faulty_ranks == [4] and (.ranks[] | select(.rank == 4) | .host == "n3")'
+wait_job_end attach "$plain" 60
+expect_state "attach" "$plain" CANCELLED -
+run "$PARASTACK" attach --slurm-job "$JOB_exit3"
+expect_error "attach to an ended job" 1 "is FAILED, not running"
+run "$PARASTACK" attach --slurm-job 999999
+expect_error "attach to an unknown job" 1 "Invalid job id"
+run "$PARASTACK" attach --slurm-job 12x
+expect_error "attach: bad job id" 2 "not a Slurm job id"
+run "$PARASTACK" attach
+expect_error "attach without a job" 2 "say which job"
+
 finish
