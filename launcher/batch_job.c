@@ -52,10 +52,10 @@ static int check_ps_option(const char *cmd, const char *name, const char *value,
 	int grace;
 
 	if (!strcmp(name, "on-hang")) {
-		if (strcmp(value, "kill") && strcmp(value, "report")) {
-			cmd_error(cmd, "--on-hang: '%s' is neither kill nor report", value);
+		bool kill;
+
+		if (option_on_hang(cmd, value, &kill) < 0)
 			return -1;
-		}
 	} else if (!strcmp(name, "grace")) {
 		if (option_int(cmd, "grace", value, 0, 3600, &grace) < 0)
 			return -1;

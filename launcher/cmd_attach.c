@@ -76,11 +76,8 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 			}
 			break;
 		case 'H':
-			if (strcmp(optarg, "kill") && strcmp(optarg, "report")) {
-				cmd_error("attach", "--on-hang: '%s' is neither kill nor report", optarg);
+			if (option_on_hang("attach", optarg, &at->kill_on_hang) < 0)
 				return -1;
-			}
-			at->kill_on_hang = !strcmp(optarg, "kill");
 			break;
 		case 'R':
 		case 'T':

@@ -92,11 +92,8 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 				return -1;
 			break;
 		case 'H':
-			if (strcmp(optarg, "kill") && strcmp(optarg, "report")) {
-				cmd_error("run", "--on-hang: '%s' is neither kill nor report", optarg);
+			if (option_on_hang("run", optarg, &r->kill_on_hang) < 0)
 				return -1;
-			}
-			r->kill_on_hang = !strcmp(optarg, "kill");
 			break;
 		case 'R':
 			if (option_output_path("run", "report", optarg) < 0)
@@ -295,7 +292,7 @@ static int run_job(const struct run *r, const char *monitor, const char *status_
 static void find_allocation(struct run *r)
 {
 	static struct slurm_job_info job;
-	const char *id = getenv("SLURM_JOB_ID");
+	const char *id = getenv("SLURM_JOB_ID"), *node = getenv("SLURMD_NODENAME");
 	char err[512], host[256] = "";
 	uint32_t jobid;
 
@@ -308,7 +305,7 @@ static void find_allocation(struct run *r)
 	}
 	gethostname(host, sizeof(host) - 1);
 	for (int i = 0; i < job.num_nodes; i++)
-		if (!strcmp(job.nodes[i], host) || !strcmp(job.nodes[i], getenv("SLURMD_NODENAME") ? getenv("SLURMD_NODENAME") : "")) {
+		if (!strcmp(job.nodes[i], host) || (node && !strcmp(job.nodes[i], node))) {
 			r->slurm_job = jobid;
 			return;
 		}

@@ -163,3 +163,13 @@ int model_options_argv(const struct common_options *o, char **argv, char buf[5][
 		argv[i] = buf[i];
 	return 5;
 }
+
+int option_on_hang(const char *cmd, const char *arg, bool *kill)
+{
+	if (strcmp(arg, "kill") && strcmp(arg, "report")) {
+		cmd_error(cmd, "--on-hang: '%s' is neither kill nor report", arg);
+		return -1;
+	}
+	*kill = !strcmp(arg, "kill");
+	return 0;
+}

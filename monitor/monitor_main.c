@@ -170,11 +170,8 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			m->launcher = pid;
 			break;
 		case 'H':
-			if (strcmp(optarg, "kill") && strcmp(optarg, "report")) {
-				cmd_error("monitor", "--on-hang: '%s' is neither kill nor report", optarg);
+			if (option_on_hang("monitor", optarg, &m->kill_on_hang) < 0)
 				return -1;
-			}
-			m->kill_on_hang = !strcmp(optarg, "kill");
 			break;
 		case 'N': m->launcher_host = optarg; break;
 		case 'J':
