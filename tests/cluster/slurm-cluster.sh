@@ -81,6 +81,11 @@ EOF
 	echo "PartitionName=test Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO" >>"$dir/slurm.conf"
 }
 
+# Daemons run in their own session (setsid): a signal to the test's process group (timeout,
+# Ctrl-C) must not take them down before stop has cancelled their jobs. In a script without job
+# control a background child is no group leader, so setsid execs in place and $! stays the
+# daemon's PID.
+
 # record NAME PID: one daemon we started.
 record() {
 	echo "$2 $1" >>"$DIR/pids"
@@ -115,7 +120,7 @@ start() {
 	mungekey --create --keyfile="$DIR/munge/munge.key" --force >/dev/null 2>&1 ||
 		dd if=/dev/urandom of="$DIR/munge/munge.key" bs=1024 count=1 2>/dev/null
 	chmod 400 "$DIR/munge/munge.key"
-	munged --foreground --force --socket="$DIR/munge/munge.socket.2" \
+	setsid munged --foreground --force --socket="$DIR/munge/munge.socket.2" \
 		--key-file="$DIR/munge/munge.key" --pid-file="$DIR/munge/munged.pid" \
 		--log-file="$DIR/log/munged.log" --seed-file="$DIR/munge/munged.seed" \
 		>>"$DIR/log/munged.out" 2>&1 &
@@ -127,13 +132,13 @@ start() {
 		[ "$(date +%s)" -ge "$deadline" ] && die "munged did not start: $(tail -3 "$DIR/log/munged.log")"
 		sleep 0.1
 	done
-	unshare --uts sh -c "hostname psctl && exec slurmctld -D -i -f '$DIR/slurm.conf'" \
+	setsid unshare --uts sh -c "hostname psctl && exec slurmctld -D -i -f '$DIR/slurm.conf'" \
 		>>"$DIR/log/slurmctld.out" 2>&1 &
 	record slurmctld $!
 	i=1
 	while [ $i -le "$nodes" ]; do
 		mkdir -p "$DIR/spool/n$i" "$DIR/tmp/n$i"
-		unshare --uts sh -c "hostname n$i && exec slurmd -D -N n$i -f '$DIR/slurm.conf'" \
+		setsid unshare --uts sh -c "hostname n$i && exec slurmd -D -N n$i -f '$DIR/slurm.conf'" \
 			>>"$DIR/log/slurmd.n$i.out" 2>&1 &
 		record "slurmd-n$i" $!
 		i=$((i + 1))
