@@ -33,18 +33,6 @@ static int ps_option_index(const char *name, size_t len)
 	return -1;
 }
 
-/* An output file named at submission, as an absolute path (the job may start elsewhere). */
-static char *absolute(const char *path)
-{
-	char cwd[PATH_MAX], *out;
-
-	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-		return strdup(path);
-	if (asprintf(&out, "%s/%s", cwd, path) < 0)
-		return NULL;
-	return out;
-}
-
 /* Check one parastack option's value the way `parastack run` will. */
 static int check_ps_option(const char *cmd, const char *name, const char *value,
 			   struct common_options *model, struct batch_args *out, char **word)
@@ -66,7 +54,8 @@ static int check_ps_option(const char *cmd, const char *name, const char *value,
 		return -1;
 	}
 
-	char *v = !strcmp(name, "report") || !strcmp(name, "trace") ? absolute(value) : strdup(value);
+	/* Output files named at submission: the job may start elsewhere. */
+	char *v = !strcmp(name, "report") || !strcmp(name, "trace") ? option_absolute_path(value) : strdup(value);
 
 	if (!v || asprintf(word, "--%s=%s", name, v) < 0) {
 		free(v);

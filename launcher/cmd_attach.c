@@ -109,7 +109,7 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 static pid_t start_monitors(const struct attach *at, const struct slurm_job_info *job,
 			    const char *monitor, int out_fd)
 {
-	char *argv[32], model[5][64], jobid[16], nodes[1024], tasks[32], tmp[PATH_MAX];
+	char *argv[32], model[5][64], jobid[16], tasks[32], *report = NULL;
 	int a = 0;
 	pid_t pid;
 
@@ -126,15 +126,15 @@ static pid_t start_monitors(const struct attach *at, const struct slurm_job_info
 	argv[a++] = at->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
 	argv[a++] = "--status-file=-";
 	if (at->report) {
+		/* The leader may start in another directory, on another node. */
 		argv[a++] = "--report";
-		argv[a++] = realpath(at->report, tmp) ? tmp : (char *)at->report;
+		argv[a++] = report = option_absolute_path(at->report);
 	}
 	if (at->trace) {
 		argv[a++] = "--trace";
 		argv[a++] = (char *)at->trace;
 	}
 	argv[a] = NULL;
-	snprintf(nodes, sizeof(nodes), "%s", job->nodes_expr);
 	snprintf(tasks, sizeof(tasks), "1(x%d)", job->num_nodes);
 	if ((pid = fork()) == 0) {
 		dup2(out_fd, STDOUT_FILENO);
@@ -145,8 +145,8 @@ static pid_t start_monitors(const struct attach *at, const struct slurm_job_info
 		/* The allocation as Open MPI's Slurm support reads it. */
 		setenv("SLURM_JOB_ID", jobid, 1);
 		setenv("SLURM_JOBID", jobid, 1);
-		setenv("SLURM_NODELIST", nodes, 1);
-		setenv("SLURM_JOB_NODELIST", nodes, 1);
+		setenv("SLURM_NODELIST", job->nodes_expr, 1);
+		setenv("SLURM_JOB_NODELIST", job->nodes_expr, 1);
 		setenv("SLURM_TASKS_PER_NODE", tasks, 1);
 		setenv("OMPI_MCA_plm_slurm_args", "--overlap", 1);
 		if (getuid() == 0) {
@@ -157,24 +157,27 @@ static pid_t start_monitors(const struct attach *at, const struct slurm_job_info
 		fprintf(stderr, "parastack attach: cannot start mpirun: %s\n", strerror(errno));
 		_exit(127);
 	}
+	free(report);
 	return pid;
 }
 
-/* Pass the monitors' standard output through; pick out the outcome line. */
-static void relay_output(FILE *in, char *outcome, size_t len)
+/* Pass the monitors' standard output through and pick out the outcome line, until mpirun
+ * closes it. A signal to us (Ctrl-C) is passed on: mpirun stops the monitors, which detach. */
+static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len)
 {
 	char line[4096];
 	size_t plen = strlen(MONITOR_STATUS_PREFIX);
 
 	for (;;) {
+		if (got_signal) {
+			kill(mon, SIGTERM);
+			got_signal = 0;
+		}
 		if (!fgets(line, sizeof(line), in)) {
-			if (ferror(in) && errno == EINTR && !got_signal) {
-				clearerr(in);
-				continue;
-			}
-			if (ferror(in) && errno == EINTR)
-				return; /* the caller passes the signal on, then comes back */
-			break;
+			if (!ferror(in) || errno != EINTR)
+				return;
+			clearerr(in);
+			continue;
 		}
 		if (!strncmp(line, MONITOR_STATUS_PREFIX, plen))
 			snprintf(outcome, len, "%.*s", (int)strcspn(line + plen, "\n"), line + plen);
@@ -218,13 +221,7 @@ int cmd_attach(int argc, char **argv)
 		job.nodes_expr);
 	FILE *in = fdopen(fds[0], "r");
 
-	for (;;) {
-		relay_output(in, outcome, sizeof(outcome));
-		if (!got_signal)
-			break;
-		kill(mon, SIGTERM); /* Ctrl-C: mpirun stops the monitors, which detach */
-		got_signal = 0;
-	}
+	relay_output(in, mon, outcome, sizeof(outcome));
 	fclose(in);
 	while (waitpid(mon, &st, 0) < 0 && errno == EINTR)
 		;

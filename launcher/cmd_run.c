@@ -157,7 +157,7 @@ static pid_t spawn(char **argv, bool as_monitor, bool overlap)
 static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launcher,
 			   const char *status_file)
 {
-	char *argv[48], num[8][64], model[5][64], host[256] = "";
+	char *argv[48], pid_s[16], job_s[16], model[5][64], host[256] = "";
 	int a = 0;
 
 	argv[a++] = "mpirun";
@@ -172,14 +172,14 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 	argv[a++] = "none";
 	argv[a++] = "--oversubscribe";
 	argv[a++] = (char *)monitor;
-	snprintf(num[0], 64, "%d", (int)launcher);
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)launcher);
 	argv[a++] = "--launcher-pid";
-	argv[a++] = num[0];
+	argv[a++] = pid_s;
 	if (r->slurm_job) {
 		/* Only the monitor on this node can see the launcher; it leads. */
-		snprintf(num[6], 64, "%u", r->slurm_job);
+		snprintf(job_s, sizeof(job_s), "%u", r->slurm_job);
 		argv[a++] = "--slurm-job";
-		argv[a++] = num[6];
+		argv[a++] = job_s;
 		gethostname(host, sizeof(host) - 1);
 		argv[a++] = "--launcher-host";
 		argv[a++] = host;
@@ -298,9 +298,13 @@ static void find_allocation(struct run *r)
 
 	if (r->local || !id)
 		return;
-	if (sched_slurm_parse_jobid(id, &jobid) < 0 || sched_slurm_job(jobid, &job, err, sizeof(err)) < 0) {
+	if (sched_slurm_parse_jobid(id, &jobid) < 0)
+		snprintf(err, sizeof(err), "not a job id");
+	else if (sched_slurm_job(jobid, &job, err, sizeof(err)) == 0)
+		err[0] = '\0';
+	if (err[0]) {
 		fprintf(stderr, "parastack: SLURM_JOB_ID=%s, but Slurm does not answer for it (%s); "
-			"watching this node only\n", id, sched_slurm_parse_jobid(id, &jobid) < 0 ? "not a job id" : err);
+			"watching this node only\n", id, err);
 		return;
 	}
 	gethostname(host, sizeof(host) - 1);

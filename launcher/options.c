@@ -173,3 +173,14 @@ int option_on_hang(const char *cmd, const char *arg, bool *kill)
 	*kill = !strcmp(arg, "kill");
 	return 0;
 }
+
+char *option_absolute_path(const char *path)
+{
+	char cwd[PATH_MAX], *out;
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return strdup(path);
+	if (asprintf(&out, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return out;
+}

@@ -31,6 +31,9 @@ int option_double(const char *cmd, const char *name, const char *arg, double min
 int option_int(const char *cmd, const char *name, const char *arg, long min, long max, int *out);
 int option_u64(const char *cmd, const char *name, const char *arg, uint64_t *out);
 
+/* path made absolute against the current directory (malloc'd; NULL when out of memory). */
+char *option_absolute_path(const char *path);
+
 /* --on-hang=kill|report; *kill set. */
 int option_on_hang(const char *cmd, const char *arg, bool *kill);
 

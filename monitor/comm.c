@@ -126,6 +126,13 @@ void comm_send_cmd(int to, enum comm_cmd cmd, const int *ranks, int n)
 	free(msg);
 }
 
+void comm_send_to_followers(const struct comm *c, enum comm_cmd cmd)
+{
+	for (int mon = 0; mon < c->size; mon++)
+		if (mon != c->me)
+			comm_send_cmd(mon, cmd, NULL, 0);
+}
+
 void comm_recv_counts(int from, int *out, int *live)
 {
 	int v[2];

@@ -47,6 +47,8 @@ int comm_allgather_table(const struct comm *c, const struct job_proc *local, int
 
 /* Leader side. */
 void comm_send_cmd(int to, enum comm_cmd cmd, const int *ranks, int n);
+/* The same command, without payload, to every other monitor. */
+void comm_send_to_followers(const struct comm *c, enum comm_cmd cmd);
 /* Wait (low CPU) for a sample reply from a monitor. */
 void comm_recv_counts(int from, int *out, int *live);
 /* Wait for a JSON reply; NULL if it does not parse. */

@@ -277,12 +277,17 @@ static struct target *local_target(struct monitor *m, int rank)
 	return NULL;
 }
 
+static int compare_entry_rank(const void *key, const void *entry)
+{
+	int rank = *(const int *)key, other = ((const struct table_entry *)entry)->rank;
+
+	return (rank > other) - (rank < other);
+}
+
+/* The table is sorted by rank (comm_allgather_table). */
 static const struct table_entry *table_find(const struct monitor *m, int rank)
 {
-	for (int i = 0; i < m->nranks; i++)
-		if (m->table[i].rank == rank)
-			return &m->table[i];
-	return NULL;
+	return bsearch(&rank, m->table, (size_t)m->nranks, sizeof(*m->table), compare_entry_rank);
 }
 
 /* ---- sampling ------------------------------------------------------------------------------- */
@@ -303,38 +308,36 @@ static void sample_local(struct monitor *m, const int *ranks, int n, int *out, i
 	}
 }
 
-/* Leader: S for the given set, asking the monitors that host its ranks. */
+/* Leader: S for the given set, asking the monitors that host its ranks. Each rank is looked up
+ * once; the requests go out before the leader samples its own ranks, so all nodes sample at
+ * the same time. */
 static int sample_set(struct monitor *m, const int *set, int size, int *live)
 {
-	int out = 0, *mine = calloc((size_t)size + 1, sizeof(int)), nmine = 0;
-	int *asked = calloc((size_t)m->c.size, sizeof(int));
+	int out = 0, nmine = 0, *owner = calloc((size_t)size + 1, sizeof(int));
+	int *batch = calloc((size_t)size + 1, sizeof(int));
+	bool *asked = calloc((size_t)m->c.size, sizeof(bool));
 
 	*live = 0;
-	for (int mon = 0; mon < m->c.size; mon++) {
-		if (mon == m->c.me)
-			continue;
-
-		int *theirs = calloc((size_t)size + 1, sizeof(int)), n = 0;
-
-		for (int i = 0; i < size; i++) {
-			const struct table_entry *e = table_find(m, set[i]);
-
-			if (e && e->monitor == mon)
-				theirs[n++] = set[i];
-		}
-		if (n) {
-			comm_send_cmd(mon, CMD_SAMPLE, theirs, n);
-			asked[mon] = 1;
-		}
-		free(theirs);
-	}
 	for (int i = 0; i < size; i++) {
 		const struct table_entry *e = table_find(m, set[i]);
 
-		if (e && e->monitor == m->c.me)
-			mine[nmine++] = set[i];
+		owner[i] = e ? e->monitor : -1;
 	}
-	sample_local(m, mine, nmine, &out, live);
+	for (int i = 0; i < size; i++) {
+		int mon = owner[i], n = 0;
+
+		if (mon < 0 || mon == m->c.me || asked[mon])
+			continue;
+		for (int j = i; j < size; j++)
+			if (owner[j] == mon)
+				batch[n++] = set[j];
+		comm_send_cmd(mon, CMD_SAMPLE, batch, n);
+		asked[mon] = true;
+	}
+	for (int i = 0; i < size; i++)
+		if (owner[i] == m->c.me)
+			batch[nmine++] = set[i];
+	sample_local(m, batch, nmine, &out, live);
 	for (int mon = 0; mon < m->c.size; mon++) {
 		int o, l;
 
@@ -345,7 +348,8 @@ static int sample_set(struct monitor *m, const int *set, int size, int *live)
 		*live += l;
 	}
 	free(asked);
-	free(mine);
+	free(batch);
+	free(owner);
 	return out;
 }
 
@@ -362,22 +366,14 @@ static json_t *capture_local(struct monitor *m)
 	return arr;
 }
 
-static int compare_rank_json(const void *a, const void *b)
-{
-	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "rank"));
-	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "rank"));
-
-	return (x > y) - (x < y);
-}
-
-/* Leader: a snapshot of every rank of the job, sorted by rank. */
+/* Leader: a snapshot of every rank of the job, sorted by rank. The other monitors capture
+ * their ranks while the leader captures its own. */
 static json_t *snapshot_all(struct monitor *m)
 {
+	comm_send_to_followers(&m->c, CMD_CAPTURE);
+
 	json_t *all = capture_local(m);
 
-	for (int mon = 0; mon < m->c.size; mon++)
-		if (mon != m->c.me)
-			comm_send_cmd(mon, CMD_CAPTURE, NULL, 0);
 	for (int mon = 0; mon < m->c.size; mon++) {
 		if (mon == m->c.me)
 			continue;
@@ -388,19 +384,8 @@ static json_t *snapshot_all(struct monitor *m)
 			json_array_extend(all, part);
 		json_decref(part);
 	}
-
-	size_t n = json_array_size(all);
-	json_t **v = calloc(n + 1, sizeof(json_t *));
-	json_t *sorted = json_array();
-
-	for (size_t i = 0; i < n; i++)
-		v[i] = json_array_get(all, i);
-	qsort(v, n, sizeof(json_t *), compare_rank_json);
-	for (size_t i = 0; i < n; i++)
-		json_array_append(sorted, v[i]);
-	free(v);
-	json_decref(all);
-	return sorted;
+	report_sort_by_rank(all);
+	return all;
 }
 
 static json_t *model_json(struct monitor *m)
@@ -636,9 +621,7 @@ static int watch_round(struct monitor *m, int round)
 	status = leader_loop(m);
 	json_decref(m->last_model);
 	m->last_model = model_json(m);
-	for (int mon = 0; mon < m->c.size; mon++)
-		if (mon != m->c.me)
-			comm_send_cmd(mon, status == ROUND_AGAIN ? CMD_AGAIN : CMD_STOP, NULL, 0);
+	comm_send_to_followers(&m->c, status == ROUND_AGAIN ? CMD_AGAIN : CMD_STOP);
 	return status;
 }
 

@@ -127,6 +127,21 @@ static int compare_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+/* Sort a JSON array in place with a qsort comparator over json_t pointers. */
+static void sort_array(json_t *arr, int (*cmp)(const void *, const void *))
+{
+	size_t n = json_array_size(arr);
+	json_t **v = calloc(n + 1, sizeof(json_t *));
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(arr, i));
+	qsort(v, n, sizeof(json_t *), cmp);
+	json_array_clear(arr);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, v[i]);
+	free(v);
+}
+
 static int compare_groups(const void *a, const void *b)
 {
 	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
@@ -160,9 +175,6 @@ json_t *report_groups(json_t *snap)
 		json_array_append_new(json_object_get(g, "rank_list"), json_integer(rank_of(o)));
 	}
 
-	size_t ng = json_object_size(byk), n = 0;
-	json_t **arr = calloc(ng ? ng : 1, sizeof(json_t *));
-
 	json_object_foreach(byk, key, g) {
 		json_t *rl = json_object_get(g, "rank_list");
 		size_t nr = json_array_size(rl);
@@ -179,14 +191,23 @@ json_t *report_groups(json_t *snap)
 		json_object_set_new(g, "ranks", json_string(ranges));
 		json_object_set_new(g, "count", json_integer((json_int_t)nr));
 		free(ranks);
-		arr[n++] = g;
+		json_array_append(list, g);
 	}
-	qsort(arr, n, sizeof(json_t *), compare_groups);
-	for (size_t k = 0; k < n; k++)
-		json_array_append(list, arr[k]);
-	free(arr);
+	sort_array(list, compare_groups);
 	json_decref(byk);
 	return list;
+}
+
+static int compare_rank_objects(const void *a, const void *b)
+{
+	int x = rank_of(*(json_t *const *)a), y = rank_of(*(json_t *const *)b);
+
+	return (x > y) - (x < y);
+}
+
+void report_sort_by_rank(json_t *ranks)
+{
+	sort_array(ranks, compare_rank_objects);
 }
 
 static void add(json_t *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -11,6 +11,8 @@
 
 /* "0-2,4-7" from sorted ranks. */
 void report_ranges(const int *ranks, int n, char *buf, size_t len);
+/* Sort an array of rank objects by "rank", in place. */
+void report_sort_by_rank(json_t *ranks);
 /* Did any rank move between two snapshots (arrays of rank objects)? Why, in why. A rank moved
  * if it went from one MPI call to another, or from MPI back into application code — except
  * within an MPI_Test/MPI_Iprobe busy-wait loop. */

@@ -33,17 +33,17 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
 	return TARGET_OK;
 }
 
-/* Unwind the current snapshot into t->ips; reload the map once if the code is not in it
+/* Unwind the current snapshot into ips; reload the map once if the code is not in it
  * (a library loaded since, or JIT code). */
-static int target_unwind(struct target *t, char *err, size_t len)
+static int target_unwind(struct target *t, uint64_t *ips, char *err, size_t len)
 {
-	int n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, t->ips, TARGET_MAX_FRAMES);
+	int n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, TARGET_MAX_FRAMES);
 	bool unknown = n == 0;
 
 	for (int i = 0; i < n && !unknown; i++)
-		unknown = !maps_find(&t->maps, frame_lookup_pc(t->ips, i));
+		unknown = !maps_find(&t->maps, frame_lookup_pc(ips, i));
 	if (unknown && target_reload_maps(t, err, len) == TARGET_OK)
-		n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, t->ips, TARGET_MAX_FRAMES);
+		n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, TARGET_MAX_FRAMES);
 	return n;
 }
 
@@ -146,8 +146,7 @@ static enum target_status target_thread(struct target *t, pid_t tid, struct thre
 	th->tid = tid;
 	th->main = tid == t->pid;
 	th->group_stopped = t->snap.group_stopped;
-	th->nframes = target_unwind(t, err, len);
-	memcpy(th->ips, t->ips, (size_t)th->nframes * sizeof(uint64_t));
+	th->nframes = target_unwind(t, th->ips, err, len);
 	classify_thread(&t->maps, th->ips, th->nframes, th->main, &th->counted, &th->in_mpi);
 	return TARGET_OK;
 }

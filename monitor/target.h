@@ -49,7 +49,6 @@ struct target {
 	struct snapshot snap;
 	size_t stack_max;
 	pid_t tids[TARGET_MAX_THREADS];
-	uint64_t ips[TARGET_MAX_FRAMES];
 };
 
 /* Check that pid exists and can be traced (without tracing it yet), load its map. */

@@ -156,12 +156,11 @@ int sched_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, c
 	slurm_free_job_step_info_response_msg(steps);
 
 	/* The batch script's step is not listed; ask for it on the node that runs it. */
-	job_info_msg_t *msg = NULL;
+	static struct slurm_job_info job;
+	char ignored[256];
 
-	if (slurm_load_job(&msg, id, SHOW_ALL) == SLURM_SUCCESS && msg && msg->record_count > 0 &&
-	    msg->job_array[0].batch_host && !strcmp(msg->job_array[0].batch_host, node))
+	if (sched_slurm_job(id, &job, ignored, sizeof(ignored)) == 0 && !strcmp(job.batch_host, node))
 		n = step_pids_on(id, SLURM_BATCH_SCRIPT, node, pids, n, max);
-	slurm_free_job_info_msg(msg);
 	return n;
 }
 
