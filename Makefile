@@ -27,7 +27,8 @@ MONITOR_MPI_SRC := monitor/comm.c monitor/monitor_main.c
 MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC),$(wildcard monitor/*.c))
 MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson
 # The schedulers' modules. libslurm has no pkg-config file in Debian: -lslurm by name.
-SCHED_SRC    := $(filter-out sched/slurm/parastack_sbatch.c,$(wildcard sched/slurm/*.c))
+TORQUE_SRC   := sched/torque/sched_torque.c
+SCHED_SRC    := $(filter-out sched/slurm/parastack_sbatch.c,$(wildcard sched/slurm/*.c)) $(TORQUE_SRC)
 SCHED_LIBS   := -lslurm
 TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -36,7 +37,7 @@ obj = $(patsubst %.c,$(B)/$(1)/%.o,$(2))
 Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
-PROGRAMS := $(B)/parastack $(B)/parastack-monitor $(B)/parastack-sbatch
+PROGRAMS := $(B)/parastack $(B)/parastack-monitor $(B)/parastack-sbatch $(B)/parastack-qsub
 TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 # Processes with known states for the sampler's tests (tests/fixtures).
 APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
@@ -68,17 +69,20 @@ $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(STATS_SRC) $(SCH
 $(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c launcher/options.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
+$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c launcher/options.c $(STATS_SRC) $(TORQUE_SRC))
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
 $(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c $(SCHED_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SCHED_LIBS)
 
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread -lm)
 
-$(B)/tests/unit: $(call obj,obj,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC))
+$(B)/tests/unit: $(call obj,obj,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC) $(TORQUE_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(MONITOR_LIBS) -ljansson -lm
 
-$(B)/tests/unit-asan: $(call obj,asan,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC))
+$(B)/tests/unit-asan: $(call obj,asan,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC) $(TORQUE_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) -g $(SAN) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(MONITOR_LIBS) -ljansson -lm
 

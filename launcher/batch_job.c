@@ -107,7 +107,7 @@ int batch_split_args(const char *cmd, const char *usage, const struct sched_synt
 			i++;
 			break;
 		}
-		if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+		if ((!strcmp(arg, "-h") && !syn->h_is_option) || !strcmp(arg, "--help")) {
 			fputs(usage, stdout);
 			return 1;
 		}
@@ -242,6 +242,53 @@ bool batch_sets_option(const struct user_script *s, const struct batch_args *a,
 	return false;
 }
 
+/* Copy the value of option word w (named by name) into value: "-lX" / "--opt=X" carry it,
+ * else it is the next word, next (NULL when there is none). */
+static void option_value(const char *w, size_t namelen, const char *next, char *value, size_t len)
+{
+	const char *v = w + namelen;
+	size_t n;
+
+	if (*v == '=')
+		v++;
+	if (!*v || *v == ' ' || *v == '\t' || *v == '\n') {
+		v = next ? next : "";
+		while (*v == ' ' || *v == '\t')
+			v++;
+	}
+	n = strcspn(v, " \t\r\n");
+	snprintf(value, len, "%.*s", (int)(n < len ? n : len - 1), v);
+}
+
+int batch_option_values(const struct user_script *s, const struct batch_args *a,
+			const struct sched_syntax *syn, const char *const *names, char values[][1024],
+			int max)
+{
+	size_t dlen = strlen(syn->directive);
+	int n = 0;
+
+	for (const char *p = strchr(s->text, '\n') + 1; p < s->text + s->header_end;
+	     p = strchr(p, '\n') + 1) {
+		if (strncmp(p, syn->directive, dlen) || (p[dlen] != ' ' && p[dlen] != '\t'))
+			continue;
+		for (const char *w = p + dlen; *w && *w != '\n' && n < max; w++)
+			if ((w[-1] == ' ' || w[-1] == '\t') && *w == '-' && word_matches(w, names)) {
+				size_t nl = strcspn(w, "= \t\n");
+
+				nl = nl > 2 && w[1] != '-' ? 2 : nl; /* "-lnodes=1": the name is "-l" */
+				option_value(w, nl, w + nl, values[n++], 1024);
+			}
+	}
+	for (int i = 0; i < a->nsched && n < max; i++)
+		if (word_matches(a->sched_opts[i], names)) {
+			size_t nl = a->sched_opts[i][1] == '-' ? strcspn(a->sched_opts[i], "=") : 2;
+
+			option_value(a->sched_opts[i], nl, i + 1 < a->nsched ? a->sched_opts[i + 1] : NULL,
+				     values[n++], 1024);
+		}
+	return n;
+}
+
 /* Write word for sh, in single quotes. */
 static void sh_quote(FILE *out, const char *word)
 {
@@ -273,32 +320,43 @@ static void pick_delimiter(const char *text, char *delim, size_t len)
 	}
 }
 
-int batch_write_job(FILE *out, const char *parastack, const struct user_script *s,
-		    const struct batch_args *a, const char *script_name, const char *copy_dir_expr,
-		    const char *report_expr)
+int batch_write_job(FILE *out, const struct batch_job_spec *spec, const struct user_script *s,
+		    const struct batch_args *a)
 {
 	char delim[64];
 	const char *body = strchr(s->text, '\n') + 1;
 
 	pick_delimiter(s->text, delim, sizeof(delim));
 	fputs("#!/bin/sh\n", out);
+	if (spec->extra_header)
+		fputs(spec->extra_header, out);
 	fwrite(body, 1, (size_t)(s->text + s->header_end - body), out);
 	fprintf(out, "# Added by the parastack batch front end: the script above runs unchanged under\n"
 		"# `parastack run --batch`, which watches it for hangs (see parastack(1)).\n");
-	fprintf(out, "ps_dir=%s\n", copy_dir_expr);
+	fputs("case $0 in\n*/slurm_script) ps_dir=$(dirname \"$0\") ps_tmp= ;;\n"
+	      "*) ps_dir=$(mktemp -d \"${TMPDIR:-/tmp}/parastack-job.XXXXXX\") && ps_tmp=$ps_dir ;;\n"
+	      "esac\n", out);
 	fputs("if [ -d \"$ps_dir\" ] && [ -w \"$ps_dir\" ]; then ps_script=\"$ps_dir\"/", out);
-	sh_quote(out, script_name);
+	sh_quote(out, spec->script_name);
 	fputs("\nelse ps_script=$(mktemp \"${TMPDIR:-/tmp}/parastack-job.XXXXXX\") || exit 1\nfi\n", out);
 	fprintf(out, "cat >\"$ps_script\" <<'%s'\n%s%s\n", delim, s->text, delim);
-	fputs("chmod 700 \"$ps_script\"\n", out);
-	sh_quote(out, parastack);
+	fputs("chmod 700 \"$ps_script\"\nset --", out);
+	for (int i = 0; i < a->nscript_args; i++) {
+		fputc(' ', out);
+		sh_quote(out, a->script_args[i]);
+	}
+	fputc('\n', out);
+	if (spec->setup)
+		fputs(spec->setup, out);
+	sh_quote(out, spec->parastack);
 	fputs(" run --batch", out);
 	for (int i = 0; i < a->nps; i++) {
 		fputc(' ', out);
 		sh_quote(out, a->ps_opts[i]);
 	}
 	if (!a->report)
-		fprintf(out, " --report=\"%s\"", report_expr);
-	fputs(" -- \"$ps_script\" \"$@\"\nps_status=$?\nrm -f \"$ps_script\"\nexit $ps_status\n", out);
+		fprintf(out, " --report=\"%s\"", spec->report_expr);
+	fputs(" -- \"$ps_script\" \"$@\"\nps_status=$?\nrm -f \"$ps_script\"\n"
+	      "[ -n \"$ps_tmp\" ] && rmdir \"$ps_tmp\"\nexit $ps_status\n", out);
 	return ferror(out) ? -1 : 0;
 }

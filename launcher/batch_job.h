@@ -14,6 +14,7 @@ struct sched_syntax {
 	const char *short_with_value;   /* e.g. "aAbcdDeiJLMmNnopqStCFwxBG" */
 	const char *const *long_flags;  /* NULL-terminated */
 	const char *directive;          /* "#SBATCH" or "#PBS" */
+	bool h_is_option;               /* -h is the scheduler's (qsub: hold), only --help is ours */
 };
 
 struct batch_args {
@@ -46,14 +47,28 @@ void batch_free_script(struct user_script *s);
 bool batch_sets_option(const struct user_script *s, const struct batch_args *a,
 		       const struct sched_syntax *syn, const char *const *names);
 
-/* Write the job script: "#!/bin/sh", the user's directive block verbatim, then a copy of the
- * user's script written at run time into copy_dir_expr (a shell expression for a directory
- * the scheduler removes when the job ends, falling back to $TMPDIR) and run under
- * `PARASTACK run --batch OPTS --report REPORT_EXPR -- COPY "$@"`. report_expr is a shell
- * expression (e.g. "$SLURM_SUBMIT_DIR/parastack-$SLURM_JOB_ID.json") used when --report was
- * not given. */
-int batch_write_job(FILE *out, const char *parastack, const struct user_script *s,
-		    const struct batch_args *a, const char *script_name, const char *copy_dir_expr,
-		    const char *report_expr);
+/* The values given to the option named by any of names (e.g. {"-l", NULL}): those of the
+ * script's directive block first, then those of the command line, so the last one counts as
+ * the scheduler would. The count copied into values (at most max). */
+int batch_option_values(const struct user_script *s, const struct batch_args *a,
+			const struct sched_syntax *syn, const char *const *names, char values[][1024],
+			int max);
+
+/* How the job script is written (see batch_write_job). */
+struct batch_job_spec {
+	const char *parastack;     /* absolute path of the parastack program */
+	const char *script_name;   /* the copy's file name: the user's script's base name */
+	const char *report_expr;   /* shell expression of the default --report */
+	const char *extra_header;  /* directive lines (each ending in newline) placed first, or NULL */
+	const char *setup;         /* shell lines run before parastack, or NULL */
+};
+
+/* Write the job script: "#!/bin/sh", spec->extra_header, the user's directive block verbatim,
+ * then a copy of the user's script written at run time into the job's Slurm spool directory
+ * (which slurmd removes even when the job is killed) or, elsewhere (Torque feeds the script to
+ * the shell), into a fresh directory under $TMPDIR that the script removes when it ends, and run with the user's arguments (embedded, so no scheduler has to pass them) under
+ * `PARASTACK run --batch OPTS --report REPORT -- COPY ARGS`. */
+int batch_write_job(FILE *out, const struct batch_job_spec *spec, const struct user_script *s,
+		    const struct batch_args *a);
 
 #endif

@@ -1,9 +1,10 @@
 /* cmd_run — `parastack run [options] -- LAUNCHER ARGS...`: run an MPI job under watch. Starts
  * the launcher, and beside it the monitors as an MPI job of their own: one on this machine
- * (`mpirun -np 1 parastack-monitor`), or, inside a Slurm allocation, one per node of it, started
- * as an overlapping step so they take none of the application's CPUs. When the monitors report
- * a hang and --on-hang=kill, ends the job: with --batch (parastack-sbatch's job script) by
- * cancelling the Slurm job; otherwise SIGTERM to the launcher, then SIGKILL after a grace
+ * (`mpirun -np 1 parastack-monitor`), or, inside a Torque job, one per host of $PBS_NODEFILE
+ * (mpirun with a host file listing each once), or, inside a Slurm allocation, one per node of
+ * it, started as an overlapping step so they take none of the application's CPUs. When the
+ * monitors report a hang and --on-hang=kill, ends the job: with --batch (the job script of
+ * parastack-sbatch or parastack-qsub) through the scheduler, scancel's way or qdel; otherwise SIGTERM to the launcher, then SIGKILL after a grace
  * period to whatever of the job is still there — only the processes descended from the
  * launcher it started, by PID. */
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "../monitor/procfs.h"
 #include "../monitor/signals.h"
 #include "../sched/slurm/sched_slurm.h"
+#include "../sched/torque/sched_torque.h"
 #include "commands.h"
 #include "options.h"
 
@@ -42,9 +44,10 @@ static const char run_usage[] =
 	"  --report FILE         write the JSON report to FILE\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  --grace SECONDS       wait this long after SIGTERM before SIGKILL (default 10)\n"
-	"  --batch               end a hung job by cancelling its Slurm job (parastack-sbatch's\n"
-	"                        job script uses this); the default ends only the launcher\n"
-	"  --local               watch this node only, even inside a Slurm allocation\n"
+	"  --batch               end a hung job through its scheduler: cancel the Slurm job, or qdel\n"
+	"                        the Torque job (the batch front ends' job scripts use this); the\n"
+	"                        default ends only the launcher\n"
+	"  --local               watch this node only, even inside a Torque job or Slurm allocation\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Exit status: the job's own when it ends by itself; 86 when parastack ended a hung job.\n";
@@ -56,6 +59,8 @@ struct run {
 	int grace_s;
 	bool batch, local;
 	uint32_t slurm_job; /* the allocation we run in, 0 when none (or --local) */
+	const struct torque_job *torque; /* the Torque job we run in, NULL when none (or --local) */
+	char hostfile[64];  /* its hosts, each once, for mpirun */
 	char **job_argv;
 };
 
@@ -147,6 +152,10 @@ static pid_t spawn(char **argv, bool as_monitor, bool overlap)
 		 * nodes' CPUs with the application's steps instead of taking some of them. */
 		if (overlap)
 			setenv("OMPI_MCA_plm_slurm_args", "--overlap", 1);
+		/* A job submitted with --export=NONE passes that on to srun (SLURM_EXPORT_ENV), whose
+		 * tasks would then start with no environment at all; the monitors need theirs. */
+		if (as_monitor && overlap)
+			setenv("SLURM_EXPORT_ENV", "ALL", 1);
 		execvp(argv[0], argv);
 		fprintf(stderr, "parastack run: cannot start %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -161,7 +170,11 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 	int a = 0;
 
 	argv[a++] = "mpirun";
-	if (r->slurm_job) {
+	if (r->torque) {
+		argv[a++] = "--hostfile";
+		argv[a++] = (char *)r->hostfile;
+	}
+	if (r->slurm_job || r->torque) {
 		argv[a++] = "--map-by";
 		argv[a++] = "ppr:1:node";
 	} else {
@@ -175,11 +188,11 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 	snprintf(pid_s, sizeof(pid_s), "%d", (int)launcher);
 	argv[a++] = "--launcher-pid";
 	argv[a++] = pid_s;
-	if (r->slurm_job) {
+	if (r->slurm_job || r->torque) {
 		/* Only the monitor on this node can see the launcher; it leads. */
 		snprintf(job_s, sizeof(job_s), "%u", r->slurm_job);
-		argv[a++] = "--slurm-job";
-		argv[a++] = job_s;
+		argv[a++] = r->torque ? "--pbs-job" : "--slurm-job";
+		argv[a++] = r->torque ? (char *)r->torque->id : job_s;
 		gethostname(host, sizeof(host) - 1);
 		argv[a++] = "--launcher-host";
 		argv[a++] = host;
@@ -197,7 +210,9 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 		argv[a++] = (char *)r->trace;
 	}
 	argv[a] = NULL;
-	return spawn(argv, true, r->slurm_job != 0);
+	/* A Torque job run by Slurm's wrappers is a Slurm job too: mpirun then starts the remote
+	 * monitors with srun, which must overlap the application's step. */
+	return spawn(argv, true, r->slurm_job != 0 || r->torque);
 }
 
 struct proc_id {
@@ -288,15 +303,53 @@ static void end_monitor(pid_t monitor, int patience_ms)
 
 static int run_job(const struct run *r, const char *monitor, const char *status_file);
 
+/* Inside a Torque job (and not --local): its hosts, each once, into a host file in dir for the
+ * monitors' mpirun. true when the job is watched as a Torque job. */
+static bool find_torque_job(struct run *r, const char *dir)
+{
+	static struct torque_job job;
+	char err[512], host[256] = "";
+	int got = sched_torque_from_env(&job, err, sizeof(err));
+
+	if (got < 0)
+		fprintf(stderr, "parastack: %s; not watching this as a Torque job\n", err);
+	if (got <= 0)
+		return false;
+	gethostname(host, sizeof(host) - 1);
+
+	bool here = false;
+
+	for (int i = 0; i < job.nhosts; i++)
+		here |= !strcmp(job.hosts[i], host) ||
+			(!strncmp(job.hosts[i], host, strlen(host)) && job.hosts[i][strlen(host)] == '.');
+	if (!here) {
+		fprintf(stderr, "parastack: this node (%s) is not in $PBS_NODEFILE (%s); watching this "
+			"node only\n", host, job.nodefile);
+		return false;
+	}
+	snprintf(r->hostfile, sizeof(r->hostfile), "%s/hosts", dir);
+	if (sched_torque_write_hostfile(&job, r->hostfile, err, sizeof(err)) < 0) {
+		fprintf(stderr, "parastack: %s; watching this node only\n", err);
+		return false;
+	}
+	fprintf(stderr, "parastack: Torque job %s: one monitor on each of the %d host(s) of "
+		"$PBS_NODEFILE (%d slot(s))\n", job.id, job.nhosts, job.slots);
+	if (job.num_nodes >= 0 && job.num_nodes != job.nhosts)
+		fprintf(stderr, "parastack: note: PBS_NUM_NODES=%d, but $PBS_NODEFILE lists %d host(s); "
+			"following the file\n", job.num_nodes, job.nhosts);
+	r->torque = &job;
+	return true;
+}
+
 /* Inside a Slurm allocation (and not --local): the job to watch across its nodes. */
-static void find_allocation(struct run *r)
+static void find_slurm_job(struct run *r)
 {
 	static struct slurm_job_info job;
 	const char *id = getenv("SLURM_JOB_ID"), *node = getenv("SLURMD_NODENAME");
 	char err[512], host[256] = "";
 	uint32_t jobid;
 
-	if (r->local || !id)
+	if (!id)
 		return;
 	if (sched_slurm_parse_jobid(id, &jobid) < 0)
 		snprintf(err, sizeof(err), "not a job id");
@@ -317,15 +370,33 @@ static void find_allocation(struct run *r)
 		host, jobid);
 }
 
-/* --batch: cancel the Slurm job we run in. true if the cancel was sent. */
+/* The job to watch across nodes: Torque's when its variables are there (a Torque job may run
+ * on Slurm, through its wrappers), else Slurm's; none with --local. */
+static void find_allocation(struct run *r, const char *dir)
+{
+	if (!r->local && !find_torque_job(r, dir))
+		find_slurm_job(r);
+}
+
+/* --batch: end the Slurm or Torque job we run in. true if that was done. */
 static bool cancel_batch_job(const struct run *r)
 {
 	char err[512];
 
 	if (!r->batch)
 		return false;
+	if (r->torque) {
+		fprintf(stderr, "parastack: ending the hung Torque job %s (qdel %s)\n", r->torque->id,
+			r->torque->id);
+		fflush(stderr);
+		if (sched_torque_delete(r->torque->id, err, sizeof(err)) == 0)
+			return true;
+		fprintf(stderr, "parastack: %s; ending the launcher instead\n", err);
+		return false;
+	}
 	if (!r->slurm_job) {
-		fprintf(stderr, "parastack: --batch, but not inside a Slurm job; ending the launcher instead\n");
+		fprintf(stderr, "parastack: --batch, but not inside a Slurm or Torque job; ending the "
+			"launcher instead\n");
 		return false;
 	}
 	fprintf(stderr, "parastack: cancelling the hung Slurm job %u\n", r->slurm_job);
@@ -357,10 +428,12 @@ int cmd_run(int argc, char **argv)
 	}
 	snprintf(status_file, sizeof(status_file), "%s/status", dir);
 	signals_install(on_signal);
-	find_allocation(&r);
+	find_allocation(&r, dir);
 
 	int rc = run_job(&r, monitor, status_file);
 
+	if (r.torque)
+		unlink(r.hostfile);
 	unlink(status_file);
 	rmdir(dir);
 	return rc;

@@ -1,6 +1,8 @@
 /* discover — a breadth-first walk of the process tree below the job's roots. */
 #include "discover.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -108,6 +110,46 @@ int discover_job(const pid_t *roots, int nroots, struct job_proc *out, int max)
 		n++;
 	}
 	qsort(out, (size_t)n, sizeof(*out), compare_rank);
+	return n;
+}
+
+/* Does pid run under this process's host name (the same UTS namespace)? Several test "nodes"
+ * share one machine and one PID space, each with its own host name. */
+static bool same_host(pid_t pid)
+{
+	static struct stat self;
+	static bool have_self;
+	struct stat st;
+	char path[64];
+
+	if (!have_self)
+		have_self = stat("/proc/self/ns/uts", &self) == 0;
+	snprintf(path, sizeof(path), "/proc/%d/ns/uts", (int)pid);
+	return !have_self || (stat(path, &st) == 0 && st.st_ino == self.st_ino && st.st_dev == self.st_dev);
+}
+
+int discover_env_roots(const char *name, const char *value, pid_t *out, int max)
+{
+	static pid_t match[WALK_MAX];
+	int nmatch = 0, n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && nmatch < WALK_MAX) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+
+		pid_t p = (pid_t)strtol(e->d_name, NULL, 10);
+
+		if (procfs_env_is(p, name, value) && same_host(p))
+			match[nmatch++] = p;
+	}
+	closedir(d);
+	for (int i = 0; i < nmatch && n < max; i++)
+		if (!seen(match, nmatch, procfs_parent(match[i])))
+			out[n++] = match[i];
 	return n;
 }
 

@@ -1,7 +1,8 @@
 /* discover — which processes are the job's ranks on this node. Only processes that belong to
  * the job are ever considered: the descendants of the launcher parastack started, the tasks of
- * the Slurm job's steps on this node (and their descendants), found by following
- * /proc/PID/task/TID/children down from those roots — never by scanning for names.
+ * the Slurm job's steps on this node, or (Torque) the topmost processes whose environment
+ * carries the job's PBS_JOBID, and their descendants, found by following
+ * /proc/PID/task/TID/children down from those roots — never by process names.
  *
  * A process is a rank when its environment carries a rank from an MPI launcher
  * (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK), or SLURM_PROCID when it also maps an MPI library
@@ -22,6 +23,12 @@ struct job_proc {
 /* Ranks among roots and their descendants (roots themselves included); count written (<= max),
  * sorted by rank. Roots that no longer exist are skipped. */
 int discover_job(const pid_t *roots, int nroots, struct job_proc *out, int max);
+
+/* Roots for a job known only by a variable its scheduler puts in the environment of every
+ * process it starts (Torque: PBS_JOBID): the processes whose environment holds name=value and
+ * whose parent's does not. Only environments this user may read are looked at (/proc/PID/
+ * environ is private to the process's owner). Count written (<= max). */
+int discover_env_roots(const char *name, const char *value, pid_t *out, int max);
 
 /* Ranks descended from root (the launcher), or -1 with errno ESRCH when root itself is gone. */
 int discover_descendants(pid_t root, struct job_proc *out, int max);

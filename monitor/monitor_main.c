@@ -17,6 +17,7 @@
 
 #include "../launcher/options.h"
 #include "../sched/slurm/sched_slurm.h"
+#include "../sched/torque/sched_torque.h"
 #include "../stats/stats.h"
 #include "capture.h"
 #include "comm.h"
@@ -46,6 +47,7 @@ struct monitor {
 	const char *launcher_host; /* where the launcher runs; NULL: on every monitor's node */
 	bool on_launcher_host;
 	uint32_t slurm_job;        /* 0, or the Slurm job whose steps hold the ranks */
+	const char *pbs_job;       /* NULL, or the Torque job (PBS_JOBID) whose processes hold them */
 
 	struct table_entry *table;
 	int nranks;
@@ -125,12 +127,14 @@ static bool launcher_alive(const struct monitor *m)
 /* ---- options ------------------------------------------------------------------------------ */
 
 static const char monitor_usage[] =
-	"usage: parastack-monitor (--launcher-pid PID | --slurm-job JOBID) [options]\n"
+	"usage: parastack-monitor (--launcher-pid PID | --slurm-job JOBID | --pbs-job JOBID) [options]\n"
 	"The per-node monitor that `parastack run` starts beside a job (one MPI rank per node).\n"
 	"\n"
 	"  --launcher-pid PID  the job's launcher: its descendants that carry an MPI rank are watched\n"
 	"  --launcher-host H   the node the launcher runs on (default: every monitor's own node)\n"
 	"  --slurm-job JOBID   watch the ranks in this Slurm job's steps on every monitor's node\n"
+	"  --pbs-job JOBID     watch the processes of this Torque job (PBS_JOBID in their environment)\n"
+	"                      on every monitor's node\n"
 	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
 	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
 	"  --report FILE       write the JSON report there\n"
@@ -146,6 +150,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 		{ "launcher-pid", required_argument, NULL, 'L' },
 		{ "launcher-host", required_argument, NULL, 'N' },
 		{ "slurm-job", required_argument, NULL, 'J' },
+		{ "pbs-job", required_argument, NULL, 'P' },
 		MODEL_LONGOPTS,
 		{ "on-hang", required_argument, NULL, 'H' },
 		{ "report", required_argument, NULL, 'R' },
@@ -180,6 +185,13 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 				return -1;
 			}
 			break;
+		case 'P':
+			if (!sched_torque_valid_jobid(optarg)) {
+				cmd_error("monitor", "--pbs-job: '%s' is not a Torque job id", optarg);
+				return -1;
+			}
+			m->pbs_job = optarg;
+			break;
 		case 'R': m->report_path = optarg; break;
 		case 'T': m->trace_path = optarg; break;
 		case 'S': m->status_path = optarg; break;
@@ -189,8 +201,8 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (!m->launcher && !m->slurm_job) {
-		cmd_error("monitor", "--launcher-pid or --slurm-job is required");
+	if (!m->launcher && !m->slurm_job && !m->pbs_job) {
+		cmd_error("monitor", "--launcher-pid, --slurm-job or --pbs-job is required");
 		return -1;
 	}
 	return common_options_check("monitor", &m->opt);
@@ -198,7 +210,8 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 
 /* ---- discovery and the rank table ----------------------------------------------------------- */
 
-/* This node's ranks: below the launcher (on its node) and in the Slurm job's steps. */
+/* This node's ranks: below the launcher (on its node), in the Slurm job's steps, and among the
+ * Torque job's processes. */
 static int discover_local(struct monitor *m, struct job_proc *local)
 {
 	static pid_t roots[MAX_RANKS];
@@ -214,6 +227,8 @@ static int discover_local(struct monitor *m, struct job_proc *local)
 
 		nroots += n > 0 ? n : 0;
 	}
+	if (m->pbs_job)
+		nroots += discover_env_roots("PBS_JOBID", m->pbs_job, roots + nroots, MAX_RANKS - nroots);
 	return discover_job(roots, nroots, local, MAX_RANKS);
 }
 

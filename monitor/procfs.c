@@ -103,6 +103,25 @@ int procfs_threads(pid_t pid, pid_t *tids, int max)
 	return n;
 }
 
+bool procfs_env_is(pid_t pid, const char *name, const char *value)
+{
+	char path[64];
+	char *buf = malloc(256 * 1024);
+	size_t nl = strlen(name);
+	bool found = false;
+
+	if (!buf)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+
+	ssize_t len = read_proc_file(path, buf, 256 * 1024);
+
+	for (char *p = buf; len > 0 && p < buf + len && !found; p += strlen(p) + 1)
+		found = !strncmp(p, name, nl) && p[nl] == '=' && !strcmp(p + nl + 1, value);
+	free(buf);
+	return found;
+}
+
 long procfs_env_number(pid_t pid, const char *const *names)
 {
 	char path[64];

@@ -4,6 +4,7 @@
 #define PARASTACK_PROCFS_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* Threads of pid, from /proc/PID/task, the main thread (tid == pid) first. Returns the count
@@ -13,6 +14,9 @@ int procfs_threads(pid_t pid, pid_t *tids, int max);
 /* The first of the named variables (NULL-terminated list) set to a whole number >= 0 in the
  * process's environment; -1 when none is, or the environment is unreadable. */
 long procfs_env_number(pid_t pid, const char *const *names);
+
+/* Does pid's environment hold name=value exactly? false when unreadable. */
+bool procfs_env_is(pid_t pid, const char *name, const char *value);
 
 /* The rank the MPI launcher put in the environment (OMPI_COMM_WORLD_RANK, PMIX_RANK,
  * PMI_RANK, SLURM_PROCID, in that order); -1 when none, or the environment is unreadable. */

@@ -88,9 +88,12 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 		cmd_error(CMD, "cannot write a job script in /tmp: %s", strerror(errno));
 		return 1;
 	}
-	/* The copy goes into the job's spool directory, which slurmd removes when the job ends. */
-	int rc = batch_write_job(f, parastack, s, a, base, "$(dirname \"$0\")",
-				 "${SLURM_SUBMIT_DIR:-$PWD}/parastack-${SLURM_JOB_ID}.json");
+	const struct batch_job_spec spec = {
+		.parastack = parastack,
+		.script_name = base,
+		.report_expr = "${SLURM_SUBMIT_DIR:-$PWD}/parastack-${SLURM_JOB_ID}.json",
+	};
+	int rc = batch_write_job(f, &spec, s, a);
 
 	if (fclose(f) != 0 || rc < 0) {
 		cmd_error(CMD, "cannot write the job script %s: %s", path, strerror(errno));
@@ -98,7 +101,7 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 		return 1;
 	}
 
-	char **argv = calloc((size_t)(a->nsched + a->nscript_args + 4), sizeof(char *));
+	char **argv = calloc((size_t)(a->nsched + 4), sizeof(char *));
 	int n = 0;
 
 	argv[n++] = "sbatch";
@@ -109,9 +112,7 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 	}
 	for (int i = 0; i < a->nsched; i++)
 		argv[n++] = a->sched_opts[i];
-	argv[n++] = path;
-	for (int i = 0; i < a->nscript_args; i++)
-		argv[n++] = a->script_args[i];
+	argv[n++] = path; /* the script's arguments are in it */
 	argv[n] = NULL;
 	rc = run_sbatch(argv);
 	unlink(path);

@@ -36,6 +36,7 @@ check_help "$MAN/parastack.1" "$PARASTACK" run
 check_help "$MAN/parastack.1" "$PARASTACK" attach
 check_help "$MAN/parastack-monitor.1" "$BUILD/parastack-monitor"
 check_help "$MAN/parastack-sbatch.1" "$BUILD/parastack-sbatch"
+check_help "$MAN/parastack-qsub.1" "$BUILD/parastack-qsub"
 # Every subcommand in the top-level help has a section in the page.
 for sub in $("$PARASTACK" --help | sed -n 's/^  \([a-z]\{2,\}\) .*/\1/p'); do
 	if rendered "$MAN/parastack.1" | grep -q "^   parastack $sub"; then ok; else fail "subcommand $sub has no section in parastack.1"; fi

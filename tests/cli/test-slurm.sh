@@ -4,8 +4,8 @@
 # runs two MPI jobs in a row, and a job whose script exits 3. Checks the job output, the JSON
 # report and the final job states. Bad command lines are checked first (they need no cluster).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/cluster.sh"
 SBATCH=$BUILD/parastack-sbatch
-PROBE=$BUILD/tests/slurm_probe
 HERE=$(pwd)
 STENCIL=$HERE/$BUILD/tests/apps/stencil
 
@@ -43,18 +43,12 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # --- the cluster --------------------------------------------------------------------------------
-CLUSTER=$TMP/cluster
-trap 'sh tests/cluster/slurm-cluster.sh stop "$CLUSTER"; stop_started; rm -rf "$TMP"' EXIT
-if ! sh tests/cluster/slurm-cluster.sh start "$CLUSTER" 4 4; then
-	fail "the Slurm test cluster did not start"
+if ! cluster_start 4 4; then
 	finish
 	exit 1
 fi
-ok
-export SLURM_CONF=$CLUSTER/slurm.conf
 SUBMIT=$TMP/submit
 mkdir -p "$SUBMIT"
-chmod 755 "$TMP" # the jobs' working directory must be reachable from the nodes
 
 cat >"$SUBMIT/solve.sh" <<EOF
 #!/bin/sh
@@ -97,40 +91,12 @@ submit() {
 	eval "JOB_$name=\$id"
 }
 
-# job_field ID FIELD: "state", "exit", "nodes" of the job, from libslurm.
-job_field() {
-	"$PROBE" job "$1" 2>/dev/null | sed -n "s/^$2 //p"
-}
-
-# wait_job_end NAME ID SECONDS: poll until the job has ended.
-wait_job_end() {
-	deadline=$(($(date +%s) + $3))
-	while :; do
-		case $(job_field "$2" state) in
-		PENDING | RUNNING | SUSPENDED | "") ;;
-		*) return 0 ;;
-		esac
-		if [ "$(date +%s)" -ge "$deadline" ]; then
-			fail "$1: job $2 still $(job_field "$2" state) after $3 s: $(tail -5 "$SUBMIT/slurm-$2.out" 2>/dev/null)"
-			return 1
-		fi
-		sleep 0.5
-	done
-}
-
-# expect_state NAME ID STATE EXIT ("-": any exit status)
-expect_state() {
-	st=$(job_field "$2" state)
-	ex=$(job_field "$2" exit)
-	if [ "$st" = "$3" ] && { [ "$4" = - ] || [ "$ex" = "$4" ]; }; then ok; else fail "$1: job $2 ended $st (exit $ex), want $3 (exit $4)"; fi
-}
-
 # The two hangs run side by side (2 of each node's 4 CPUs each).
 submit spin PS_FAULT=spin PS_FAULT_RANK=5 PS_FAULT_AFTER=15 -- solve.sh first "second arg"
 submit deadlock PS_FAULT=deadlock PS_FAULT_RANK=6 PS_FAULT_AFTER=15 -- --report=deadlock.json solve.sh
 
 # --- a computation hang on n3 ---------------------------------------------------------------
-wait_job_end spin "$JOB_spin" 300
+wait_job_end spin "$JOB_spin" 300 "$SUBMIT/slurm-$JOB_spin.out"
 OUTPUT=$(cat "$SUBMIT/slurm-$JOB_spin.out" 2>/dev/null)
 REPORT=$SUBMIT/parastack-$JOB_spin.json
 expect_state "spin" "$JOB_spin" CANCELLED -
@@ -148,7 +114,7 @@ end_s=$(date +%s)
 jreport "spin: detected before the job ended" ".detected_at <= $end_s"
 
 # --- a communication deadlock -------------------------------------------------------------------
-wait_job_end deadlock "$JOB_deadlock" 300
+wait_job_end deadlock "$JOB_deadlock" 300 "$SUBMIT/slurm-$JOB_deadlock.out"
 OUTPUT=$(cat "$SUBMIT/slurm-$JOB_deadlock.out" 2>/dev/null)
 REPORT=$SUBMIT/deadlock.json
 expect_state "deadlock" "$JOB_deadlock" CANCELLED -
@@ -160,7 +126,7 @@ if [ ! -e "$SUBMIT/parastack-$JOB_deadlock.json" ]; then ok; else fail "deadlock
 # --- healthy jobs end with their own state and status ----------------------------------------
 submit twice PS_ITERS=120 -- twice.sh
 submit exit3 -- exit3.sh
-wait_job_end twice "$JOB_twice" 300
+wait_job_end twice "$JOB_twice" 300 "$SUBMIT/slurm-$JOB_twice.out"
 OUTPUT=$(cat "$SUBMIT/slurm-$JOB_twice.out" 2>/dev/null)
 REPORT=$SUBMIT/parastack-$JOB_twice.json
 expect_state "healthy" "$JOB_twice" COMPLETED 0
@@ -168,7 +134,7 @@ expect_grep "healthy: both MPI runs" "second run ok" "$OUTPUT"
 expect_grep "healthy: the second run is watched too" "watching 8 ranks (the job's next MPI run)" "$OUTPUT"
 if printf '%s' "$OUTPUT" | grep -q "HANG"; then fail "healthy: false alarm: $OUTPUT"; else ok; fi
 jreport "healthy: verdict none, with the model" '.verdict == "none" and (.model.samples > 0)'
-wait_job_end exit3 "$JOB_exit3" 120
+wait_job_end exit3 "$JOB_exit3" 120 "$SUBMIT/slurm-$JOB_exit3.out"
 expect_state "exit 3" "$JOB_exit3" FAILED 3
 expect_grep "exit 3: the script ran" "no MPI here" "$(cat "$SUBMIT/slurm-$JOB_exit3.out" 2>/dev/null)"
 # The job's name is the user's script's, not the generated one's.
@@ -179,7 +145,7 @@ if SLURM_CONF=$CLUSTER/slurm.conf scontrol show job "$JOB_exit3" | grep -q "JobN
 # Debian's Open MPI under srun --mpi=pmix now and then fails at start-up; one retry.
 for attempt in 1 2; do
 	submit srun PS_FAULT=sleep PS_FAULT_RANK=3 PS_FAULT_AFTER=15 -- srun.sh
-	wait_job_end srun "$JOB_srun" 300
+	wait_job_end srun "$JOB_srun" 300 "$SUBMIT/slurm-$JOB_srun.out"
 	grep -q "watching 8 ranks" "$SUBMIT/slurm-$JOB_srun.out" && break
 	echo "test-slurm: srun --mpi=pmix job $JOB_srun did not start (attempt $attempt): $(tail -3 "$SUBMIT/slurm-$JOB_srun.out")" >&2
 done
@@ -203,7 +169,7 @@ REPORT=$SUBMIT/attach.json
 expect_status "attach: hang found, job cancelled" 86
 expect_grep "attach: report printed" "faulty rank(s): 4" "$ERR"
 jreport "attach: rank 4 on n3 is faulty" '.verdict == "hang" and .faulty_ranks == [4] and (.ranks[] | select(.rank == 4) | .host == "n3")'
-wait_job_end attach "$plain" 60
+wait_job_end attach "$plain" 60 "$SUBMIT/slurm-$plain.out"
 expect_state "attach" "$plain" CANCELLED -
 run "$PARASTACK" attach --slurm-job "$JOB_exit3"
 expect_error "attach to an ended job" 1 "is FAILED, not running"

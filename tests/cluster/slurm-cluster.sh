@@ -5,7 +5,10 @@
 # lives in one directory; nothing under /etc is touched; every daemon's PID is recorded in
 # DIR/pids and only those are ever signalled. Needs root (slurmd runs jobs as their users).
 #
-#   slurm-cluster.sh start DIR [NODES [CPUS]]   start it; prints nothing, exits 0 when all nodes idle
+#   slurm-cluster.sh start DIR [NODES [CPUS [pbs]]]
+#                      start it; prints nothing, exits 0 when all nodes idle. With "pbs", every
+#                      task gets the variables of a Torque job (pbs-task-prolog.sh), so that with
+#                      Slurm's qsub/qdel wrappers the cluster plays a Torque cluster
 #   slurm-cluster.sh stop DIR                   cancel its jobs, stop its daemons, keep DIR's logs
 #   slurm-cluster.sh env DIR                    print "export SLURM_CONF=…" for a shell to eval
 #
@@ -39,7 +42,7 @@ free_port_base() {
 }
 
 write_conf() {
-	dir=$1 nodes=$2 cpus=$3 base=$4
+	dir=$1 nodes=$2 cpus=$3 base=$4 prolog=$5
 	cat >"$dir/slurm.conf" <<EOF
 # Written by tests/cluster/slurm-cluster.sh for the parastack tests; not a site configuration.
 ClusterName=pstest
@@ -73,6 +76,7 @@ KillWait=5
 MinJobAge=600
 MailProg=/bin/true
 EOF
+	[ -n "$prolog" ] && echo "TaskProlog=$prolog" >>"$dir/slurm.conf"
 	i=1
 	while [ $i -le "$nodes" ]; do
 		echo "NodeName=n$i NodeAddr=127.0.0.1 Port=$((base + i)) CPUs=$cpus RealMemory=2000 State=UNKNOWN" >>"$dir/slurm.conf"
@@ -109,6 +113,7 @@ wait_idle() {
 start() {
 	nodes=${1:-4}
 	cpus=${2:-4}
+	prolog=
 	[ "$(id -u)" -eq 0 ] || die "needs root (slurmd runs jobs as their owners)"
 	for prog in munged mungekey slurmctld slurmd sinfo unshare ss; do
 		command -v "$prog" >/dev/null || die "$prog not found; run scripts/install-deps"
@@ -125,8 +130,14 @@ start() {
 		--log-file="$DIR/log/munged.log" --seed-file="$DIR/munge/munged.seed" \
 		>>"$DIR/log/munged.out" 2>&1 &
 	record munged $!
+	if [ "${3:-}" = pbs ]; then
+		prolog=$DIR/pbs-task-prolog
+		cp "$(dirname "$0")/pbs-task-prolog.sh" "$prolog" && chmod 755 "$prolog" ||
+			die "cannot copy pbs-task-prolog.sh into $DIR"
+		mkdir -p "$DIR/pbs" && chmod 1777 "$DIR/pbs"
+	fi
 	base=$(free_port_base $((nodes + 1)))
-	write_conf "$DIR" "$nodes" "$cpus" "$base"
+	write_conf "$DIR" "$nodes" "$cpus" "$base" "$prolog"
 	deadline=$(($(date +%s) + 20))
 	until [ -S "$DIR/munge/munge.socket.2" ]; do
 		[ "$(date +%s)" -ge "$deadline" ] && die "munged did not start: $(tail -3 "$DIR/log/munged.log")"
@@ -173,7 +184,7 @@ stop() {
 	mv "$DIR/pids" "$DIR/pids.stopped"
 }
 
-[ $# -ge 2 ] || die "usage: slurm-cluster.sh start|stop|env DIR [NODES [CPUS]]"
+[ $# -ge 2 ] || die "usage: slurm-cluster.sh start|stop|env DIR [NODES [CPUS [pbs]]]"
 cmd=$1
 DIR=$2
 shift 2

@@ -1,4 +1,4 @@
-/* suites — the Check suites of the unit tests, one per stats/ concept. */
+/* suites — the Check suites of the unit tests, one per stats/ concept, and sched/torque's parsers. */
 #ifndef PARASTACK_TEST_SUITES_H
 #define PARASTACK_TEST_SUITES_H
 
@@ -13,5 +13,6 @@ Suite *ranksets_suite(void);
 Suite *trace_suite(void);
 Suite *properties_suite(void);
 Suite *report_suite(void);
+Suite *torque_suite(void);
 
 #endif

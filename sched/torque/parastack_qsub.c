@@ -1,0 +1,213 @@
+/* parastack-qsub — `parastack-qsub [parastack options] [qsub options] SCRIPT [ARGS...]`: submit
+ * SCRIPT with qsub so that it runs unchanged under `parastack run --batch`, which starts one
+ * monitor per host of $PBS_NODEFILE beside it and, on a hang, writes the report to the job's
+ * output and the JSON file and ends the job with `qdel $PBS_JOBID`. Prints what qsub prints
+ * (the job id) and exits with qsub's status.
+ *
+ * The generated job script carries the user's #PBS block first, so qsub honours it, and is
+ * named after the user's script, so the job's name and its NAME.oID/NAME.eID files are those a
+ * plain `qsub SCRIPT` would give. With Slurm's qsub wrapper (slurm-wlm-torque), whose
+ * `-l nodes=N:ppn=P` asks for N*P tasks anywhere on N nodes, ppn is made to mean slots per
+ * node, as in Torque. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../launcher/batch_job.h"
+#include "../../launcher/options.h"
+#include "sched_torque.h"
+
+#define CMD "parastack-qsub"
+
+static const char usage[] =
+	"usage: parastack-qsub [parastack options] [qsub options] SCRIPT [ARGS...]\n"
+	"Submit a Torque/PBS batch job that runs SCRIPT unchanged and watches it for hangs: one\n"
+	"monitor per host of $PBS_NODEFILE; on a hang the report goes to the job's output, the JSON\n"
+	"to --report, and the job is ended with qdel. Prints the job id as qsub does.\n"
+	"\n"
+	"parastack options (the rest go to qsub; -h is qsub's hold):\n"
+	"  --alpha A             significance level of a hang verdict (default 0.001)\n"
+	"  --interval MS         initial mean sampling interval (default 400)\n"
+	"  --max-interval MS     cap on the sampling interval (default 30000)\n"
+	"  --set-size C          ranks sampled at a time (default 10)\n"
+	"  --seed N              seed of every random choice (default 1)\n"
+	"  --on-hang=kill|report qdel the job after the report (default), or report and keep watching\n"
+	"  --report FILE         the JSON report (default: parastack-JOBID.json in $PBS_O_WORKDIR)\n"
+	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
+	"  --grace SECONDS       how long the job's launcher gets after SIGTERM (default 10)\n"
+	"  --help                show this help\n";
+
+/* qsub (Torque 6, and Slurm's wrapper): short options that take a value; its flags are
+ * f h I n V x X z. */
+static const char *const qsub_long_flags[] = { "help", "man", "sbatchline", "version", NULL };
+static const struct sched_syntax qsub_syntax = {
+	.short_with_value = "aAbcCdDeFjJkKlLmMNopPqrStTuvWw",
+	.long_flags = qsub_long_flags,
+	.directive = "#PBS",
+	.h_is_option = true,
+};
+
+/* Is the qsub in PATH Slurm's Perl wrapper (a script with sbatch beside it) rather than
+ * Torque's or PBS's own program? */
+static bool qsub_is_slurm_wrapper(void)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX], head[2] = "";
+
+	for (const char *d = path ? path : "/usr/bin:/bin"; *d;) {
+		size_t n = strcspn(d, ":");
+
+		snprintf(file, sizeof(file), "%.*s/qsub", (int)n, n ? d : ".");
+		if (access(file, X_OK) == 0) {
+			FILE *f = fopen(file, "r");
+
+			if (f) {
+				if (fread(head, 1, 2, f) != 2)
+					head[0] = '\0';
+				fclose(f);
+			}
+			snprintf(file, sizeof(file), "%.*s/sbatch", (int)n, n ? d : ".");
+			return !strncmp(head, "#!", 2) && access(file, X_OK) == 0;
+		}
+		d += n + (d[n] == ':');
+	}
+	return false;
+}
+
+/* The #SBATCH line that makes Slurm's wrapper give ppn slots on each node (NULL when none is
+ * needed), or "" after a one-line error for a malformed nodes request. */
+static const char *ppn_directive(const struct user_script *s, const struct batch_args *a,
+				 bool slurm_wrapper)
+{
+	static const char *const l_opt[] = { "-l", NULL };
+	static char values[64][1024], line[64];
+	int n = batch_option_values(s, a, &qsub_syntax, l_opt, values, 64), nodes = 0, ppn = 0, got = 0;
+
+	for (int i = 0; i < n; i++) {
+		int r = sched_torque_parse_nodes(values[i], &nodes, &ppn);
+
+		if (r < 0) {
+			cmd_error(CMD, "-l %s: the nodes request is malformed; write nodes=N:ppn=P "
+				  "(e.g. -l nodes=4:ppn=2)", values[i]);
+			return "";
+		}
+		got |= r;
+	}
+	if (!got || !slurm_wrapper)
+		return NULL;
+	snprintf(line, sizeof(line), "#SBATCH --ntasks-per-node=%d\n", ppn);
+	return line;
+}
+
+/* Run qsub with argv; its exit status. */
+static int run_qsub(char **argv)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0) {
+		cmd_error(CMD, "fork: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execvp("qsub", argv);
+		fprintf(stderr, CMD ": cannot run qsub: %s (is a Torque/PBS client, or Slurm's "
+			"slurm-wlm-torque, installed?)\n", strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* For Slurm's wrapper: -v without -V becomes --export=NONE, which srun inside the job inherits
+ * through SLURM_EXPORT_ENV, so its tasks (mpirun's daemons) would start with no environment at
+ * all. A Torque job's tasks get the job's environment; so do these. */
+static const char export_all[] =
+	"case ${SLURM_EXPORT_ENV:-} in [Nn][Oo][Nn][Ee]*) export SLURM_EXPORT_ENV=ALL ;; esac\n";
+
+static int submit(const struct batch_args *a, const struct user_script *s, const char *parastack)
+{
+	static const char *const interactive[] = { "-I", NULL }, *const v_opt[] = { "-v", NULL };
+	static const char *const big_v[] = { "-V", NULL };
+	char dir[] = "/tmp/parastack-qsub.XXXXXX", path[PATH_MAX];
+	const char *base = strrchr(a->script, '/') ? strrchr(a->script, '/') + 1 : a->script;
+	bool wrapper = qsub_is_slurm_wrapper();
+	const char *extra = ppn_directive(s, a, wrapper);
+
+	if (extra && !*extra)
+		return EXIT_USAGE;
+	if (batch_sets_option(s, a, &qsub_syntax, interactive)) {
+		cmd_error(CMD, "-I (an interactive job) cannot be watched from here; inside it, run "
+			  "'parastack run -- mpirun ...'");
+		return EXIT_USAGE;
+	}
+	if (wrapper && batch_sets_option(s, a, &qsub_syntax, v_opt) &&
+	    !batch_sets_option(s, a, &qsub_syntax, big_v))
+		fprintf(stderr, CMD ": note: Slurm's qsub turns -v without -V into --export=NONE: the job "
+			"starts from your login environment plus the listed variables, not from this "
+			"shell's (add -V for that)\n");
+	if (!mkdtemp(dir)) {
+		cmd_error(CMD, "cannot create a directory in /tmp: %s", strerror(errno));
+		return 1;
+	}
+	/* Named as the user's script: qsub names the job and its output files after it. */
+	snprintf(path, sizeof(path), "%s/%s", dir, base);
+
+	const struct batch_job_spec spec = {
+		.parastack = parastack,
+		.script_name = base,
+		.report_expr = "${PBS_O_WORKDIR:-${SLURM_SUBMIT_DIR:-$PWD}}/parastack-${PBS_JOBID:-$SLURM_JOB_ID}.json",
+		.extra_header = extra,
+		.setup = wrapper ? export_all : NULL,
+	};
+	FILE *f = fopen(path, "w");
+	int rc = f ? batch_write_job(f, &spec, s, a) : -1;
+
+	if (!f || fclose(f) != 0 || rc < 0) {
+		cmd_error(CMD, "cannot write the job script %s: %s", path, strerror(errno));
+		unlink(path);
+		rmdir(dir);
+		return 1;
+	}
+
+	char **argv = calloc((size_t)(a->nsched + 3), sizeof(char *));
+	int n = 0;
+
+	argv[n++] = "qsub";
+	for (int i = 0; i < a->nsched; i++)
+		argv[n++] = a->sched_opts[i];
+	argv[n++] = path; /* the script's arguments are in it */
+	argv[n] = NULL;
+	rc = run_qsub(argv);
+	unlink(path);
+	rmdir(dir);
+	free(argv);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct batch_args a;
+	struct user_script s;
+	char parastack[PATH_MAX];
+	int rc = batch_split_args(CMD, usage, &qsub_syntax, argc - 1, argv + 1, &a);
+
+	if (rc != 0)
+		return rc > 0 ? 0 : EXIT_USAGE;
+	if (sibling_program("parastack", parastack, sizeof(parastack)) < 0) {
+		cmd_error(CMD, "cannot find parastack next to parastack-qsub (%s); reinstall parastack",
+			  parastack);
+		return EXIT_INPUT;
+	}
+	if (batch_read_script(CMD, a.script, &s) < 0)
+		return EXIT_INPUT;
+	rc = submit(&a, &s, parastack);
+	batch_free_script(&s);
+	return rc;
+}

@@ -1,0 +1,47 @@
+# cluster.sh — helpers for the tests that run jobs on the Slurm test cluster
+# (tests/cluster/slurm-cluster.sh): start it for this test file (stopped on exit, before the
+# test's own processes), and follow a job to its final state through libslurm (slurm_probe).
+# Sourced after lib.sh.
+PROBE=$BUILD/tests/slurm_probe
+CLUSTER=$TMP/cluster
+
+# cluster_start NODES CPUS [pbs]: the cluster in $CLUSTER; exports SLURM_CONF. 1 if it did not
+# come up (the failure is counted).
+cluster_start() {
+	trap 'sh tests/cluster/slurm-cluster.sh stop "$CLUSTER"; stop_started; rm -rf "$TMP"' EXIT
+	if ! sh tests/cluster/slurm-cluster.sh start "$CLUSTER" "$@"; then
+		fail "the Slurm test cluster did not start"
+		return 1
+	fi
+	ok
+	export SLURM_CONF=$CLUSTER/slurm.conf
+	chmod 755 "$TMP" # the jobs' working directory must be reachable from the nodes
+}
+
+# job_field ID FIELD: "state", "exit", "nodes" of the job, from libslurm.
+job_field() {
+	"$PROBE" job "$1" 2>/dev/null | sed -n "s/^$2 //p"
+}
+
+# wait_job_end NAME ID SECONDS OUTFILE: poll until the job has ended.
+wait_job_end() {
+	deadline=$(($(date +%s) + $3))
+	while :; do
+		case $(job_field "$2" state) in
+		PENDING | RUNNING | SUSPENDED | "") ;;
+		*) return 0 ;;
+		esac
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			fail "$1: job $2 still $(job_field "$2" state) after $3 s: $(tail -5 "$4" 2>/dev/null)"
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
+# expect_state NAME ID STATE EXIT ("-": any exit status)
+expect_state() {
+	st=$(job_field "$2" state)
+	ex=$(job_field "$2" exit)
+	if [ "$st" = "$3" ] && { [ "$4" = - ] || [ "$ex" = "$4" ]; }; then ok; else fail "$1: job $2 ended $st (exit $ex), want $3 (exit $4)"; fi
+}
