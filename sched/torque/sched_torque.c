@@ -55,7 +55,7 @@ static int add_slot(struct torque_job *j, const char *host)
 		}
 	if (j->nhosts >= SCHED_TORQUE_HOSTS_MAX)
 		return -1;
-	snprintf(j->hosts[j->nhosts], SCHED_TORQUE_NAME_MAX, "%s", host);
+	memcpy(j->hosts[j->nhosts], host, strlen(host) + 1); /* valid_host: shorter than the slot */
 	j->host_slots[j->nhosts++] = 1;
 	j->slots++;
 	return 0;
