@@ -1,8 +1,11 @@
-/* cmd_attach — `parastack attach [options] --slurm-job JOBID`: watch a Slurm job that is
- * already running. The monitors run as an MPI job of their own inside the job's allocation,
- * one per node: mpirun, told the allocation through the SLURM_* variables, starts them with
- * `srun --overlap`, so they share the nodes' CPUs with the job's steps. The outcome comes back
- * as the leader's last line on standard output (its node's files may not be ours). */
+/* cmd_attach — `parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID)`:
+ * watch a job that is already running, under any launcher. The monitors run as an MPI job of
+ * their own: one on this machine for a PID list; one per host of a PID file; one per node of a
+ * Slurm job's allocation, where mpirun, told the allocation through the SLURM_* variables,
+ * starts them with `srun --overlap` so they share the nodes' CPUs with the job's steps (a PID
+ * file whose ranks run in a Slurm job uses that job's allocation too). Every listed PID is
+ * checked before anything is touched. The outcome comes back as the leader's last line on
+ * standard output (its node's files may not be ours). */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -14,31 +17,40 @@
 #include <limits.h>
 
 #include "../monitor/exitcodes.h"
+#include "../monitor/pidlist.h"
+#include "../monitor/procfs.h"
 #include "../monitor/signals.h"
 #include "../sched/slurm/sched_slurm.h"
 #include "commands.h"
 #include "options.h"
 
 static const char attach_usage[] =
-	"usage: parastack attach [options] --slurm-job JOBID\n"
-	"Watch a running Slurm job for hangs: one monitor per node of its allocation, started as an\n"
-	"overlapping step. The report is printed here.\n"
+	"usage: parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID)\n"
+	"Watch a running MPI job for hangs, started by any launcher. The report is printed here.\n"
 	"\n"
-	"  --slurm-job JOBID     the running job to watch\n"
+	"  --pids LIST           the job's ranks on this machine, PIDs in rank order: 4242,4243,...\n"
+	"                        (a rank in a process's environment wins over the order)\n"
+	"  --pids-file FILE      the job's ranks on one or more hosts: lines 'host pid [rank]'; a\n"
+	"                        monitor is started on each host (through the job's Slurm\n"
+	"                        allocation when the ranks run in one)\n"
+	"  --slurm-job JOBID     a running Slurm job: one monitor per node of its allocation\n"
 	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
-	"  --on-hang=report|kill report and keep watching (default), or cancel the job after the report\n"
+	"  --on-hang=report|kill report and keep watching (default), or end the job after the report:\n"
+	"                        the listed processes exactly (SIGTERM, then SIGKILL), or the Slurm job\n"
 	"  --report FILE         write the JSON report to FILE (on the first node of the job)\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Exit status: 0 when the job ended (with --on-hang=report, whatever was reported); 86 when a\n"
-	"hang was found and the job cancelled; 1 when the job could not be watched.\n";
+	"hang was found and the job ended; 1 when the job could not be watched (nothing was touched);\n"
+	"2 for bad options.\n";
 
 struct attach {
 	struct common_options opt;
 	bool kill_on_hang;
 	const char *report, *trace;
 	uint32_t job;
+	const char *pids, *pids_file;
 };
 
 static volatile sig_atomic_t got_signal;
@@ -53,6 +65,8 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 	static const struct option longopts[] = {
 		MODEL_LONGOPTS,
 		{ "slurm-job", required_argument, NULL, 'J' },
+		{ "pids", required_argument, NULL, 'p' },
+		{ "pids-file", required_argument, NULL, 'f' },
 		{ "on-hang", required_argument, NULL, 'H' },
 		{ "report", required_argument, NULL, 'R' },
 		{ "trace", required_argument, NULL, 'T' },
@@ -75,6 +89,8 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 				return -1;
 			}
 			break;
+		case 'p': at->pids = optarg; break;
+		case 'f': at->pids_file = optarg; break;
 		case 'H':
 			if (option_on_hang("attach", optarg, &at->kill_on_hang) < 0)
 				return -1;
@@ -98,30 +114,64 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 		cmd_error("attach", "unexpected argument '%s'; see 'parastack attach --help'", argv[optind]);
 		return -1;
 	}
-	if (!at->job) {
-		cmd_error("attach", "say which job: --slurm-job JOBID");
+	if (!!at->job + !!at->pids + !!at->pids_file != 1) {
+		cmd_error("attach", "say which job, once: --pids LIST, --pids-file FILE or --slurm-job JOBID");
 		return -1;
 	}
 	return common_options_check("attach", &at->opt);
 }
 
-/* mpirun, in the job's allocation, with stdout to the pipe fd. */
-static pid_t start_monitors(const struct attach *at, const struct slurm_job_info *job,
+/* Where and on what the monitors run: a Slurm allocation to start them in (or NULL), the hosts
+ * for mpirun (or NULL: one per node of the allocation, or one here), and the option naming the
+ * job for the monitor ("--slurm-job" / "--pids-file" and its value). */
+struct placement {
+	const struct slurm_job_info *alloc;
+	char hosts[8192];
+	int nhosts;
+	const char *what, *value;
+};
+
+/* The allocation as Open MPI's Slurm support reads it, in the environment of mpirun. */
+static void export_allocation(const struct slurm_job_info *job)
+{
+	char id[16], tasks[32];
+
+	snprintf(id, sizeof(id), "%u", job->id);
+	snprintf(tasks, sizeof(tasks), "1(x%d)", job->num_nodes);
+	setenv("SLURM_JOB_ID", id, 1);
+	setenv("SLURM_JOBID", id, 1);
+	setenv("SLURM_NODELIST", job->nodes_expr, 1);
+	setenv("SLURM_JOB_NODELIST", job->nodes_expr, 1);
+	setenv("SLURM_TASKS_PER_NODE", tasks, 1);
+	setenv("OMPI_MCA_plm_slurm_args", "--overlap", 1);
+	setenv("SLURM_EXPORT_ENV", "ALL", 1);
+}
+
+/* mpirun with the monitors, stdout to the pipe fd. */
+static pid_t start_monitors(const struct attach *at, const struct placement *pl,
 			    const char *monitor, int out_fd)
 {
-	char *argv[32], model[5][64], jobid[16], tasks[32], *report = NULL;
+	char *argv[40], model[5][64], *report = NULL;
 	int a = 0;
 	pid_t pid;
 
-	snprintf(jobid, sizeof(jobid), "%u", at->job);
 	argv[a++] = "mpirun";
-	argv[a++] = "--map-by";
-	argv[a++] = "ppr:1:node";
+	if (pl->hosts[0]) {
+		argv[a++] = "--host";
+		argv[a++] = (char *)pl->hosts;
+	}
+	if (pl->alloc || pl->hosts[0]) {
+		argv[a++] = "--map-by";
+		argv[a++] = "ppr:1:node";
+	} else {
+		argv[a++] = "-np";
+		argv[a++] = "1";
+	}
 	argv[a++] = "--bind-to";
 	argv[a++] = "none";
 	argv[a++] = (char *)monitor;
-	argv[a++] = "--slurm-job";
-	argv[a++] = jobid;
+	argv[a++] = (char *)pl->what;
+	argv[a++] = (char *)pl->value;
 	a += model_options_argv(&at->opt, argv + a, model);
 	argv[a++] = at->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
 	argv[a++] = "--status-file=-";
@@ -135,20 +185,14 @@ static pid_t start_monitors(const struct attach *at, const struct slurm_job_info
 		argv[a++] = (char *)at->trace;
 	}
 	argv[a] = NULL;
-	snprintf(tasks, sizeof(tasks), "1(x%d)", job->num_nodes);
 	if ((pid = fork()) == 0) {
 		dup2(out_fd, STDOUT_FILENO);
 		close(out_fd);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
-		/* The allocation as Open MPI's Slurm support reads it. */
-		setenv("SLURM_JOB_ID", jobid, 1);
-		setenv("SLURM_JOBID", jobid, 1);
-		setenv("SLURM_NODELIST", job->nodes_expr, 1);
-		setenv("SLURM_JOB_NODELIST", job->nodes_expr, 1);
-		setenv("SLURM_TASKS_PER_NODE", tasks, 1);
-		setenv("OMPI_MCA_plm_slurm_args", "--overlap", 1);
+		if (pl->alloc)
+			export_allocation(pl->alloc);
 		if (getuid() == 0) {
 			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
 			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
@@ -186,12 +230,198 @@ static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len)
 	}
 }
 
+/* Is host this machine (a short name matches its long form)? */
+static int is_this_machine(const char *host)
+{
+	static char me[256];
+	size_t hl = strcspn(host, "."), ml;
+
+	if (!me[0])
+		gethostname(me, sizeof(me) - 1);
+	ml = strcspn(me, ".");
+	return !host[0] || !strcmp(host, me) || !strcmp(host, "localhost") ||
+	       (hl == ml && !strncmp(host, me, hl));
+}
+
+/* Check every entry of this machine before anything is touched, fill in the ranks known here,
+ * and note the Slurm job the first local rank runs in (0 if none). 0, or -1 after one line. */
+static int check_entries(struct pid_entry *e, int n, bool all_local, uint32_t *slurm_job)
+{
+	char err[512];
+	static const char *const job_vars[] = { "SLURM_JOB_ID", NULL };
+
+	*slurm_job = 0;
+	for (int i = 0; i < n; i++) {
+		if (!is_this_machine(e[i].host))
+			continue;
+		if (pidlist_check(&e[i], err, sizeof(err)) < 0) {
+			cmd_error("attach", "%s; nothing was attached", err);
+			return -1;
+		}
+		if (!*slurm_job) {
+			long id = procfs_env_number(e[i].pid, job_vars);
+
+			*slurm_job = id > 0 ? (uint32_t)id : 0;
+		}
+	}
+	if (all_local && pidlist_resolve_ranks(e, n, is_this_machine, err, sizeof(err)) < 0) {
+		cmd_error("attach", "%s; nothing was attached", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Write the entries as "host pid [rank]" lines for the monitors. */
+static int write_pid_file(const char *path, const struct pid_entry *e, int n)
+{
+	char me[256] = "";
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	gethostname(me, sizeof(me) - 1);
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%s %d", e[i].host[0] ? e[i].host : me, (int)e[i].pid);
+		if (e[i].rank >= 0)
+			fprintf(f, " %d", e[i].rank);
+		fputc('\n', f);
+	}
+	return fclose(f);
+}
+
+/* The distinct hosts of the entries, comma-separated, into pl; false when all are this machine. */
+static bool spans_hosts(const struct pid_entry *e, int n, struct placement *pl)
+{
+	bool remote = false;
+	size_t o = 0;
+
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+
+		remote |= !is_this_machine(e[i].host);
+		for (int k = 0; k < i && !seen; k++)
+			seen = !strcmp(e[k].host, e[i].host);
+		if (!seen && o + strlen(e[i].host) + 2 < sizeof(pl->hosts)) {
+			o += (size_t)snprintf(pl->hosts + o, sizeof(pl->hosts) - o, "%s%s", o ? "," : "", e[i].host);
+			pl->nhosts++;
+		}
+	}
+	if (!remote)
+		pl->hosts[0] = '\0';
+	return remote;
+}
+
+/* --pids / --pids-file: check, write the resolved list, place the monitors. 0, or an exit status. */
+static int prepare_pids(const struct attach *at, struct placement *pl, char *pid_path,
+			struct slurm_job_info *alloc)
+{
+	static struct pid_entry e[PIDLIST_MAX];
+	char err[600];
+	uint32_t slurm_job;
+	int n = at->pids ? pidlist_parse_list(at->pids, e, PIDLIST_MAX, err, sizeof(err)) :
+			   pidlist_read_file(at->pids_file, e, PIDLIST_MAX, err, sizeof(err));
+
+	if (n < 0) {
+		cmd_error("attach", "%s", err);
+		return at->pids ? EXIT_USAGE : EXIT_INPUT;
+	}
+
+	bool remote = spans_hosts(e, n, pl);
+
+	if (check_entries(e, n, !remote, &slurm_job) < 0)
+		return EXIT_INPUT;
+	/* Ranks on other hosts: monitors there, through the job's allocation when it has one. */
+	if (remote && slurm_job && sched_slurm_job(slurm_job, alloc, err, sizeof(err)) == 0 &&
+	    !strcmp(alloc->state, "RUNNING"))
+		pl->alloc = alloc;
+	pl->what = "--pids-file";
+	if (remote) {
+		/* Each monitor reads the user's file where it runs: a shared file system is assumed,
+		 * as for the job's own files. Its own host's entries it checks before touching any. */
+		pl->value = option_absolute_path(at->pids_file);
+	} else if (write_pid_file(pid_path, e, n) < 0) {
+		cmd_error("attach", "cannot write %s: %s", pid_path, strerror(errno));
+		return EXIT_INPUT;
+	} else {
+		pl->value = pid_path;
+	}
+	fprintf(stderr, "parastack: attaching to %d rank(s)%s%s%s\n", n, remote ? " on " : "",
+		remote ? pl->hosts : "", pl->alloc ? " (through their Slurm job's allocation)" : "");
+	return 0;
+}
+
+/* --slurm-job: the job must be running. 0, or an exit status. */
+static int prepare_slurm(const struct attach *at, struct placement *pl, struct slurm_job_info *job)
+{
+	static char id[16];
+	char err[512];
+
+	if (sched_slurm_job(at->job, job, err, sizeof(err)) < 0) {
+		cmd_error("attach", "%s", err);
+		return EXIT_INPUT;
+	}
+	if (strcmp(job->state, "RUNNING")) {
+		cmd_error("attach", "Slurm job %u is %s, not running; nothing to watch", at->job, job->state);
+		return EXIT_INPUT;
+	}
+	snprintf(id, sizeof(id), "%u", at->job);
+	pl->alloc = job;
+	pl->what = "--slurm-job";
+	pl->value = id;
+	fprintf(stderr, "parastack: attaching to Slurm job %u (%d node(s): %s)\n", at->job,
+		job->num_nodes, job->nodes_expr);
+	return 0;
+}
+
+/* Run the monitors and relay their output; the exit status. */
+static int watch(const struct attach *at, const struct placement *pl, const char *monitor)
+{
+	char outcome[32] = "", err[512];
+	int fds[2], st;
+
+	if (pipe(fds) < 0) {
+		cmd_error("attach", "pipe: %s", strerror(errno));
+		return EXIT_INPUT;
+	}
+	signals_install(on_signal);
+
+	pid_t mon = start_monitors(at, pl, monitor, fds[1]);
+
+	close(fds[1]);
+
+	FILE *in = fdopen(fds[0], "r");
+
+	relay_output(in, mon, outcome, sizeof(outcome));
+	fclose(in);
+	while (waitpid(mon, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!strcmp(outcome, "none") || (!strcmp(outcome, "hang") && !at->kill_on_hang))
+		return 0;
+	if (strcmp(outcome, "hang")) {
+		cmd_error("attach", "the monitors stopped without an outcome (mpirun status %d)%s",
+			  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+			  at->job ? "" : "; nothing was left attached");
+		return EXIT_INPUT;
+	}
+	if (!at->job) {
+		fprintf(stderr, "parastack: the listed processes were ended (--on-hang=kill)\n");
+		return PARASTACK_EXIT_HUNG;
+	}
+	fprintf(stderr, "parastack: cancelling the hung Slurm job %u\n", at->job);
+	if (sched_slurm_cancel(at->job, err, sizeof(err)) < 0) {
+		cmd_error("attach", "%s", err);
+		return EXIT_INPUT;
+	}
+	return PARASTACK_EXIT_HUNG;
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	static struct slurm_job_info job;
+	static struct placement pl;
 	struct attach at = { 0 };
-	char monitor[PATH_MAX], err[512], outcome[32] = "";
-	int fds[2], st;
+	char monitor[PATH_MAX], dir[] = "/tmp/parastack-attach.XXXXXX", pid_path[64] = "";
+	int rc;
 
 	if (parse_attach_options(&at, argc, argv) < 0)
 		return EXIT_USAGE;
@@ -200,42 +430,20 @@ int cmd_attach(int argc, char **argv)
 			  monitor);
 		return EXIT_INPUT;
 	}
-	if (sched_slurm_job(at.job, &job, err, sizeof(err)) < 0) {
-		cmd_error("attach", "%s", err);
+	if (at.job)
+		rc = prepare_slurm(&at, &pl, &job);
+	else if (!mkdtemp(dir)) {
+		cmd_error("attach", "mkdtemp(/tmp): %s", strerror(errno));
 		return EXIT_INPUT;
+	} else {
+		snprintf(pid_path, sizeof(pid_path), "%s/pids", dir);
+		rc = prepare_pids(&at, &pl, pid_path, &job);
 	}
-	if (strcmp(job.state, "RUNNING")) {
-		cmd_error("attach", "Slurm job %u is %s, not running; nothing to watch", at.job, job.state);
-		return EXIT_INPUT;
+	if (rc == 0)
+		rc = watch(&at, &pl, monitor);
+	if (pid_path[0]) {
+		unlink(pid_path);
+		rmdir(dir);
 	}
-	if (pipe(fds) < 0) {
-		cmd_error("attach", "pipe: %s", strerror(errno));
-		return EXIT_INPUT;
-	}
-	signals_install(on_signal);
-
-	pid_t mon = start_monitors(&at, &job, monitor, fds[1]);
-
-	close(fds[1]);
-	fprintf(stderr, "parastack: attaching to Slurm job %u (%d node(s): %s)\n", at.job, job.num_nodes,
-		job.nodes_expr);
-	FILE *in = fdopen(fds[0], "r");
-
-	relay_output(in, mon, outcome, sizeof(outcome));
-	fclose(in);
-	while (waitpid(mon, &st, 0) < 0 && errno == EINTR)
-		;
-	if (strcmp(outcome, "hang")) {
-		if (!strcmp(outcome, "none"))
-			return 0;
-		cmd_error("attach", "the monitors stopped without an outcome (mpirun status %d)",
-			  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-		return EXIT_INPUT;
-	}
-	fprintf(stderr, "parastack: cancelling the hung Slurm job %u\n", at.job);
-	if (sched_slurm_cancel(at.job, err, sizeof(err)) < 0) {
-		cmd_error("attach", "%s", err);
-		return EXIT_INPUT;
-	}
-	return PARASTACK_EXIT_HUNG;
+	return rc;
 }

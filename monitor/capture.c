@@ -1,9 +1,11 @@
 /* capture — symbolize the deciding thread of a rank and reduce it to what reports need. */
 #include "capture.h"
+#include "procfs.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #define LOGICAL_MAX 8
 
@@ -154,9 +156,28 @@ json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
 	return rank;
 }
 
+/* How a rank that is gone ended, as far as this node can tell: a zombie still holds its status;
+ * once its parent has collected it, only the parent (the launcher) knows. */
+static void describe_exit(pid_t pid, char *buf, size_t len)
+{
+	int st = procfs_exit_code(pid);
+
+	if (st >= 0 && WIFSIGNALED(st))
+		snprintf(buf, len, "killed by signal %d (SIG%s)%s", WTERMSIG(st), sigabbrev_np(WTERMSIG(st)) ?
+			 sigabbrev_np(WTERMSIG(st)) : "?", WCOREDUMP(st) ? ", core dumped" : "");
+	else if (st >= 0)
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
+	else
+		snprintf(buf, len, "ended; its parent (the launcher) has its exit status — its output "
+			 "says how it ended");
+}
+
 json_t *capture_exited(int rank, pid_t pid, const char *host)
 {
-	return json_pack("{s:i, s:s, s:i, s:s, s:n, s:s, s:[], s:b}", "rank", rank, "host", host,
+	char how[160];
+
+	describe_exit(pid, how, sizeof(how));
+	return json_pack("{s:i, s:s, s:i, s:s, s:n, s:s, s:[], s:b, s:s}", "rank", rank, "host", host,
 			 "pid", (int)pid, "state", "EXITED", "mpi_call", "path", "(exited)", "frames",
-			 "stopped", 0);
+			 "stopped", 0, "exit", how);
 }

@@ -21,8 +21,7 @@ static int compare_rank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* Does pid map a shared MPI library (libmpi*, libpmpi*, libmpich*)? */
-static bool maps_mpi_library(pid_t pid)
+bool discover_maps_mpi(pid_t pid)
 {
 	char path[64], line[4096];
 	bool found = false;
@@ -47,7 +46,7 @@ static int rank_of(pid_t pid)
 	static const char *const slurm_vars[] = { "SLURM_PROCID", NULL };
 	long rank = procfs_env_number(pid, launcher_vars);
 
-	if (rank < 0 && (rank = procfs_env_number(pid, slurm_vars)) >= 0 && !maps_mpi_library(pid))
+	if (rank < 0 && (rank = procfs_env_number(pid, slurm_vars)) >= 0 && !discover_maps_mpi(pid))
 		rank = -1;
 	return (int)rank;
 }

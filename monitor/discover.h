@@ -12,6 +12,7 @@
 #ifndef PARASTACK_DISCOVER_H
 #define PARASTACK_DISCOVER_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct job_proc {
@@ -29,6 +30,9 @@ int discover_job(const pid_t *roots, int nroots, struct job_proc *out, int max);
  * whose parent's does not. Only environments this user may read are looked at (/proc/PID/
  * environ is private to the process's owner). Count written (<= max). */
 int discover_env_roots(const char *name, const char *value, pid_t *out, int max);
+
+/* Does pid map a shared MPI library (libmpi*, libpmpi*, libmpich*)? */
+bool discover_maps_mpi(pid_t pid);
 
 /* Ranks descended from root (the launcher), or -1 with errno ESRCH when root itself is gone. */
 int discover_descendants(pid_t root, struct job_proc *out, int max);

@@ -22,6 +22,7 @@
 #include "capture.h"
 #include "comm.h"
 #include "discover.h"
+#include "pidlist.h"
 #include "exitcodes.h"
 #include "procfs.h"
 #include "report.h"
@@ -34,6 +35,7 @@
 #define SNAPSHOT_GAP_MIN_MS 200
 #define IDLE_POLL_MS 50
 #define ACTIVE_POLL_MS 2
+#define GRACE_MS 5000   /* end_listed: SIGTERM to SIGKILL */
 #define ROUND_AGAIN 100 /* watch_round: discover the job's next MPI run */
 
 static volatile int stop_requested;
@@ -48,6 +50,9 @@ struct monitor {
 	bool on_launcher_host;
 	uint32_t slurm_job;        /* 0, or the Slurm job whose steps hold the ranks */
 	const char *pbs_job;       /* NULL, or the Torque job (PBS_JOBID) whose processes hold them */
+	const char *pids_path;     /* NULL, or the file of the ranks the user named (attach) */
+	struct pid_entry *pids;
+	int npids;
 
 	struct table_entry *table;
 	int nranks;
@@ -127,7 +132,8 @@ static bool launcher_alive(const struct monitor *m)
 /* ---- options ------------------------------------------------------------------------------ */
 
 static const char monitor_usage[] =
-	"usage: parastack-monitor (--launcher-pid PID | --slurm-job JOBID | --pbs-job JOBID) [options]\n"
+	"usage: parastack-monitor (--launcher-pid PID | --slurm-job JOBID | --pbs-job JOBID |\n"
+	"                          --pids-file FILE) [options]\n"
 	"The per-node monitor that `parastack run` starts beside a job (one MPI rank per node).\n"
 	"\n"
 	"  --launcher-pid PID  the job's launcher: its descendants that carry an MPI rank are watched\n"
@@ -135,6 +141,9 @@ static const char monitor_usage[] =
 	"  --slurm-job JOBID   watch the ranks in this Slurm job's steps on every monitor's node\n"
 	"  --pbs-job JOBID     watch the processes of this Torque job (PBS_JOBID in their environment)\n"
 	"                      on every monitor's node\n"
+	"  --pids-file FILE    watch exactly these ranks: lines 'host pid [rank]', each monitor those\n"
+	"                      of its host, checked before any is touched; on a hang with\n"
+	"                      --on-hang=kill, each monitor ends its listed processes\n"
 	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
 	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
 	"  --report FILE       write the JSON report there\n"
@@ -151,6 +160,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 		{ "launcher-host", required_argument, NULL, 'N' },
 		{ "slurm-job", required_argument, NULL, 'J' },
 		{ "pbs-job", required_argument, NULL, 'P' },
+		{ "pids-file", required_argument, NULL, 'F' },
 		MODEL_LONGOPTS,
 		{ "on-hang", required_argument, NULL, 'H' },
 		{ "report", required_argument, NULL, 'R' },
@@ -192,6 +202,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			}
 			m->pbs_job = optarg;
 			break;
+		case 'F': m->pids_path = optarg; break;
 		case 'R': m->report_path = optarg; break;
 		case 'T': m->trace_path = optarg; break;
 		case 'S': m->status_path = optarg; break;
@@ -201,8 +212,8 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (!m->launcher && !m->slurm_job && !m->pbs_job) {
-		cmd_error("monitor", "--launcher-pid, --slurm-job or --pbs-job is required");
+	if (!m->launcher && !m->slurm_job && !m->pbs_job && !m->pids_path) {
+		cmd_error("monitor", "--launcher-pid, --slurm-job, --pbs-job or --pids-file is required");
 		return -1;
 	}
 	return common_options_check("monitor", &m->opt);
@@ -232,14 +243,78 @@ static int discover_local(struct monitor *m, struct job_proc *local)
 	return discover_job(roots, nroots, local, MAX_RANKS);
 }
 
+/* Is host (from a PID file) this monitor's node? A short name matches its long form. */
+static const struct monitor *self_for_hosts;
+
+static int is_this_host(const char *host)
+{
+	const char *me = self_for_hosts->c.host;
+	size_t hl = strcspn(host, "."), ml = strcspn(me, ".");
+
+	return !strcmp(host, me) || !strcmp(host, "localhost") || (hl == ml && !strncmp(host, me, hl));
+}
+
+/* The listed ranks of this node, each checked before any is touched. The count, or -1 after
+ * naming every entry that failed its check. */
+static int pids_local(struct monitor *m, struct job_proc *local)
+{
+	char err[512];
+	int n = 0, bad = 0;
+
+	for (int i = 0; i < m->npids; i++) {
+		struct pid_entry *e = &m->pids[i];
+
+		if (!is_this_host(e->host))
+			continue;
+		if (e->rank < 0)
+			e->rank = procfs_rank(e->pid);
+		if (pidlist_check(e, err, sizeof(err)) < 0 ||
+		    (e->rank < 0 && snprintf(err, sizeof(err), "PID %d (line %d) has no MPI rank in its "
+					     "environment; give it in a third column", (int)e->pid,
+					     e->line) > 0)) {
+			fprintf(stderr, "parastack: %s (rank %d on %s): %s\n", m->pids_path, e->rank,
+				m->c.host, err);
+			bad = 1;
+			continue;
+		}
+		local[n].pid = e->pid;
+		local[n].rank = e->rank;
+		local[n].world_size = -1;
+		n++;
+	}
+	return bad ? -1 : n;
+}
+
+/* --pids-file: every listed rank, found and checked on every node, or -2 (nothing touched). */
+static int pids_all(struct monitor *m, struct job_proc *local, int *nlocal)
+{
+	int n = pids_local(m, local);
+
+	if (comm_max(n < 0))
+		return -2;
+	long total = comm_sum(n);
+
+	if (total != m->npids) {
+		if (m->c.me == 0)
+			fprintf(stderr, "parastack: %s lists %d rank(s), but the monitors' hosts hold %ld of "
+				"them; start one monitor on each host the file names\n", m->pids_path,
+				m->npids, total);
+		return -2;
+	}
+	*nlocal = n;
+	return 0;
+}
+
 /* Wait until every rank of the job exists (all monitors together). 0, or -1 if the job ended
- * or the monitor was stopped first. */
+ * or the monitor was stopped first, -2 if the listed ranks failed their checks. */
 static int discover_all(struct monitor *m, struct job_proc *local, int *nlocal)
 {
 	long last_total = -1;
 	int stable = 0;
 	double start = mono_ms(), noted = 0;
 
+	if (m->pids)
+		return pids_all(m, local, nlocal);
 	for (;;) {
 		int n = discover_local(m, local), size = -1;
 
@@ -509,7 +584,7 @@ static int leader_loop(struct monitor *m)
 
 		if (live == 0 && all_ranks_gone(m)) {
 			say(m, "the job's ranks have all exited");
-			return launcher_alive(m) && !stop_requested ? ROUND_AGAIN : MONITOR_EXIT_NONE;
+			return !m->pids && launcher_alive(m) && !stop_requested ? ROUND_AGAIN : MONITOR_EXIT_NONE;
 		}
 		if (m->trace) {
 			trace_write_point(m->trace, t - m->t0_ms, s, m->sets.size);
@@ -618,8 +693,10 @@ static int watch_round(struct monitor *m, int round)
 	static struct job_proc local[MAX_RANKS];
 	int nlocal = 0, status;
 
-	if (discover_all(m, local, &nlocal) < 0)
-		return MONITOR_EXIT_NONE;
+	int found = discover_all(m, local, &nlocal);
+
+	if (found < 0)
+		return found == -2 ? MONITOR_EXIT_ERROR : MONITOR_EXIT_NONE;
 	m->nranks = comm_allgather_table(&m->c, local, nlocal, &m->table);
 	if (comm_max(open_targets(m, local, nlocal) < 0 || check_unique_ranks(m) < 0) ||
 	    setup_model(m) < 0)
@@ -638,6 +715,57 @@ static int watch_round(struct monitor *m, int round)
 	m->last_model = model_json(m);
 	comm_send_to_followers(&m->c, status == ROUND_AGAIN ? CMD_AGAIN : CMD_STOP);
 	return status;
+}
+
+/* --pids-file: the listed ranks (every monitor reads the whole file). */
+static int load_pids(struct monitor *m)
+{
+	char err[600];
+
+	m->pids = calloc(PIDLIST_MAX, sizeof(*m->pids));
+	m->npids = m->pids ? pidlist_read_file(m->pids_path, m->pids, PIDLIST_MAX, err, sizeof(err)) : -1;
+	self_for_hosts = m;
+	if (m->npids < 0) {
+		if (m->c.me == 0)
+			cmd_error("monitor", "%s", m->pids ? err : "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* On a hang with --on-hang=kill and a PID list: end exactly this node's listed processes —
+ * SIGTERM, then SIGKILL after a grace period to those still there — each only while it is
+ * still the process that was checked (same start time), never a reused PID. */
+static void end_listed(struct monitor *m)
+{
+	int mine = 0;
+
+	for (int i = 0; i < m->npids; i++) {
+		struct pid_entry *e = &m->pids[i];
+
+		if (e->start && is_this_host(e->host) && procfs_start_time(e->pid) == e->start) {
+			kill(e->pid, SIGTERM);
+			mine++;
+		}
+	}
+	for (double until = mono_ms() + GRACE_MS; mine && mono_ms() < until;) {
+		mine = 0;
+		for (int i = 0; i < m->npids; i++) {
+			char st = procfs_state(m->pids[i].pid);
+
+			mine += m->pids[i].start && st && st != 'Z' &&
+				procfs_start_time(m->pids[i].pid) == m->pids[i].start;
+		}
+		sleep_ms(100);
+	}
+	for (int i = 0; i < m->npids; i++) {
+		struct pid_entry *e = &m->pids[i];
+		char st = procfs_state(e->pid);
+
+		if (e->start && is_this_host(e->host) && st && st != 'Z' &&
+		    procfs_start_time(e->pid) == e->start)
+			kill(e->pid, SIGKILL);
+	}
 }
 
 /* The outcome for the launcher: in the status file, or, for "-", as a line on standard output
@@ -675,6 +803,10 @@ int main(int argc, char **argv)
 		comm_finalize();
 		return MONITOR_EXIT_USAGE;
 	}
+	if (m->pids_path && load_pids(m) < 0) {
+		comm_finalize();
+		return MONITOR_EXIT_USAGE;
+	}
 	m->on_launcher_host = !m->launcher_host || !strcmp(m->launcher_host, m->c.host);
 	comm_elect_leader(&m->c, m->launcher && m->on_launcher_host);
 	if (is_leader(m)) {
@@ -702,6 +834,9 @@ int main(int argc, char **argv)
 		if (m->trace)
 			fclose(m->trace);
 	}
+	/* The leader's verdict, for every monitor: with a PID list, each ends its own ranks. */
+	if (m->pids && comm_max(status == MONITOR_EXIT_HANG) && m->kill_on_hang)
+		end_listed(m);
 	comm_finalize();
 	if (is_leader(m) && m->status_path) {
 		write_status(m, status);

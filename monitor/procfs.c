@@ -169,6 +169,16 @@ int procfs_world_size(pid_t pid)
 	return (int)procfs_env_number(pid, vars);
 }
 
+int procfs_exit_code(pid_t pid)
+{
+	char buf[2048];
+	const char *p;
+
+	if (procfs_state(pid) != 'Z' || !(p = stat_field(pid, 52, buf, sizeof(buf))))
+		return -1;
+	return (int)strtol(p, NULL, 10);
+}
+
 pid_t procfs_parent(pid_t pid)
 {
 	char buf[1024];

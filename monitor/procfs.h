@@ -38,6 +38,10 @@ char procfs_state(pid_t pid);
 /* TracerPid from /proc/PID/status; 0 when untraced, -1 when unreadable. */
 pid_t procfs_tracer(pid_t pid);
 
+/* A zombie's exit status as waitpid(2) would give it (field 52 of /proc/PID/stat), or -1 when
+ * pid is no zombie (its parent has collected the status, or it still runs). */
+int procfs_exit_code(pid_t pid);
+
 /* Start time (clock ticks since boot, field 22 of /proc/PID/stat); 0 if unreadable. Pairs
  * with the pid to tell a process from a later one that reuses its number. */
 unsigned long long procfs_start_time(pid_t pid);

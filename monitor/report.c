@@ -109,14 +109,17 @@ json_t *report_faulty(json_t *const *snaps, int nsnaps)
 	if (nsnaps < 1)
 		return faulty;
 	json_array_foreach(snaps[0], i, o) {
-		bool always_out = true;
+		bool always_out = true, always_stopped = true, always_gone = true;
 
-		for (int k = 0; k < nsnaps && always_out; k++) {
+		/* Out of MPI, frozen (SIGSTOP) or dead in every snapshot: the others wait for it. */
+		for (int k = 0; k < nsnaps; k++) {
 			json_t *r = find_rank(snaps[k], rank_of(o));
 
-			always_out = r && same(str(r, "state"), "OUT_MPI");
+			always_out &= r && same(str(r, "state"), "OUT_MPI");
+			always_stopped &= r && json_is_true(json_object_get(r, "stopped"));
+			always_gone &= r && same(str(r, "state"), "EXITED");
 		}
-		if (always_out)
+		if (always_out || always_stopped || always_gone)
 			json_array_append_new(faulty, json_integer(rank_of(o)));
 	}
 	return faulty;
@@ -252,13 +255,19 @@ static void diagnose_computation(json_t *snap, json_t *faulty, json_t *diag)
 		json_t *rank = find_rank(snap, (int)json_integer_value(r));
 		char pos[1024];
 
-		if (!rank)
+		if (!rank || same(str(rank, "state"), "EXITED"))
 			continue;
 		app_position(rank, pos, sizeof(pos));
-		add(diag, "rank %lld (host %s, pid %lld) stays in application code in every snapshot, at %s%s",
-		    (long long)json_integer_value(r), str(rank, "host"),
-		    (long long)json_integer_value(json_object_get(rank, "pid")), pos,
-		    json_is_true(json_object_get(rank, "stopped")) ? "; the process is stopped (SIGSTOP: a frozen node?)" : "");
+		if (json_is_true(json_object_get(rank, "stopped")))
+			add(diag, "rank %lld (host %s, pid %lld) is stopped (SIGSTOP: a frozen node?) in every "
+			    "snapshot, %s %s; parastack leaves it stopped", (long long)json_integer_value(r),
+			    str(rank, "host"), (long long)json_integer_value(json_object_get(rank, "pid")),
+			    same(str(rank, "state"), "IN_MPI") ? "in" : "at",
+			    same(str(rank, "state"), "IN_MPI") && str(rank, "mpi_call") ? str(rank, "mpi_call") : pos);
+		else
+			add(diag, "rank %lld (host %s, pid %lld) stays in application code in every snapshot, at %s",
+			    (long long)json_integer_value(r), str(rank, "host"),
+			    (long long)json_integer_value(json_object_get(rank, "pid")), pos);
 	}
 }
 
@@ -306,16 +315,32 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		add(diag, "rank(s) %s already called MPI_Finalize while others still wait: they left the computation early",
 		    final_ranks);
 	if (exited)
-		add(diag, "rank(s) %s have exited while others still wait in MPI", exited);
+		add(diag, "rank(s) %s died while the others still wait in MPI: a crash, not an ordinary hang",
+		    exited);
 	if (first_coll && np2p > 0 && !computation)
 		add(diag, "some ranks wait in a collective while others wait in point-to-point calls: a rank skipped the collective, or waits for a message from a rank inside it");
 	if (!first_coll && np2p > 0 && !final_ranks && !exited)
 		add(diag, "every waiting rank is in point-to-point communication: a communication deadlock or a message that was never sent — check that each receive has a matching send");
 }
 
+/* One line per dead rank: how it ended. */
+static void diagnose_dead(json_t *snap, json_t *diag)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(snap, i, r)
+		if (same(str(r, "state"), "EXITED"))
+			add(diag, "rank %d (host %s, pid %lld) died: %s", rank_of(r), str(r, "host"),
+			    (long long)json_integer_value(json_object_get(r, "pid")),
+			    str(r, "exit") ? str(r, "exit") : "how is unknown");
+}
+
 json_t *report_diagnose(json_t *snap, json_t *groups, json_t *faulty)
 {
 	json_t *diag = json_array();
+
+	diagnose_dead(snap, diag);
 
 	if (json_array_size(faulty) > 0)
 		diagnose_computation(snap, faulty, diag);
@@ -329,8 +354,23 @@ static json_t *next_step(json_t *snap, json_t *groups, json_t *faulty)
 	json_t *target = NULL;
 	char buf[512];
 
-	if (json_array_size(faulty) > 0) {
-		target = find_rank(snap, (int)json_integer_value(json_array_get(faulty, 0)));
+	size_t i;
+	json_t *v;
+
+	/* A dead rank has no process to debug: then a rank that waits for it. */
+	json_array_foreach(faulty, i, v) {
+		json_t *r = find_rank(snap, (int)json_integer_value(v));
+
+		if (r && !same(str(r, "state"), "EXITED")) {
+			target = r;
+			break;
+		}
+	}
+	json_array_foreach(snap, i, v)
+		if (!target && json_array_size(faulty) > 0 && !same(str(v, "state"), "EXITED"))
+			target = v;
+	if (target || json_array_size(faulty) > 0) {
+		/* chosen above */
 	} else if (json_array_size(groups) > 1) {
 		json_t *small = json_array_get(groups, json_array_size(groups) - 1);
 
@@ -359,8 +399,20 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 	/* rank_list served the diagnosis; the report keeps the compact ranges. */
 	json_array_foreach(groups, i, g)
 		json_object_del(g, "rank_list");
-	return json_pack("{s:s, s:s, s:O, s:f, s:O, s:o, s:o, s:o, s:o, s:s}", "verdict", "hang",
-			 "hang_type", json_array_size(faulty) ? "computation" : "communication",
+	json_t *dead = json_array();
+	bool live_faulty = false;
+
+	json_array_foreach(faulty, i, g) {
+		json_t *r = find_rank(snap, (int)json_integer_value(g));
+
+		if (r && same(str(r, "state"), "EXITED"))
+			json_array_append(dead, g);
+		else
+			live_faulty = true;
+	}
+	/* A dead rank leaves the others waiting for messages: a communication hang, with its cause. */
+	return json_pack("{s:s, s:s, s:o, s:O, s:f, s:O, s:o, s:o, s:o, s:o, s:s}", "verdict", "hang",
+			 "hang_type", live_faulty ? "computation" : "communication", "dead_ranks", dead,
 			 "faulty_ranks", faulty, "detected_at", detected_at, "ranks", snap, "groups",
 			 groups, "diagnosis", diag, "model", model, "next_step", next, "action", action);
 }
@@ -382,8 +434,9 @@ void report_print(FILE *out, json_t *report)
 
 	if (gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	fprintf(out, "\nparastack: HANG DETECTED at %s — %s error\n", when,
-		str(report, "hang_type"));
+	fprintf(out, "\nparastack: HANG DETECTED at %s — %s error%s\n", when,
+		str(report, "hang_type"), json_array_size(json_object_get(report, "dead_ranks")) ?
+		", after a rank died (a crash, not an ordinary hang)" : "");
 	if (json_array_size(json_object_get(report, "faulty_ranks"))) {
 		int ranks[4096], n = 0;
 		char r[1024];
@@ -409,7 +462,7 @@ void report_print(FILE *out, json_t *report)
 		size_t k;
 		json_t *f;
 
-		if (!rank)
+		if (!rank || same(str(rank, "state"), "EXITED"))
 			continue;
 		fprintf(out, "  rank %d on %s, pid %lld:\n", rank_of(rank), str(rank, "host"),
 			(long long)json_integer_value(json_object_get(rank, "pid")));

@@ -5,11 +5,13 @@
  *   PS_STALL        seconds a "stall" lasts before the rank recovers (default 3)
  *   PS_ITERS        iterations before the application ends by itself (default: run forever)
  *   PS_EXIT         exit status of a healthy run that ends by itself (default 0)
+ *   PS_PRINT_PIDS   when set, each rank prints "rank R pid P" and "rank R host H" at start
  * Header-only so every application (C) shares one definition. */
 #ifndef PARASTACK_TEST_FAULTS_H
 #define PARASTACK_TEST_FAULTS_H
 
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +59,13 @@ static inline void app_start(int *argc, char ***argv, int *rank, int *size, stru
 	MPI_Comm_rank(MPI_COMM_WORLD, rank);
 	MPI_Comm_size(MPI_COMM_WORLD, size);
 	faults_init(f);
+	if (getenv("PS_PRINT_PIDS")) {
+		char host[256] = "";
+
+		gethostname(host, sizeof(host) - 1);
+		printf("rank %d pid %d\nrank %d host %s\n", *rank, (int)getpid(), *rank, host);
+		fflush(stdout);
+	}
 }
 
 /* Is it time for this rank's fault (once)? */

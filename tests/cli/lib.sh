@@ -37,6 +37,23 @@ stop_started() {
 	for p in $STARTED; do reap "$p" 10; done
 	STARTED=""
 }
+# stop_started_one PID: stop one process we started (as stop_started does) and forget it.
+stop_started_one() {
+	kill -CONT "$1" 2>/dev/null
+	kill -TERM "$1" 2>/dev/null
+	reap "$1" 10
+	STARTED=$(printf '%s\n' $STARTED | grep -vx "$1" | tr '\n' ' ')
+}
+
+# reap_other PID SECONDS: wait for a process that is not our child to be gone (or a zombie).
+reap_other() {
+	deadline=$(($(date +%s) + $2))
+	while [ -n "$(proc_state "$1")" ] && [ "$(proc_state "$1")" != Z ]; do
+		[ "$(date +%s)" -ge "$deadline" ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
 trap 'stop_started; rm -rf "$TMP"' EXIT
 trap 'exit 1' TERM INT HUP
 

@@ -183,6 +183,57 @@ START_TEST(computation_hang_names_the_rank)
 }
 END_TEST
 
+START_TEST(dead_rank_is_named_with_its_signal)
+{
+	json_t *snaps[3], *rep, *faulty;
+
+	for (int k = 0; k < 3; k++) {
+		json_t *dead = rank_obj(2, "EXITED", NULL, "(exited)");
+
+		json_object_set_new(dead, "exit", json_string("killed by signal 9 (SIGKILL)"));
+		snaps[k] = snapshot(4, "IN_MPI", "MPI_Sendrecv", "main > MPI_Sendrecv", "IN_MPI",
+				    "MPI_Sendrecv", "main > MPI_Sendrecv");
+		json_array_set_new(snaps[k], 2, dead);
+	}
+	faulty = report_faulty(snaps, 3);
+	ck_assert_int_eq(json_array_size(faulty), 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(faulty, 0)), 2);
+	rep = report_build(snaps[2], faulty, 1.0, json_object(), "test");
+	ck_assert_str_eq(json_string_value(json_object_get(rep, "hang_type")), "communication");
+	ck_assert_int_eq(json_array_size(json_object_get(rep, "dead_ranks")), 1);
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "rank 2 (host n1, pid 1002) died: killed by signal 9 (SIGKILL)"));
+	/* Nothing to debug in a dead rank: the next step points at a live one. */
+	ck_assert_ptr_null(strstr(json_string_value(json_object_get(rep, "next_step")), "gdb -p 1002"));
+	json_decref(rep), json_decref(faulty);
+	for (int k = 0; k < 3; k++)
+		json_decref(snaps[k]);
+}
+END_TEST
+
+START_TEST(frozen_rank_is_faulty_even_in_mpi)
+{
+	json_t *snaps[3], *rep, *faulty;
+
+	for (int k = 0; k < 3; k++) {
+		json_t *frozen = rank_obj(1, "IN_MPI", "MPI_Sendrecv", "main > MPI_Sendrecv");
+
+		json_object_set_new(frozen, "stopped", json_true());
+		snaps[k] = snapshot(3, "IN_MPI", "MPI_Sendrecv", "main > MPI_Sendrecv", "IN_MPI",
+				    "MPI_Sendrecv", "main > MPI_Sendrecv");
+		json_array_set_new(snaps[k], 1, frozen);
+	}
+	faulty = report_faulty(snaps, 3);
+	ck_assert_int_eq(json_array_size(faulty), 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(faulty, 0)), 1);
+	rep = report_build(snaps[2], faulty, 1.0, json_object(), "test");
+	ck_assert_str_eq(json_string_value(json_object_get(rep, "hang_type")), "computation");
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "rank 1 (host n1, pid 1001) is stopped (SIGSTOP"));
+	json_decref(rep), json_decref(faulty);
+	for (int k = 0; k < 3; k++)
+		json_decref(snaps[k]);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -195,6 +246,8 @@ Suite *report_suite(void)
 	tcase_add_test(tc, groups_and_mismatched_collectives);
 	tcase_add_test(tc, early_finalize_and_point_to_point_deadlock);
 	tcase_add_test(tc, computation_hang_names_the_rank);
+	tcase_add_test(tc, dead_rank_is_named_with_its_signal);
+	tcase_add_test(tc, frozen_rank_is_faulty_even_in_mpi);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,280 @@
+/* pidlist — parsing and checking the PIDs a user names. */
+#include "pidlist.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "discover.h"
+#include "procfs.h"
+
+/* A whole number in [lo, hi] spanning exactly [p, end); -1 when it is not one. */
+static long whole_number(const char *p, const char *end, long lo, long hi)
+{
+	long v = 0;
+
+	if (p == end || end - p > 10)
+		return -1;
+	for (const char *c = p; c < end; c++) {
+		if (!isdigit((unsigned char)*c))
+			return -1;
+		v = v * 10 + (*c - '0');
+	}
+	return v < lo || v > hi ? -1 : v;
+}
+
+static int find_pid(const struct pid_entry *e, int n, const char *host, pid_t pid)
+{
+	for (int i = 0; i < n; i++)
+		if (e[i].pid == pid && !strcmp(e[i].host, host))
+			return i;
+	return -1;
+}
+
+static int compare_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int pidlist_parse_list(const char *text, struct pid_entry *out, int max, char *err, size_t len)
+{
+	int n = 0;
+	const char *p = text;
+
+	if (!*text) {
+		snprintf(err, len, "--pids: the list is empty; give the ranks' PIDs, e.g. --pids 4242,4243");
+		return -1;
+	}
+	for (;;) {
+		const char *end = p + strcspn(p, ",");
+		long pid = whole_number(p, end, 1, 4194304);
+
+		if (pid < 0) {
+			snprintf(err, len, "--pids: item %d, '%.*s', is not a PID (a whole number from 1)",
+				 n + 1, (int)(end - p > 32 ? 32 : end - p), p);
+			return -1;
+		}
+		if (find_pid(out, n, "", (pid_t)pid) >= 0) {
+			snprintf(err, len, "--pids: PID %ld is listed twice", pid);
+			return -1;
+		}
+		if (n >= max) {
+			snprintf(err, len, "--pids: more than %d PIDs", max);
+			return -1;
+		}
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].pid = (pid_t)pid;
+		out[n].rank = -1;
+		out[n].line = n + 1;
+		n++;
+		if (!*end)
+			return n;
+		p = end + 1;
+	}
+}
+
+/* Split one line (without its newline) into at most 4 words; the count. */
+static int split_words(const char *line, const char *end, const char *w[4], const char *we[4])
+{
+	int n = 0;
+
+	for (const char *p = line; p < end;) {
+		while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+			p++;
+		if (p >= end || *p == '#')
+			break;
+		if (n == 4)
+			return 5;
+		w[n] = p;
+		while (p < end && *p != ' ' && *p != '\t' && *p != '\r' && *p != '#')
+			p++;
+		we[n++] = p;
+	}
+	return n;
+}
+
+static int valid_host(const char *p, const char *end)
+{
+	if (p == end || end - p >= PIDLIST_HOST_MAX)
+		return 0;
+	for (const char *c = p; c < end; c++)
+		if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '_')
+			return 0;
+	return 1;
+}
+
+int pidlist_parse_text(const char *text, size_t n, struct pid_entry *out, int max, char *err,
+		       size_t len)
+{
+	const char *end = text + n;
+	int count = 0, lineno = 0;
+
+	for (const char *line = text; line < end; lineno++) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line)), *le = nl ? nl : end;
+		const char *w[4], *we[4];
+		int nw = split_words(line, le, w, we);
+
+		line = nl ? nl + 1 : end;
+		if (nw == 0)
+			continue;
+		if (memchr(w[0], '\0', (size_t)(le - w[0]))) {
+			snprintf(err, len, "line %d: contains a NUL byte; is this a text file?", lineno + 1);
+			return -1;
+		}
+		if (nw < 2 || nw > 3) {
+			snprintf(err, len, "line %d: want 'host pid [rank]', found %d word(s)", lineno + 1,
+				 nw > 4 ? 5 : nw);
+			return -1;
+		}
+		if (!valid_host(w[0], we[0])) {
+			snprintf(err, len, "line %d: '%.*s' is not a host name", lineno + 1,
+				 (int)(we[0] - w[0] > 64 ? 64 : we[0] - w[0]), w[0]);
+			return -1;
+		}
+
+		long pid = whole_number(w[1], we[1], 1, 4194304);
+		long rank = nw == 3 ? whole_number(w[2], we[2], 0, 1 << 30) : -1;
+
+		if (pid < 0 || (nw == 3 && rank < 0)) {
+			int k = pid < 0 ? 1 : 2;
+
+			snprintf(err, len, "line %d: '%.*s' is not a %s (a whole number%s)", lineno + 1,
+				 (int)(we[k] - w[k] > 32 ? 32 : we[k] - w[k]), w[k], k == 1 ? "PID" : "rank",
+				 k == 1 ? " from 1" : " from 0");
+			return -1;
+		}
+		if (count >= max) {
+			snprintf(err, len, "line %d: more than %d PIDs", lineno + 1, max);
+			return -1;
+		}
+
+		struct pid_entry *e = &out[count];
+
+		memset(e, 0, sizeof(*e));
+		memcpy(e->host, w[0], (size_t)(we[0] - w[0]));
+		e->pid = (pid_t)pid;
+		e->rank = (int)rank;
+		e->line = lineno + 1;
+
+		int dup = find_pid(out, count, e->host, e->pid);
+
+		if (dup >= 0) {
+			snprintf(err, len, "line %d: %s %d is already on line %d", lineno + 1, e->host,
+				 (int)e->pid, out[dup].line);
+			return -1;
+		}
+		count++;
+	}
+	if (count == 0) {
+		snprintf(err, len, "no 'host pid [rank]' line");
+		return -1;
+	}
+	return count;
+}
+
+int pidlist_read_file(const char *path, struct pid_entry *out, int max, char *err, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL, msg[512];
+	size_t n = 0;
+	int r;
+
+	if (!f) {
+		snprintf(err, len, "cannot read the PID file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* At most 64 KiB ranks of ~40 bytes; refuse anything much larger. */
+	text = malloc(4 << 20);
+	n = text ? fread(text, 1, 4 << 20, f) : 0;
+	if (text && n == 4 << 20 && fgetc(f) != EOF) {
+		snprintf(err, len, "the PID file %s is larger than 4 MiB", path);
+		free(text);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	r = text ? pidlist_parse_text(text, n, out, max, msg, sizeof(msg)) : -1;
+	if (r < 0)
+		snprintf(err, len, "%s: %s", path, text ? msg : "out of memory");
+	free(text);
+	return r;
+}
+
+int pidlist_check(struct pid_entry *e, char *err, size_t len)
+{
+	char path[64], why[256];
+	char st = procfs_state(e->pid);
+	pid_t tracer;
+	int fd, saved;
+
+	if (!st || st == 'Z') {
+		snprintf(err, len, "PID %d: %s", (int)e->pid, st ? "has exited (a zombie)" : "no such process");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)e->pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	saved = errno;
+	if (fd < 0) {
+		procfs_explain_eperm(e->pid, why, sizeof(why));
+		snprintf(err, len, "PID %d: may not be traced by this user (%s): %s", (int)e->pid,
+			 strerror(saved), why);
+		return -1;
+	}
+	close(fd);
+	if ((tracer = procfs_tracer(e->pid)) > 0) {
+		snprintf(err, len, "PID %d: already traced by PID %d (a debugger?); detach that first",
+			 (int)e->pid, (int)tracer);
+		return -1;
+	}
+	if (!discover_maps_mpi(e->pid)) {
+		snprintf(err, len, "PID %d: maps no MPI library (libmpi, libmpich); is it a rank of an MPI job?",
+			 (int)e->pid);
+		return -1;
+	}
+	e->start = procfs_start_time(e->pid);
+	return 0;
+}
+
+int pidlist_resolve_ranks(struct pid_entry *e, int n, int (*is_local)(const char *host),
+			  char *err, size_t len)
+{
+	int *ranks = malloc(sizeof(int) * (size_t)(n + 1));
+
+	if (!ranks) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (e[i].rank < 0 && (!e[i].host[0] || is_local(e[i].host)))
+			e[i].rank = procfs_rank(e[i].pid);
+		if (e[i].rank < 0)
+			e[i].rank = i;
+		ranks[i] = e[i].rank;
+	}
+	qsort(ranks, (size_t)n, sizeof(int), compare_int);
+	for (int i = 1; i < n; i++)
+		if (ranks[i] == ranks[i - 1]) {
+			int a = -1, b = -1;
+
+			for (int k = 0; k < n; k++)
+				if (e[k].rank == ranks[i]) {
+					if (a < 0)
+						a = k;
+					else if (b < 0)
+						b = k;
+				}
+			snprintf(err, len, "rank %d is claimed by PID %d and PID %d (from their environment, "
+				 "a rank column, or list order); each rank once", ranks[i], (int)e[a].pid,
+				 (int)e[b].pid);
+			free(ranks);
+			return -1;
+		}
+	free(ranks);
+	return 0;
+}

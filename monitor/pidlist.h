@@ -1,0 +1,45 @@
+/* pidlist — the ranks of a job named by the user, for `parastack attach --pids LIST` and
+ * `--pids-file FILE`: parsing (a comma-separated PID list in rank order; a file of lines
+ * "host pid [rank]", '#' comments and blank lines allowed), the checks made before anything is
+ * touched (the process exists, this user may trace it, it maps an MPI library), and which rank
+ * each one is (the file's rank column, else the rank in the process's environment, else its
+ * position in the list). Errors are one line naming the entry. */
+#ifndef PARASTACK_PIDLIST_H
+#define PARASTACK_PIDLIST_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define PIDLIST_MAX 65536
+#define PIDLIST_HOST_MAX 256
+
+struct pid_entry {
+	char host[PIDLIST_HOST_MAX]; /* "" in a --pids list: this machine */
+	pid_t pid;
+	int rank;                    /* -1 until known */
+	int line;                    /* 1-based line (file) or position (list) */
+	unsigned long long start;    /* start time, taken by pidlist_check */
+};
+
+/* "4242,4243,...": count, or -1 with err. Empty items, non-numbers, PIDs <= 0 and repeated
+ * PIDs are errors. */
+int pidlist_parse_list(const char *text, struct pid_entry *out, int max, char *err, size_t len);
+
+/* The text of a PID file (n bytes, need not end in NUL): count, or -1 with err naming the line. */
+int pidlist_parse_text(const char *text, size_t n, struct pid_entry *out, int max, char *err,
+		       size_t len);
+int pidlist_read_file(const char *path, struct pid_entry *out, int max, char *err, size_t len);
+
+/* Check e (a process of this machine) before attaching: it exists, is no zombie, may be traced
+ * by this user (the kernel's own ptrace access check, through /proc/PID/mem, which stops
+ * nothing), is not traced by another, and maps an MPI library. Records its start time. 0, or
+ * -1 with err. */
+int pidlist_check(struct pid_entry *e, char *err, size_t len);
+
+/* Fill in the ranks not given (environment, else list position - 1) and check that no rank is
+ * claimed twice. 0, or -1 with err. Reads the environments of entries of this machine only
+ * (host "" or is_local(host)). */
+int pidlist_resolve_ranks(struct pid_entry *e, int n, int (*is_local)(const char *host),
+			  char *err, size_t len);
+
+#endif
