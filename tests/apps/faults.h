@@ -6,12 +6,16 @@
  *   PS_ITERS        iterations before the application ends by itself (default: run forever)
  *   PS_EXIT         exit status of a healthy run that ends by itself (default 0)
  *   PS_PRINT_PIDS   when set, each rank prints "rank R pid P" and "rank R host H" at start
+ *   PS_HELPER       when set, each rank forks a helper process that sleeps until the rank ends
+ *                   (it carries the rank's environment, as helpers do, and is no rank)
  * Header-only so every application (C) shares one definition. */
 #ifndef PARASTACK_TEST_FAULTS_H
 #define PARASTACK_TEST_FAULTS_H
 
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -59,6 +63,11 @@ static inline void app_start(int *argc, char ***argv, int *rank, int *size, stru
 	MPI_Comm_rank(MPI_COMM_WORLD, rank);
 	MPI_Comm_size(MPI_COMM_WORLD, size);
 	faults_init(f);
+	if (getenv("PS_HELPER") && fork() == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
 	if (getenv("PS_PRINT_PIDS")) {
 		char host[256] = "";
 

@@ -74,6 +74,20 @@ done
 if reap "$MPIRUN" 30; then ok; else fail "spin: mpirun did not end once its ranks were ended"; fi
 if kill -0 "$SLEEPER" 2>/dev/null; then ok; else fail "an unlisted process was ended"; fi
 
+# --- the smallest jobs: 1 rank (a hang inside MPI) and 2 ranks ------------------------------------
+PS_PRINT_PIDS=1 PS_FAULT=deadlock PS_FAULT_RANK=0 PS_FAULT_AFTER=12 mpirun_start "$TMP/one.out" 1 "$STENCIL" || true
+REPORT=$TMP/one.json
+RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$(job_pids "$TMP/one.out")" --seed 3 --on-hang=kill --report "$REPORT"
+expect_status "1 rank: hang found" 86
+jreport "1 rank: it waits in MPI" '.verdict == "hang" and .hang_type == "communication" and (.ranks | length) == 1'
+reap "$MPIRUN" 30 || fail "1 rank: mpirun did not end"
+PS_PRINT_PIDS=1 PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=12 mpirun_start "$TMP/two.out" 2 "$STENCIL" || true
+REPORT=$TMP/two.json
+RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$(job_pids "$TMP/two.out")" --seed 3 --on-hang=kill --report "$REPORT"
+expect_status "2 ranks: hang found" 86
+jreport "2 ranks: rank 1 is faulty" '.verdict == "hang" and .faulty_ranks == [1]'
+reap "$MPIRUN" 30 || fail "2 ranks: mpirun did not end"
+
 # --- a job that ends by itself, named by a PID file with ranks: verdict none ------------------
 PS_PRINT_PIDS=1 PS_ITERS=300 mpirun_start "$TMP/ok.out" 2 "$STENCIL" || true
 for r in 0 1; do echo "$HOST $(rank_pid "$TMP/ok.out" $r) $r"; done >"$TMP/ok.pids"

@@ -134,4 +134,10 @@ expect_status "missing launcher" 127
 expect_grep "missing launcher message" "cannot start /nonexistent/launcher" "$ERR"
 run "$PARASTACK" run --report "$TMP/serial.json" -- sh -c 'exit 5'
 expect_status "a job that is not MPI ends with its status" 5
+# --- more ranks than two sets hold (--set-size 2, 6 ranks), each with a helper process it forked
+# (same rank in its environment, not a rank): the sets rotate over all ranks, helpers are no ranks.
+prun helpers PS_HELPER=1 PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --set-size 2
+expect_hang "more than 2C ranks, with helpers" computation '[4]'
+jreport "helpers are not ranks" '[.ranks[].rank] == [0,1,2,3,4,5]'
+
 finish
