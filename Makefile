@@ -45,7 +45,7 @@ APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded 
 FIXTURES := $(APPS) $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe
 
-.PHONY: all check unit cli install uninstall clean deps demo bench
+.PHONY: all check unit cli fuzz install uninstall clean deps demo bench
 all: $(PROGRAMS)
 
 $(B)/obj/%.o: %.c
@@ -123,6 +123,19 @@ $(B)/bench/sample_cost: $(call obj,obj,bench/sample_cost.c $(MONITOR_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS)
 
+# Fuzz targets (libFuzzer, clang from Debian): the parsers of what users hand in.
+FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(B)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c stats/trace.c
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lm
+
+$(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/pidlist.c monitor/discover.c monitor/procfs.c
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
+
+fuzz: $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist
+	@sh tests/fuzz/run.sh $(B)
+
 # Measurements (numbers printed, never asserted): see bench/README.md.
 bench: deps
 	$(Q)$(MAKE) --no-print-directory $(B)/bench/sample_cost $(B)/tests/callchain-O0
@@ -144,7 +157,7 @@ cli: $(PROGRAMS) $(B)/tests/tracegen $(FIXTURES)
 
 # Prerequisites are built in order: deps before anything is compiled.
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit cli
+	$(Q)$(MAKE) --no-print-directory unit fuzz cli
 
 # The newcomer's first command: a real MPI job (the stencil solver, 4 ranks) whose rank 2 starts
 # spinning in application code after 25 s; parastack detects the hang, reports it and ends it.

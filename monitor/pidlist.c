@@ -27,6 +27,21 @@ static long whole_number(const char *p, const char *end, long lo, long hi)
 	return v < lo || v > hi ? -1 : v;
 }
 
+/* The text [p, end) for an error message: at most 32 characters, control bytes as '?', so the
+ * message stays one printable line whatever the input holds. */
+static const char *shown(const char *p, const char *end)
+{
+	static char buf[4][40];
+	static int next;
+	char *b = buf[next++ % 4];
+	size_t n = 0;
+
+	for (; p < end && n < 32; p++)
+		b[n++] = isprint((unsigned char)*p) ? *p : '?';
+	b[n] = '\0';
+	return b;
+}
+
 static int find_pid(const struct pid_entry *e, int n, const char *host, pid_t pid)
 {
 	for (int i = 0; i < n; i++)
@@ -56,8 +71,8 @@ int pidlist_parse_list(const char *text, struct pid_entry *out, int max, char *e
 		long pid = whole_number(p, end, 1, 4194304);
 
 		if (pid < 0) {
-			snprintf(err, len, "--pids: item %d, '%.*s', is not a PID (a whole number from 1)",
-				 n + 1, (int)(end - p > 32 ? 32 : end - p), p);
+			snprintf(err, len, "--pids: item %d, '%s', is not a PID (a whole number from 1)",
+				 n + 1, shown(p, end));
 			return -1;
 		}
 		if (find_pid(out, n, "", (pid_t)pid) >= 0) {
@@ -133,8 +148,7 @@ int pidlist_parse_text(const char *text, size_t n, struct pid_entry *out, int ma
 			return -1;
 		}
 		if (!valid_host(w[0], we[0])) {
-			snprintf(err, len, "line %d: '%.*s' is not a host name", lineno + 1,
-				 (int)(we[0] - w[0] > 64 ? 64 : we[0] - w[0]), w[0]);
+			snprintf(err, len, "line %d: '%s' is not a host name", lineno + 1, shown(w[0], we[0]));
 			return -1;
 		}
 
@@ -144,9 +158,8 @@ int pidlist_parse_text(const char *text, size_t n, struct pid_entry *out, int ma
 		if (pid < 0 || (nw == 3 && rank < 0)) {
 			int k = pid < 0 ? 1 : 2;
 
-			snprintf(err, len, "line %d: '%.*s' is not a %s (a whole number%s)", lineno + 1,
-				 (int)(we[k] - w[k] > 32 ? 32 : we[k] - w[k]), w[k], k == 1 ? "PID" : "rank",
-				 k == 1 ? " from 1" : " from 0");
+			snprintf(err, len, "line %d: '%s' is not a %s (a whole number%s)", lineno + 1,
+				 shown(w[k], we[k]), k == 1 ? "PID" : "rank", k == 1 ? " from 1" : " from 0");
 			return -1;
 		}
 		if (count >= max) {
