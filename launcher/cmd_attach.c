@@ -31,8 +31,8 @@ static const char attach_usage[] =
 	"  --pids LIST           the job's ranks on this machine, PIDs in rank order: 4242,4243,...\n"
 	"                        (a rank in a process's environment wins over the order)\n"
 	"  --pids-file FILE      the job's ranks on one or more hosts: lines 'host pid [rank]'; a\n"
-	"                        monitor is started on each host (through the job's Slurm\n"
-	"                        allocation when the ranks run in one)\n"
+	"                        monitor is started on each host (with --slurm-job JOBID, or when\n"
+	"                        a rank here carries SLURM_JOB_ID, through that job's allocation)\n"
 	"  --slurm-job JOBID     a running Slurm job: one monitor per node of its allocation\n"
 	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
 	"  --on-hang=report|kill report and keep watching (default), or end the job after the report:\n"
@@ -114,8 +114,9 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 		cmd_error("attach", "unexpected argument '%s'; see 'parastack attach --help'", argv[optind]);
 		return -1;
 	}
-	if (!!at->job + !!at->pids + !!at->pids_file != 1) {
-		cmd_error("attach", "say which job, once: --pids LIST, --pids-file FILE or --slurm-job JOBID");
+	if (!!at->pids + !!at->pids_file + (at->job && !at->pids_file) != 1) {
+		cmd_error("attach", "say which job, once: --pids LIST, --pids-file FILE (with --slurm-job "
+			  "JOBID for its allocation) or --slurm-job JOBID");
 		return -1;
 	}
 	return common_options_check("attach", &at->opt);
@@ -330,10 +331,23 @@ static int prepare_pids(const struct attach *at, struct placement *pl, char *pid
 
 	if (check_entries(e, n, !remote, &slurm_job) < 0)
 		return EXIT_INPUT;
-	/* Ranks on other hosts: monitors there, through the job's allocation when it has one. */
-	if (remote && slurm_job && sched_slurm_job(slurm_job, alloc, err, sizeof(err)) == 0 &&
-	    !strcmp(alloc->state, "RUNNING"))
+	/* Ranks on other hosts: monitors there, through the job's allocation when it has one (named
+	 * by --slurm-job, or carried by a rank of this machine). */
+	if (remote && at->job) {
+		if (sched_slurm_job(at->job, alloc, err, sizeof(err)) < 0) {
+			cmd_error("attach", "%s", err);
+			return EXIT_INPUT;
+		}
+		if (strcmp(alloc->state, "RUNNING")) {
+			cmd_error("attach", "Slurm job %u is %s, not running; its allocation cannot host the "
+				  "monitors", at->job, alloc->state);
+			return EXIT_INPUT;
+		}
 		pl->alloc = alloc;
+	} else if (remote && slurm_job && sched_slurm_job(slurm_job, alloc, err, sizeof(err)) == 0 &&
+		   !strcmp(alloc->state, "RUNNING")) {
+		pl->alloc = alloc;
+	}
 	pl->what = "--pids-file";
 	if (remote) {
 		/* Each monitor reads the user's file where it runs: a shared file system is assumed,
@@ -400,10 +414,10 @@ static int watch(const struct attach *at, const struct placement *pl, const char
 	if (strcmp(outcome, "hang")) {
 		cmd_error("attach", "the monitors stopped without an outcome (mpirun status %d)%s",
 			  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
-			  at->job ? "" : "; nothing was left attached");
+			  at->pids || at->pids_file ? "; nothing was left attached" : "");
 		return EXIT_INPUT;
 	}
-	if (!at->job) {
+	if (at->pids || at->pids_file) {
 		fprintf(stderr, "parastack: the listed processes were ended (--on-hang=kill)\n");
 		return PARASTACK_EXIT_HUNG;
 	}
@@ -430,7 +444,7 @@ int cmd_attach(int argc, char **argv)
 			  monitor);
 		return EXIT_INPUT;
 	}
-	if (at.job)
+	if (at.job && !at.pids_file)
 		rc = prepare_slurm(&at, &pl, &job);
 	else if (!mkdtemp(dir)) {
 		cmd_error("attach", "mkdtemp(/tmp): %s", strerror(errno));

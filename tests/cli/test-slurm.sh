@@ -171,6 +171,26 @@ expect_grep "attach: report printed" "faulty rank(s): 4" "$ERR"
 jreport "attach: rank 4 on n3 is faulty" '.verdict == "hang" and .faulty_ranks == [4] and (.ranks[] | select(.rank == 4) | .host == "n3")'
 wait_job_end attach "$plain" 60 "$SUBMIT/slurm-$plain.out"
 expect_state "attach" "$plain" CANCELLED -
+# --- parastack attach --pids-file: the ranks of a plain sbatch job by host and PID, monitors ----
+# started through the job's allocation; --on-hang=kill ends exactly the listed processes.
+PS_PRINT_PIDS=1 PS_FAULT=spin PS_FAULT_RANK=6 PS_FAULT_AFTER=20 OMPI_MCA_rmaps_base_oversubscribe=1 \
+	sh -c "cd '$SUBMIT' && sbatch --parsable plain.sh" >"$TMP/pf.id"
+pf=$(cat "$TMP/pf.id")
+deadline=$(($(date +%s) + 90))
+until [ "$(cat "$SUBMIT/slurm-$pf.out" 2>/dev/null | grep -c '^rank [0-9]* host ')" -ge 8 ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.2; done
+for r in 0 1 2 3 4 5 6 7; do
+	echo "$(sed -n "s/^rank $r host //p" "$SUBMIT/slurm-$pf.out") $(sed -n "s/^rank $r pid //p" "$SUBMIT/slurm-$pf.out")"
+done >"$SUBMIT/ranks.txt"
+RUN_TIMEOUT=300 run "$PARASTACK" attach --pids-file "$SUBMIT/ranks.txt" --slurm-job "$pf" --seed 5 --on-hang=kill --report "$SUBMIT/pf.json"
+REPORT=$SUBMIT/pf.json
+expect_status "attach --pids-file: hang found, listed processes ended" 86
+expect_grep "attach --pids-file: through the allocation" "attaching to 8 rank(s) on n1,n2,n3,n4 (through their Slurm job's allocation)" "$ERR"
+jreport "attach --pids-file: rank 6 on n4 is faulty" '.verdict == "hang" and .faulty_ranks == [6] and (.ranks[] | select(.rank == 6) | .host == "n4") and (.ranks | length) == 8'
+for p in $(awk '{print $2}' "$SUBMIT/ranks.txt"); do
+	if reap_other "$p" 15; then ok; else fail "attach --pids-file: listed pid $p still there"; fi
+done
+wait_job_end "attach --pids-file" "$pf" 120 "$SUBMIT/slurm-$pf.out"
+
 run "$PARASTACK" attach --slurm-job "$JOB_exit3"
 expect_error "attach to an ended job" 1 "is FAILED, not running"
 run "$PARASTACK" attach --slurm-job 999999
