@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -359,4 +360,45 @@ int batch_write_job(FILE *out, const struct batch_job_spec *spec, const struct u
 	fputs(" -- \"$ps_script\" \"$@\"\nps_status=$?\nrm -f \"$ps_script\"\n"
 	      "[ -n \"$ps_tmp\" ] && rmdir \"$ps_tmp\"\nexit $ps_status\n", out);
 	return ferror(out) ? -1 : 0;
+}
+
+int batch_run(const char *cmd, char **argv, const char *hint)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0) {
+		cmd_error(cmd, "fork: %s", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: cannot run %s: %s (%s)\n", cmd, argv[0], strerror(errno), hint);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+int batch_main(const char *cmd, const char *usage, const struct sched_syntax *syn, int argc,
+	       char **argv, batch_submit_fn submit)
+{
+	struct batch_args a;
+	struct user_script s;
+	char parastack[PATH_MAX];
+	int rc = batch_split_args(cmd, usage, syn, argc - 1, argv + 1, &a);
+
+	if (rc != 0)
+		return rc > 0 ? 0 : EXIT_USAGE;
+	if (sibling_program("parastack", parastack, sizeof(parastack)) < 0) {
+		cmd_error(cmd, "cannot find parastack next to %s (%s); reinstall parastack", cmd, parastack);
+		return EXIT_INPUT;
+	}
+	if (batch_read_script(cmd, a.script, &s) < 0)
+		return EXIT_INPUT;
+	rc = submit(&a, &s, parastack);
+	batch_free_script(&s);
+	return rc;
 }

@@ -71,4 +71,15 @@ struct batch_job_spec {
 int batch_write_job(FILE *out, const struct batch_job_spec *spec, const struct user_script *s,
 		    const struct batch_args *a);
 
+/* Run the scheduler's submit command, argv[0] from PATH; its exit status (127 with a line
+ * naming hint when it cannot be started). */
+int batch_run(const char *cmd, char **argv, const char *hint);
+
+/* A front end's whole main: split the command line, find parastack beside the program, read
+ * the script, and submit it with submit(); the exit status. */
+typedef int (*batch_submit_fn)(const struct batch_args *a, const struct user_script *s,
+			       const char *parastack);
+int batch_main(const char *cmd, const char *usage, const struct sched_syntax *syn, int argc,
+	       char **argv, batch_submit_fn submit);
+
 #endif

@@ -48,27 +48,6 @@ static const struct sched_syntax sbatch_syntax = {
 	.directive = "#SBATCH",
 };
 
-/* Run sbatch with argv; its exit status. */
-static int run_sbatch(char **argv)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0) {
-		cmd_error(CMD, "fork: %s", strerror(errno));
-		return 1;
-	}
-	if (pid == 0) {
-		execvp("sbatch", argv);
-		fprintf(stderr, CMD ": cannot run sbatch: %s (is Slurm's client installed?)\n", strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
-}
-
 static int submit(const struct batch_args *a, const struct user_script *s, const char *parastack)
 {
 	static const char *const job_name[] = { "-J", "--job-name", NULL };
@@ -114,7 +93,7 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 		argv[n++] = a->sched_opts[i];
 	argv[n++] = path; /* the script's arguments are in it */
 	argv[n] = NULL;
-	rc = run_sbatch(argv);
+	rc = batch_run(CMD, argv, "is Slurm's client installed?");
 	unlink(path);
 	free(argv);
 	return rc;
@@ -122,21 +101,5 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 
 int main(int argc, char **argv)
 {
-	struct batch_args a;
-	struct user_script s;
-	char parastack[PATH_MAX];
-	int rc = batch_split_args(CMD, usage, &sbatch_syntax, argc - 1, argv + 1, &a);
-
-	if (rc != 0)
-		return rc > 0 ? 0 : EXIT_USAGE;
-	if (sibling_program("parastack", parastack, sizeof(parastack)) < 0) {
-		cmd_error(CMD, "cannot find parastack next to parastack-sbatch (%s); reinstall parastack",
-			  parastack);
-		return EXIT_INPUT;
-	}
-	if (batch_read_script(CMD, a.script, &s) < 0)
-		return EXIT_INPUT;
-	rc = submit(&a, &s, parastack);
-	batch_free_script(&s);
-	return rc;
+	return batch_main(CMD, usage, &sbatch_syntax, argc, argv, submit);
 }

@@ -103,28 +103,6 @@ static const char *ppn_directive(const struct user_script *s, const struct batch
 	return line;
 }
 
-/* Run qsub with argv; its exit status. */
-static int run_qsub(char **argv)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0) {
-		cmd_error(CMD, "fork: %s", strerror(errno));
-		return 1;
-	}
-	if (pid == 0) {
-		execvp("qsub", argv);
-		fprintf(stderr, CMD ": cannot run qsub: %s (is a Torque/PBS client, or Slurm's "
-			"slurm-wlm-torque, installed?)\n", strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
-}
-
 /* For Slurm's wrapper: -v without -V becomes --export=NONE, which srun inside the job inherits
  * through SLURM_EXPORT_ENV, so its tasks (mpirun's daemons) would start with no environment at
  * all. A Torque job's tasks get the job's environment; so do these. */
@@ -184,7 +162,7 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 		argv[n++] = a->sched_opts[i];
 	argv[n++] = path; /* the script's arguments are in it */
 	argv[n] = NULL;
-	rc = run_qsub(argv);
+	rc = batch_run(CMD, argv, "is a Torque/PBS client, or Slurm's slurm-wlm-torque, installed?");
 	unlink(path);
 	rmdir(dir);
 	free(argv);
@@ -193,21 +171,5 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 
 int main(int argc, char **argv)
 {
-	struct batch_args a;
-	struct user_script s;
-	char parastack[PATH_MAX];
-	int rc = batch_split_args(CMD, usage, &qsub_syntax, argc - 1, argv + 1, &a);
-
-	if (rc != 0)
-		return rc > 0 ? 0 : EXIT_USAGE;
-	if (sibling_program("parastack", parastack, sizeof(parastack)) < 0) {
-		cmd_error(CMD, "cannot find parastack next to parastack-qsub (%s); reinstall parastack",
-			  parastack);
-		return EXIT_INPUT;
-	}
-	if (batch_read_script(CMD, a.script, &s) < 0)
-		return EXIT_INPUT;
-	rc = submit(&a, &s, parastack);
-	batch_free_script(&s);
-	return rc;
+	return batch_main(CMD, usage, &qsub_syntax, argc, argv, submit);
 }
