@@ -161,4 +161,32 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	expect_status "own process as nobody" 0
 	expect_chain "own process chain" "$(funcs '.[0].threads[0]')" "f3 f2 f1 pad f0 main"
 fi
+# --- a PID reused by another process between samples: detected, never sampled as the target ---
+# In a PID namespace of its own (every process in it ends with it), the target dies while the
+# sampler is paused between samples, and a new process is given its PID (ns_last_pid).
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	cat >"$TMP/reuse.sh" <<'EOF'
+loop=$1 out=$2
+sleep 300 & victim=$!
+"$loop" "$victim" 0 2000 >"$out.samples" 2>"$out.err" & sampler=$!
+deadline=$(($(date +%s) + 20))
+until [ -s "$out.samples" ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.05; done
+kill -STOP "$sampler"            # between two samples: it sleeps 2 s after each
+kill -KILL "$victim"; wait "$victim" 2>/dev/null
+echo $((victim - 1)) >/proc/sys/kernel/ns_last_pid
+sleep 300 & newcomer=$!
+samples=$(wc -l <"$out.samples")
+kill -CONT "$sampler"
+wait "$sampler"; echo "sampler exit $?"
+echo "same pid: $([ "$newcomer" = "$victim" ] && echo yes || echo no)"
+echo "samples after the swap: $(($(wc -l <"$out.samples") - samples))"
+echo "newcomer: $(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p; s/^TracerPid:[[:space:]]*/tracer /p' /proc/$newcomer/status | tr '\n' ' ')"
+EOF
+	RUN_TIMEOUT=60 run unshare --pid --fork --mount-proc sh "$TMP/reuse.sh" "$FIX/sample_loop" "$TMP/reuse"
+	expect_grep "PID reuse: the same PID was given again" "same pid: yes" "$OUT"
+	expect_grep "PID reuse: the sampler stopped with an error" "sampler exit 1" "$OUT"
+	expect_grep "PID reuse: detected" "now belongs to another process (started later); not sampled" "$(cat "$TMP/reuse.err")"
+	expect_grep "PID reuse: the newcomer never sampled" "samples after the swap: 0" "$OUT"
+	expect_grep "PID reuse: the newcomer runs untraced" "newcomer: S tracer 0" "$OUT"
+fi
 finish

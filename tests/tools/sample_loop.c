@@ -1,10 +1,12 @@
 /* sample_loop — sample a process's IN_MPI/OUT_MPI state in a tight loop, the way the monitor
  * does, printing one line per sample ("IN_MPI" or "OUT_MPI"): used by the tests that kill the
  * sampler at random moments and check that the target is left running and untraced.
- * usage: sample_loop PID [COUNT] (COUNT 0 or absent: forever) */
+ * usage: sample_loop PID [COUNT [PAUSE_MS]] (COUNT 0 or absent: forever; PAUSE_MS between
+ * samples, default none) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "../../monitor/signals.h"
 #include "../../monitor/target.h"
@@ -22,7 +24,7 @@ int main(int argc, char **argv)
 {
 	struct target t;
 	char err[512];
-	long count = argc > 2 ? atol(argv[2]) : 0;
+	long count = argc > 2 ? atol(argv[2]) : 0, pause_ms = argc > 3 ? atol(argv[3]) : 0;
 
 	if (argc < 2 || target_open(&t, (pid_t)atoi(argv[1]), err, sizeof(err)) != TARGET_OK) {
 		fprintf(stderr, "sample_loop: %s\n", argc < 2 ? "usage: sample_loop PID [COUNT]" : err);
@@ -39,6 +41,11 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		printf("%s\n", rank_state_name(st));
+		if (pause_ms > 0) {
+			struct timespec ts = { pause_ms / 1000, (pause_ms % 1000) * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
 	}
 	target_close(&t);
 	if (stop_requested)
