@@ -172,6 +172,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 	int c, idx, pid;
 
 	common_options_default(&m->opt);
+	opterr = 0; /* our own one-line message below */
 	m->kill_on_hang = true;
 	while ((c = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
 		switch (c) {

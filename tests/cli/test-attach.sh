@@ -52,6 +52,21 @@ bad "PID file: not an MPI process" 1 "PID $SLEEPER: maps no MPI library" --pids-
 if [ "$(proc_state "$SLEEPER")" = S ]; then ok; else fail "the refused process is no longer sleeping: $(proc_state "$SLEEPER")"; fi
 expect_untraced "refused process" "$SLEEPER"
 
+# The monitor itself (started by parastack, but a program of its own): one line, status 2.
+MON=$BUILD/parastack-monitor
+run "$MON" --alpha 5 --launcher-pid 1
+expect_error "monitor: alpha out of range" 2 "alpha"
+run "$MON" --pids-file "$TMP/none"
+expect_error "monitor: missing PID file" 2 "cannot read the PID file"
+run "$MON" --pids-file "$TMP/f3"
+expect_error "monitor: duplicate line" 2 "is already on line 1"
+run "$MON" --pbs-job 'x;y'
+expect_error "monitor: bad Torque job id" 2 "not a Torque job id"
+run "$MON" --seed
+expect_error "monitor: option without value" 2 "bad option '--seed'"
+run "$MON"
+expect_error "monitor: nothing to watch" 2 "is required"
+
 # job_pids OUTFILE: the ranks' PIDs in rank order, comma-separated.
 job_pids() {
 	sort -n -k2 "$1" | sed -n 's/^rank [0-9]* pid //p' | tr '\n' ',' | sed 's/,$//'
