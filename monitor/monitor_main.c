@@ -61,6 +61,10 @@ struct monitor {
 	int *local_rank;
 	int nlocal;
 
+	/* sample_set's scratch, sized once per round (every rank; every monitor). */
+	int *owner, *batch;
+	bool *asked;
+
 	struct rng rng;
 	struct ranksets sets;
 	struct detector *det;
@@ -404,10 +408,10 @@ static void sample_local(struct monitor *m, const int *ranks, int n, int *out, i
  * the same time. */
 static int sample_set(struct monitor *m, const int *set, int size, int *live)
 {
-	int out = 0, nmine = 0, *owner = calloc((size_t)size + 1, sizeof(int));
-	int *batch = calloc((size_t)size + 1, sizeof(int));
-	bool *asked = calloc((size_t)m->c.size, sizeof(bool));
+	int out = 0, nmine = 0, *owner = m->owner, *batch = m->batch;
+	bool *asked = m->asked;
 
+	memset(asked, 0, (size_t)m->c.size * sizeof(bool));
 	*live = 0;
 	for (int i = 0; i < size; i++) {
 		const struct table_entry *e = table_find(m, set[i]);
@@ -438,9 +442,6 @@ static int sample_set(struct monitor *m, const int *set, int size, int *live)
 		out += o;
 		*live += l;
 	}
-	free(asked);
-	free(batch);
-	free(owner);
 	return out;
 }
 
@@ -648,7 +649,10 @@ static int setup_model(struct monitor *m)
 
 	cfg.set_size = m->sets.size;
 	m->det = detector_new(&cfg);
-	return m->det ? 0 : -1;
+	m->owner = calloc((size_t)m->nranks + 1, sizeof(int));
+	m->batch = calloc((size_t)m->nranks + 1, sizeof(int));
+	m->asked = calloc((size_t)m->c.size, sizeof(bool));
+	return m->det && m->owner && m->batch && m->asked ? 0 : -1;
 }
 
 /* Release one round's targets, table and model. */
@@ -665,6 +669,11 @@ static void round_release(struct monitor *m)
 	free(m->table);
 	ranksets_free(&m->sets);
 	detector_free(m->det);
+	free(m->owner);
+	free(m->batch);
+	free(m->asked);
+	m->owner = m->batch = NULL;
+	m->asked = NULL;
 	m->targets = NULL;
 	m->sym = NULL;
 	m->local_rank = NULL;
