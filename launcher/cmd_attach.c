@@ -231,17 +231,14 @@ static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len)
 	}
 }
 
-/* Is host this machine (a short name matches its long form)? */
-static int is_this_machine(const char *host)
+/* Is host (from a list) this machine? */
+static bool is_this_machine(const char *host)
 {
 	static char me[256];
-	size_t hl = strcspn(host, "."), ml;
 
 	if (!me[0])
 		gethostname(me, sizeof(me) - 1);
-	ml = strcspn(me, ".");
-	return !host[0] || !strcmp(host, me) || !strcmp(host, "localhost") ||
-	       (hl == ml && !strncmp(host, me, hl));
+	return pidlist_same_host(host, me);
 }
 
 /* Check every entry of this machine before anything is touched, fill in the ranks known here,
@@ -265,7 +262,7 @@ static int check_entries(struct pid_entry *e, int n, bool all_local, uint32_t *s
 			*slurm_job = id > 0 ? (uint32_t)id : 0;
 		}
 	}
-	if (all_local && pidlist_resolve_ranks(e, n, is_this_machine, err, sizeof(err)) < 0) {
+	if (all_local && pidlist_resolve_ranks(e, n, err, sizeof(err)) < 0) {
 		cmd_error("attach", "%s; nothing was attached", err);
 		return -1;
 	}

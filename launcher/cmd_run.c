@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../monitor/exitcodes.h"
+#include "../monitor/pidlist.h"
 #include "../monitor/procfs.h"
 #include "../monitor/signals.h"
 #include "../sched/slurm/sched_slurm.h"
@@ -320,8 +321,7 @@ static bool find_torque_job(struct run *r, const char *dir)
 	bool here = false;
 
 	for (int i = 0; i < job.nhosts; i++)
-		here |= !strcmp(job.hosts[i], host) ||
-			(!strncmp(job.hosts[i], host, strlen(host)) && job.hosts[i][strlen(host)] == '.');
+		here |= pidlist_same_host(job.hosts[i], host);
 	if (!here) {
 		fprintf(stderr, "parastack: this node (%s) is not in $PBS_NODEFILE (%s); watching this "
 			"node only\n", host, job.nodefile);

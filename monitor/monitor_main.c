@@ -248,17 +248,6 @@ static int discover_local(struct monitor *m, struct job_proc *local)
 	return discover_job(roots, nroots, local, MAX_RANKS);
 }
 
-/* Is host (from a PID file) this monitor's node? A short name matches its long form. */
-static const struct monitor *self_for_hosts;
-
-static int is_this_host(const char *host)
-{
-	const char *me = self_for_hosts->c.host;
-	size_t hl = strcspn(host, "."), ml = strcspn(me, ".");
-
-	return !strcmp(host, me) || !strcmp(host, "localhost") || (hl == ml && !strncmp(host, me, hl));
-}
-
 /* The listed ranks of this node, each checked before any is touched. The count, or -1 after
  * naming every entry that failed its check. */
 static int pids_local(struct monitor *m, struct job_proc *local)
@@ -269,15 +258,18 @@ static int pids_local(struct monitor *m, struct job_proc *local)
 	for (int i = 0; i < m->npids; i++) {
 		struct pid_entry *e = &m->pids[i];
 
-		if (!is_this_host(e->host))
+		if (!pidlist_same_host(e->host, m->c.host))
 			continue;
-		if (e->rank < 0)
-			e->rank = procfs_rank(e->pid);
-		if (pidlist_check(e, err, sizeof(err)) < 0 ||
-		    (e->rank < 0 && snprintf(err, sizeof(err), "PID %d (line %d) has no MPI rank in its "
-					     "environment; give it in a third column", (int)e->pid,
-					     e->line) > 0)) {
-			fprintf(stderr, "parastack: %s (rank %d on %s): %s\n", m->pids_path, e->rank,
+
+		bool ok = pidlist_check(e, err, sizeof(err)) == 0;
+
+		if (ok && e->rank < 0 && (e->rank = procfs_rank(e->pid)) < 0) {
+			snprintf(err, sizeof(err), "PID %d (line %d) has no MPI rank in its environment; "
+				 "give it in a third column", (int)e->pid, e->line);
+			ok = false;
+		}
+		if (!ok) {
+			fprintf(stderr, "parastack: %s, line %d (on %s): %s\n", m->pids_path, e->line,
 				m->c.host, err);
 			bad = 1;
 			continue;
@@ -734,7 +726,6 @@ static int load_pids(struct monitor *m)
 
 	m->pids = calloc(PIDLIST_MAX, sizeof(*m->pids));
 	m->npids = m->pids ? pidlist_read_file(m->pids_path, m->pids, PIDLIST_MAX, err, sizeof(err)) : -1;
-	self_for_hosts = m;
 	if (m->npids < 0) {
 		if (m->c.me == 0)
 			cmd_error("monitor", "%s", m->pids ? err : "out of memory");
@@ -743,39 +734,35 @@ static int load_pids(struct monitor *m)
 	return 0;
 }
 
+/* Is e a process this monitor checked (only its own host's are: start time recorded) that
+ * still runs as that same process? */
+static bool still_listed(const struct pid_entry *e)
+{
+	char st = e->start ? procfs_state(e->pid) : 0;
+
+	return st && st != 'Z' && procfs_start_time(e->pid) == e->start;
+}
+
 /* On a hang with --on-hang=kill and a PID list: end exactly this node's listed processes —
  * SIGTERM, then SIGKILL after a grace period to those still there — each only while it is
  * still the process that was checked (same start time), never a reused PID. */
 static void end_listed(struct monitor *m)
 {
-	int mine = 0;
+	bool any = false;
 
-	for (int i = 0; i < m->npids; i++) {
-		struct pid_entry *e = &m->pids[i];
-
-		if (e->start && is_this_host(e->host) && procfs_start_time(e->pid) == e->start) {
-			kill(e->pid, SIGTERM);
-			mine++;
+	for (int i = 0; i < m->npids; i++)
+		if (still_listed(&m->pids[i])) {
+			kill(m->pids[i].pid, SIGTERM);
+			any = true;
 		}
+	for (double until = mono_ms() + GRACE_MS; any && mono_ms() < until; sleep_ms(100)) {
+		any = false;
+		for (int i = 0; i < m->npids; i++)
+			any |= still_listed(&m->pids[i]);
 	}
-	for (double until = mono_ms() + GRACE_MS; mine && mono_ms() < until;) {
-		mine = 0;
-		for (int i = 0; i < m->npids; i++) {
-			char st = procfs_state(m->pids[i].pid);
-
-			mine += m->pids[i].start && st && st != 'Z' &&
-				procfs_start_time(m->pids[i].pid) == m->pids[i].start;
-		}
-		sleep_ms(100);
-	}
-	for (int i = 0; i < m->npids; i++) {
-		struct pid_entry *e = &m->pids[i];
-		char st = procfs_state(e->pid);
-
-		if (e->start && is_this_host(e->host) && st && st != 'Z' &&
-		    procfs_start_time(e->pid) == e->start)
-			kill(e->pid, SIGKILL);
-	}
+	for (int i = 0; i < m->npids; i++)
+		if (still_listed(&m->pids[i]))
+			kill(m->pids[i].pid, SIGKILL);
 }
 
 /* The outcome for the launcher: in the status file, or, for "-", as a line on standard output

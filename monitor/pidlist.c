@@ -254,8 +254,7 @@ int pidlist_check(struct pid_entry *e, char *err, size_t len)
 	return 0;
 }
 
-int pidlist_resolve_ranks(struct pid_entry *e, int n, int (*is_local)(const char *host),
-			  char *err, size_t len)
+int pidlist_resolve_ranks(struct pid_entry *e, int n, char *err, size_t len)
 {
 	int *ranks = malloc(sizeof(int) * (size_t)(n + 1));
 
@@ -264,7 +263,7 @@ int pidlist_resolve_ranks(struct pid_entry *e, int n, int (*is_local)(const char
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
-		if (e[i].rank < 0 && (!e[i].host[0] || is_local(e[i].host)))
+		if (e[i].rank < 0)
 			e[i].rank = procfs_rank(e[i].pid);
 		if (e[i].rank < 0)
 			e[i].rank = i;
@@ -290,4 +289,12 @@ int pidlist_resolve_ranks(struct pid_entry *e, int n, int (*is_local)(const char
 		}
 	free(ranks);
 	return 0;
+}
+
+bool pidlist_same_host(const char *host, const char *me)
+{
+	size_t hl = strcspn(host, "."), ml = strcspn(me, ".");
+
+	return !host[0] || !strcmp(host, "localhost") || !strcmp(host, me) ||
+	       (hl == ml && !strncmp(host, me, hl));
 }

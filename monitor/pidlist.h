@@ -7,6 +7,7 @@
 #ifndef PARASTACK_PIDLIST_H
 #define PARASTACK_PIDLIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -37,9 +38,11 @@ int pidlist_read_file(const char *path, struct pid_entry *out, int max, char *er
 int pidlist_check(struct pid_entry *e, char *err, size_t len);
 
 /* Fill in the ranks not given (environment, else list position - 1) and check that no rank is
- * claimed twice. 0, or -1 with err. Reads the environments of entries of this machine only
- * (host "" or is_local(host)). */
-int pidlist_resolve_ranks(struct pid_entry *e, int n, int (*is_local)(const char *host),
-			  char *err, size_t len);
+ * claimed twice. Every entry must be a process of this machine. 0, or -1 with err. */
+int pidlist_resolve_ranks(struct pid_entry *e, int n, char *err, size_t len);
+
+/* Does a host named in a list ("" or "localhost": this machine) name the machine called me? A
+ * short name matches its long form (n1 ~ n1.cluster). */
+bool pidlist_same_host(const char *host, const char *me);
 
 #endif
