@@ -51,18 +51,36 @@ static int rank_of(pid_t pid)
 	return (int)rank;
 }
 
-/* Is pid running the same executable as this process (another monitor)? */
-static bool runs_this_program(pid_t pid)
+/* A file of /proc/self (its executable, a namespace), looked up once. */
+struct self_file {
+	const char *what; /* "exe", "ns/uts" */
+	bool looked, have;
+	struct stat st;
+};
+
+/* Is /proc/PID/WHAT the same file as this process's? 1 yes, 0 no, -1 when ours is unreadable. */
+static int same_as_self(pid_t pid, struct self_file *f)
 {
-	static struct stat self;
-	static bool have_self;
 	struct stat st;
 	char path[64];
 
-	if (!have_self)
-		have_self = stat("/proc/self/exe", &self) == 0;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	return have_self && stat(path, &st) == 0 && st.st_dev == self.st_dev && st.st_ino == self.st_ino;
+	if (!f->looked) {
+		snprintf(path, sizeof(path), "/proc/self/%s", f->what);
+		f->have = stat(path, &f->st) == 0;
+		f->looked = true;
+	}
+	if (!f->have)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, f->what);
+	return stat(path, &st) == 0 && st.st_dev == f->st.st_dev && st.st_ino == f->st.st_ino;
+}
+
+/* Is pid running the same executable as this process (another monitor)? */
+static bool runs_this_program(pid_t pid)
+{
+	static struct self_file exe = { .what = "exe" };
+
+	return same_as_self(pid, &exe) == 1;
 }
 
 static bool seen(const pid_t *list, int n, pid_t p)
@@ -116,15 +134,9 @@ int discover_job(const pid_t *roots, int nroots, struct job_proc *out, int max)
  * share one machine and one PID space, each with its own host name. */
 static bool same_host(pid_t pid)
 {
-	static struct stat self;
-	static bool have_self;
-	struct stat st;
-	char path[64];
+	static struct self_file uts = { .what = "ns/uts" };
 
-	if (!have_self)
-		have_self = stat("/proc/self/ns/uts", &self) == 0;
-	snprintf(path, sizeof(path), "/proc/%d/ns/uts", (int)pid);
-	return !have_self || (stat(path, &st) == 0 && st.st_ino == self.st_ino && st.st_dev == self.st_dev);
+	return same_as_self(pid, &uts) != 0;
 }
 
 int discover_env_roots(const char *name, const char *value, pid_t *out, int max)

@@ -103,51 +103,55 @@ int procfs_threads(pid_t pid, pid_t *tids, int max)
 	return n;
 }
 
+#define ENVIRON_MAX (256 * 1024)
+
+/* pid's environment (malloc'd, NUL-separated, *len bytes), or NULL when unreadable. */
+static char *read_environ(pid_t pid, ssize_t *len)
+{
+	char path[64], *buf = malloc(ENVIRON_MAX);
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	if (buf && (*len = read_proc_file(path, buf, ENVIRON_MAX)) > 0)
+		return buf;
+	free(buf);
+	return NULL;
+}
+
+/* The value of name in an environment buffer, or NULL. */
+static const char *env_lookup(const char *buf, ssize_t len, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (const char *p = buf; p < buf + len; p += strlen(p) + 1)
+		if (!strncmp(p, name, nl) && p[nl] == '=')
+			return p + nl + 1;
+	return NULL;
+}
+
 bool procfs_env_is(pid_t pid, const char *name, const char *value)
 {
-	char path[64];
-	char *buf = malloc(256 * 1024);
-	size_t nl = strlen(name);
-	bool found = false;
+	ssize_t len;
+	char *buf = read_environ(pid, &len);
+	const char *v = buf ? env_lookup(buf, len, name) : NULL;
+	bool found = v && !strcmp(v, value);
 
-	if (!buf)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-
-	ssize_t len = read_proc_file(path, buf, 256 * 1024);
-
-	for (char *p = buf; len > 0 && p < buf + len && !found; p += strlen(p) + 1)
-		found = !strncmp(p, name, nl) && p[nl] == '=' && !strcmp(p + nl + 1, value);
 	free(buf);
 	return found;
 }
 
 long procfs_env_number(pid_t pid, const char *const *names)
 {
-	char path[64];
-	char *buf = malloc(256 * 1024);
+	ssize_t len;
+	char *buf = read_environ(pid, &len);
 	long found = -1;
 
-	if (!buf)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	for (size_t i = 0; buf && names[i] && found < 0; i++) {
+		const char *v = env_lookup(buf, len, names[i]);
+		char *end;
+		long r = v ? strtol(v, &end, 10) : -1;
 
-	ssize_t len = read_proc_file(path, buf, 256 * 1024);
-
-	for (size_t v = 0; len > 0 && names[v] && found < 0; v++) {
-		size_t vl = strlen(names[v]);
-
-		for (char *p = buf; p < buf + len; p += strlen(p) + 1) {
-			if (strncmp(p, names[v], vl) || p[vl] != '=')
-				continue;
-
-			char *end;
-			long r = strtol(p + vl + 1, &end, 10);
-
-			if (end != p + vl + 1 && *end == '\0' && r >= 0 && r < (1L << 30))
-				found = r;
-			break;
-		}
+		if (v && end != v && *end == '\0' && r >= 0 && r < (1L << 30))
+			found = r;
 	}
 	free(buf);
 	return found;
