@@ -224,25 +224,6 @@ static bool word_matches(const char *word, const char *const *names)
 	return false;
 }
 
-bool batch_sets_option(const struct user_script *s, const struct batch_args *a,
-		       const struct sched_syntax *syn, const char *const *names)
-{
-	size_t dlen = strlen(syn->directive);
-
-	for (int i = 0; i < a->nsched; i++)
-		if (word_matches(a->sched_opts[i], names))
-			return true;
-	for (const char *p = strchr(s->text, '\n') + 1; p < s->text + s->header_end;
-	     p = strchr(p, '\n') + 1) {
-		if (strncmp(p, syn->directive, dlen) || (p[dlen] != ' ' && p[dlen] != '\t'))
-			continue;
-		for (const char *w = p + dlen; *w && *w != '\n'; w++)
-			if ((w[-1] == ' ' || w[-1] == '\t') && *w == '-' && word_matches(w, names))
-				return true;
-	}
-	return false;
-}
-
 /* Copy the value of option word w (named by name) into value: "-lX" / "--opt=X" carry it,
  * else it is the next word, next (NULL when there is none). */
 static void option_value(const char *w, size_t namelen, const char *next, char *value, size_t len)
@@ -288,6 +269,21 @@ int batch_option_values(const struct user_script *s, const struct batch_args *a,
 				     values[n++], 1024);
 		}
 	return n;
+}
+
+bool batch_sets_option(const struct user_script *s, const struct batch_args *a,
+		       const struct sched_syntax *syn, const char *const *names)
+{
+	char value[1][1024];
+
+	return batch_option_values(s, a, syn, names, value, 1) > 0;
+}
+
+const char *batch_script_name(const struct batch_args *a)
+{
+	const char *slash = strrchr(a->script, '/');
+
+	return slash ? slash + 1 : a->script;
 }
 
 /* Write word for sh, in single quotes. */
@@ -338,7 +334,7 @@ int batch_write_job(FILE *out, const struct batch_job_spec *spec, const struct u
 	      "*) ps_dir=$(mktemp -d \"${TMPDIR:-/tmp}/parastack-job.XXXXXX\") && ps_tmp=$ps_dir ;;\n"
 	      "esac\n", out);
 	fputs("if [ -d \"$ps_dir\" ] && [ -w \"$ps_dir\" ]; then ps_script=\"$ps_dir\"/", out);
-	sh_quote(out, spec->script_name);
+	sh_quote(out, batch_script_name(a));
 	fputs("\nelse ps_script=$(mktemp \"${TMPDIR:-/tmp}/parastack-job.XXXXXX\") || exit 1\nfi\n", out);
 	fprintf(out, "cat >\"$ps_script\" <<'%s'\n%s%s\n", delim, s->text, delim);
 	fputs("chmod 700 \"$ps_script\"\nset --", out);
@@ -380,6 +376,46 @@ int batch_run(const char *cmd, char **argv, const char *hint)
 		if (errno != EINTR)
 			return 1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+int batch_submit(const char *cmd, const char *program, const char *hint,
+		 const struct batch_job_spec *spec, const struct user_script *s,
+		 const struct batch_args *a, const char *first_opt)
+{
+	char dir[] = "/tmp/parastack-batch.XXXXXX", path[PATH_MAX];
+	int rc;
+
+	if (!mkdtemp(dir)) {
+		cmd_error(cmd, "cannot create a directory in /tmp: %s", strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, batch_script_name(a));
+
+	FILE *f = fopen(path, "w");
+
+	rc = f ? batch_write_job(f, spec, s, a) : -1;
+	if (!f || fclose(f) != 0 || rc < 0) {
+		cmd_error(cmd, "cannot write the job script %s: %s", path, strerror(errno));
+		unlink(path);
+		rmdir(dir);
+		return 1;
+	}
+
+	char **argv = calloc((size_t)a->nsched + 4, sizeof(char *));
+	int n = 0;
+
+	argv[n++] = (char *)program;
+	if (first_opt)
+		argv[n++] = (char *)first_opt;
+	for (int i = 0; i < a->nsched; i++)
+		argv[n++] = a->sched_opts[i];
+	argv[n++] = path; /* the script's arguments are in it */
+	argv[n] = NULL;
+	rc = batch_run(cmd, argv, hint);
+	free(argv);
+	unlink(path);
+	rmdir(dir);
+	return rc;
 }
 
 int batch_main(const char *cmd, const char *usage, const struct sched_syntax *syn, int argc,

@@ -57,7 +57,6 @@ int batch_option_values(const struct user_script *s, const struct batch_args *a,
 /* How the job script is written (see batch_write_job). */
 struct batch_job_spec {
 	const char *parastack;     /* absolute path of the parastack program */
-	const char *script_name;   /* the copy's file name: the user's script's base name */
 	const char *report_expr;   /* shell expression of the default --report */
 	const char *extra_header;  /* directive lines (each ending in newline) placed first, or NULL */
 	const char *setup;         /* shell lines run before parastack, or NULL */
@@ -70,6 +69,16 @@ struct batch_job_spec {
  * `PARASTACK run --batch OPTS --report REPORT -- COPY ARGS`. */
 int batch_write_job(FILE *out, const struct batch_job_spec *spec, const struct user_script *s,
 		    const struct batch_args *a);
+
+/* The user's script's file name, without its directory. */
+const char *batch_script_name(const struct batch_args *a);
+
+/* Submit: write the job script (spec) as a file named like the user's script (schedulers name
+ * the job and its output files after it) in a fresh directory under /tmp, run
+ * `PROGRAM [FIRST_OPT] SCHEDULER-OPTIONS FILE`, remove the file. PROGRAM's exit status. */
+int batch_submit(const char *cmd, const char *program, const char *hint,
+		 const struct batch_job_spec *spec, const struct user_script *s,
+		 const struct batch_args *a, const char *first_opt);
 
 /* Run the scheduler's submit command, argv[0] from PATH; its exit status (127 with a line
  * naming hint when it cannot be started). */

@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "../../launcher/batch_job.h"
 #include "../../launcher/options.h"
@@ -52,51 +50,20 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 {
 	static const char *const job_name[] = { "-J", "--job-name", NULL };
 	static const char *const wrap[] = { "--wrap", NULL };
-	char path[] = "/tmp/parastack-sbatch.XXXXXX", name_opt[PATH_MAX + 16];
-	const char *base = strrchr(a->script, '/') ? strrchr(a->script, '/') + 1 : a->script;
+	char name_opt[PATH_MAX + 16];
+	const struct batch_job_spec spec = {
+		.parastack = parastack,
+		.report_expr = "${SLURM_SUBMIT_DIR:-$PWD}/parastack-${SLURM_JOB_ID}.json",
+	};
 
 	if (batch_sets_option(s, a, &sbatch_syntax, wrap)) {
 		cmd_error(CMD, "--wrap cannot be watched; put the command in a script and submit that");
-		return 2;
+		return EXIT_USAGE;
 	}
-
-	int fd = mkstemp(path);
-	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-
-	if (!f) {
-		cmd_error(CMD, "cannot write a job script in /tmp: %s", strerror(errno));
-		return 1;
-	}
-	const struct batch_job_spec spec = {
-		.parastack = parastack,
-		.script_name = base,
-		.report_expr = "${SLURM_SUBMIT_DIR:-$PWD}/parastack-${SLURM_JOB_ID}.json",
-	};
-	int rc = batch_write_job(f, &spec, s, a);
-
-	if (fclose(f) != 0 || rc < 0) {
-		cmd_error(CMD, "cannot write the job script %s: %s", path, strerror(errno));
-		unlink(path);
-		return 1;
-	}
-
-	char **argv = calloc((size_t)(a->nsched + 4), sizeof(char *));
-	int n = 0;
-
-	argv[n++] = "sbatch";
 	/* The job is named after the user's script, unless the user named it. */
-	if (!batch_sets_option(s, a, &sbatch_syntax, job_name)) {
-		snprintf(name_opt, sizeof(name_opt), "--job-name=%s", base);
-		argv[n++] = name_opt;
-	}
-	for (int i = 0; i < a->nsched; i++)
-		argv[n++] = a->sched_opts[i];
-	argv[n++] = path; /* the script's arguments are in it */
-	argv[n] = NULL;
-	rc = batch_run(CMD, argv, "is Slurm's client installed?");
-	unlink(path);
-	free(argv);
-	return rc;
+	snprintf(name_opt, sizeof(name_opt), "--job-name=%s", batch_script_name(a));
+	return batch_submit(CMD, "sbatch", "is Slurm's client installed?", &spec, s, a,
+			    batch_sets_option(s, a, &sbatch_syntax, job_name) ? NULL : name_opt);
 }
 
 int main(int argc, char **argv)

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../launcher/batch_job.h"
@@ -113,8 +112,6 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 {
 	static const char *const interactive[] = { "-I", NULL }, *const v_opt[] = { "-v", NULL };
 	static const char *const big_v[] = { "-V", NULL };
-	char dir[] = "/tmp/parastack-qsub.XXXXXX", path[PATH_MAX];
-	const char *base = strrchr(a->script, '/') ? strrchr(a->script, '/') + 1 : a->script;
 	bool wrapper = qsub_is_slurm_wrapper();
 	const char *extra = ppn_directive(s, a, wrapper);
 
@@ -130,43 +127,16 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 		fprintf(stderr, CMD ": note: Slurm's qsub turns -v without -V into --export=NONE: the job "
 			"starts from your login environment plus the listed variables, not from this "
 			"shell's (add -V for that)\n");
-	if (!mkdtemp(dir)) {
-		cmd_error(CMD, "cannot create a directory in /tmp: %s", strerror(errno));
-		return 1;
-	}
-	/* Named as the user's script: qsub names the job and its output files after it. */
-	snprintf(path, sizeof(path), "%s/%s", dir, base);
 
 	const struct batch_job_spec spec = {
 		.parastack = parastack,
-		.script_name = base,
 		.report_expr = "${PBS_O_WORKDIR:-${SLURM_SUBMIT_DIR:-$PWD}}/parastack-${PBS_JOBID:-$SLURM_JOB_ID}.json",
 		.extra_header = extra,
 		.setup = wrapper ? export_all : NULL,
 	};
-	FILE *f = fopen(path, "w");
-	int rc = f ? batch_write_job(f, &spec, s, a) : -1;
 
-	if (!f || fclose(f) != 0 || rc < 0) {
-		cmd_error(CMD, "cannot write the job script %s: %s", path, strerror(errno));
-		unlink(path);
-		rmdir(dir);
-		return 1;
-	}
-
-	char **argv = calloc((size_t)(a->nsched + 3), sizeof(char *));
-	int n = 0;
-
-	argv[n++] = "qsub";
-	for (int i = 0; i < a->nsched; i++)
-		argv[n++] = a->sched_opts[i];
-	argv[n++] = path; /* the script's arguments are in it */
-	argv[n] = NULL;
-	rc = batch_run(CMD, argv, "is a Torque/PBS client, or Slurm's slurm-wlm-torque, installed?");
-	unlink(path);
-	rmdir(dir);
-	free(argv);
-	return rc;
+	return batch_submit(CMD, "qsub", "is a Torque/PBS client, or Slurm's slurm-wlm-torque, installed?",
+			    &spec, s, a, NULL);
 }
 
 int main(int argc, char **argv)
