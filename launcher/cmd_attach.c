@@ -46,9 +46,7 @@ static const char attach_usage[] =
 	"2 for bad options.\n";
 
 struct attach {
-	struct common_options opt;
-	bool kill_on_hang;
-	const char *report, *trace;
+	struct watch_options w;
 	uint32_t job;
 	const char *pids, *pids_file;
 };
@@ -63,26 +61,24 @@ static void on_signal(int sig)
 static int parse_attach_options(struct attach *at, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		MODEL_LONGOPTS,
+		WATCH_LONGOPTS,
 		{ "slurm-job", required_argument, NULL, 'J' },
 		{ "pids", required_argument, NULL, 'p' },
 		{ "pids-file", required_argument, NULL, 'f' },
-		{ "on-hang", required_argument, NULL, 'H' },
-		{ "report", required_argument, NULL, 'R' },
-		{ "trace", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, idx;
+	int c, idx, applied;
 
-	common_options_default(&at->opt);
+	common_options_default(&at->w.opt);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
+		applied = watch_option_apply("attach", &at->w, c, c ? NULL : longopts[idx].name, optarg);
+		if (applied < 0)
+			return -1;
+		if (applied == 0)
+			continue;
 		switch (c) {
-		case 0:
-			if (common_option_apply("attach", &at->opt, longopts[idx].name, optarg) < 0)
-				return -1;
-			break;
 		case 'J':
 			if (sched_slurm_parse_jobid(optarg, &at->job) < 0) {
 				cmd_error("attach", "--slurm-job: '%s' is not a Slurm job id", optarg);
@@ -91,16 +87,6 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 			break;
 		case 'p': at->pids = optarg; break;
 		case 'f': at->pids_file = optarg; break;
-		case 'H':
-			if (option_on_hang("attach", optarg, &at->kill_on_hang) < 0)
-				return -1;
-			break;
-		case 'R':
-		case 'T':
-			if (option_output_path("attach", c == 'R' ? "report" : "trace", optarg) < 0)
-				return -1;
-			*(c == 'R' ? &at->report : &at->trace) = optarg;
-			break;
 		case 'h':
 			fputs(attach_usage, stdout);
 			exit(0);
@@ -119,7 +105,7 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 			  "JOBID for its allocation) or --slurm-job JOBID");
 		return -1;
 	}
-	return common_options_check("attach", &at->opt);
+	return common_options_check("attach", &at->w.opt);
 }
 
 /* Where and on what the monitors run: a Slurm allocation to start them in (or NULL), the hosts
@@ -144,15 +130,13 @@ static void export_allocation(const struct slurm_job_info *job)
 	setenv("SLURM_NODELIST", job->nodes_expr, 1);
 	setenv("SLURM_JOB_NODELIST", job->nodes_expr, 1);
 	setenv("SLURM_TASKS_PER_NODE", tasks, 1);
-	setenv("OMPI_MCA_plm_slurm_args", "--overlap", 1);
-	setenv("SLURM_EXPORT_ENV", "ALL", 1);
 }
 
 /* mpirun with the monitors, stdout to the pipe fd. */
 static pid_t start_monitors(const struct attach *at, const struct placement *pl,
 			    const char *monitor, int out_fd)
 {
-	char *argv[40], model[5][64], *report = NULL;
+	char *argv[40], words[5][64];
 	int a = 0;
 	pid_t pid;
 
@@ -173,18 +157,8 @@ static pid_t start_monitors(const struct attach *at, const struct placement *pl,
 	argv[a++] = (char *)monitor;
 	argv[a++] = (char *)pl->what;
 	argv[a++] = (char *)pl->value;
-	a += model_options_argv(&at->opt, argv + a, model);
-	argv[a++] = at->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
+	a += watch_options_argv(&at->w, argv + a, words);
 	argv[a++] = "--status-file=-";
-	if (at->report) {
-		/* The leader may start in another directory, on another node. */
-		argv[a++] = "--report";
-		argv[a++] = report = option_absolute_path(at->report);
-	}
-	if (at->trace) {
-		argv[a++] = "--trace";
-		argv[a++] = (char *)at->trace;
-	}
 	argv[a] = NULL;
 	if ((pid = fork()) == 0) {
 		dup2(out_fd, STDOUT_FILENO);
@@ -194,15 +168,11 @@ static pid_t start_monitors(const struct attach *at, const struct placement *pl,
 		signal(SIGHUP, SIG_DFL);
 		if (pl->alloc)
 			export_allocation(pl->alloc);
-		if (getuid() == 0) {
-			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-		}
+		monitor_launch_env(pl->alloc != NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "parastack attach: cannot start mpirun: %s\n", strerror(errno));
 		_exit(127);
 	}
-	free(report);
 	return pid;
 }
 
@@ -406,7 +376,7 @@ static int watch(const struct attach *at, const struct placement *pl, const char
 	fclose(in);
 	while (waitpid(mon, &st, 0) < 0 && errno == EINTR)
 		;
-	if (!strcmp(outcome, "none") || (!strcmp(outcome, "hang") && !at->kill_on_hang))
+	if (!strcmp(outcome, "none") || (!strcmp(outcome, "hang") && !at->w.kill_on_hang))
 		return 0;
 	if (strcmp(outcome, "hang")) {
 		cmd_error("attach", "the monitors stopped without an outcome (mpirun status %d)%s",

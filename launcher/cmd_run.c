@@ -54,9 +54,7 @@ static const char run_usage[] =
 	"Exit status: the job's own when it ends by itself; 86 when parastack ended a hung job.\n";
 
 struct run {
-	struct common_options opt;
-	bool kill_on_hang;
-	const char *report, *trace;
+	struct watch_options w;
 	int grace_s;
 	bool batch, local;
 	uint32_t slurm_job; /* the allocation we run in, 0 when none (or --local) */
@@ -75,42 +73,25 @@ static void on_signal(int sig)
 static int parse_run_options(struct run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		MODEL_LONGOPTS,
-		{ "on-hang", required_argument, NULL, 'H' },
-		{ "report", required_argument, NULL, 'R' },
-		{ "trace", required_argument, NULL, 'T' },
+		WATCH_LONGOPTS,
 		{ "grace", required_argument, NULL, 'G' },
 		{ "batch", no_argument, NULL, 'B' },
 		{ "local", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, idx;
+	int c, idx, applied;
 
-	common_options_default(&r->opt);
-	r->kill_on_hang = true;
+	common_options_default(&r->w.opt);
+	r->w.kill_on_hang = true;
 	r->grace_s = 10;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", longopts, &idx)) != -1) {
+		if ((applied = watch_option_apply("run", &r->w, c, c ? NULL : longopts[idx].name, optarg)) < 0)
+			return -1;
+		if (applied == 0)
+			continue;
 		switch (c) {
-		case 0:
-			if (common_option_apply("run", &r->opt, longopts[idx].name, optarg) < 0)
-				return -1;
-			break;
-		case 'H':
-			if (option_on_hang("run", optarg, &r->kill_on_hang) < 0)
-				return -1;
-			break;
-		case 'R':
-			if (option_output_path("run", "report", optarg) < 0)
-				return -1;
-			r->report = optarg;
-			break;
-		case 'T':
-			if (option_output_path("run", "trace", optarg) < 0)
-				return -1;
-			r->trace = optarg;
-			break;
 		case 'G':
 			if (option_int("run", "grace", optarg, 0, 3600, &r->grace_s) < 0)
 				return -1;
@@ -126,7 +107,7 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (common_options_check("run", &r->opt) < 0)
+	if (common_options_check("run", &r->w.opt) < 0)
 		return -1;
 	if (optind >= argc) {
 		cmd_error("run", "no job to run; usage: parastack run [options] -- mpirun -np 8 ./app");
@@ -136,7 +117,7 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 	return 0;
 }
 
-static pid_t spawn(char **argv, bool as_monitor, bool overlap)
+static pid_t spawn(char **argv, bool as_monitor, bool in_slurm)
 {
 	pid_t pid = fork();
 
@@ -144,19 +125,8 @@ static pid_t spawn(char **argv, bool as_monitor, bool overlap)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
-		if (as_monitor && getuid() == 0) {
-			/* Our own one-rank MPI job; Open MPI refuses root without these. */
-			setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-			setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-		}
-		/* mpirun starts its remote daemons with srun; --overlap makes that step share the
-		 * nodes' CPUs with the application's steps instead of taking some of them. */
-		if (overlap)
-			setenv("OMPI_MCA_plm_slurm_args", "--overlap", 1);
-		/* A job submitted with --export=NONE passes that on to srun (SLURM_EXPORT_ENV), whose
-		 * tasks would then start with no environment at all; the monitors need theirs. */
-		if (as_monitor && overlap)
-			setenv("SLURM_EXPORT_ENV", "ALL", 1);
+		if (as_monitor)
+			monitor_launch_env(in_slurm);
 		execvp(argv[0], argv);
 		fprintf(stderr, "parastack run: cannot start %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -167,7 +137,7 @@ static pid_t spawn(char **argv, bool as_monitor, bool overlap)
 static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launcher,
 			   const char *status_file)
 {
-	char *argv[48], pid_s[16], job_s[16], model[5][64], host[256] = "";
+	char *argv[48], pid_s[16], job_s[16], words[5][64], host[256] = "";
 	int a = 0;
 
 	argv[a++] = "mpirun";
@@ -198,18 +168,9 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 		argv[a++] = "--launcher-host";
 		argv[a++] = host;
 	}
-	a += model_options_argv(&r->opt, argv + a, model);
-	argv[a++] = r->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
+	a += watch_options_argv(&r->w, argv + a, words);
 	argv[a++] = "--status-file";
 	argv[a++] = (char *)status_file;
-	if (r->report) {
-		argv[a++] = "--report";
-		argv[a++] = (char *)r->report;
-	}
-	if (r->trace) {
-		argv[a++] = "--trace";
-		argv[a++] = (char *)r->trace;
-	}
 	argv[a] = NULL;
 	/* A Torque job run by Slurm's wrappers is a Slurm job too: mpirun then starts the remote
 	 * monitors with srun, which must overlap the application's step. */

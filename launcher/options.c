@@ -184,3 +184,55 @@ char *option_absolute_path(const char *path)
 		return NULL;
 	return out;
 }
+
+int watch_option_apply(const char *cmd, struct watch_options *w, int c, const char *name,
+		       const char *arg)
+{
+	switch (c) {
+	case 0:
+		return common_option_apply(cmd, &w->opt, name, arg) == 0 ? 0 : -1;
+	case 'H':
+		return option_on_hang(cmd, arg, &w->kill_on_hang);
+	case 'R':
+	case 'T':
+		if (option_output_path(cmd, c == 'R' ? "report" : "trace", arg) < 0)
+			return -1;
+		/* The leading monitor may start in another directory, on another node. */
+		*(c == 'R' ? &w->report : &w->trace) = option_absolute_path(arg);
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+int watch_options_argv(const struct watch_options *w, char **argv, char buf[5][64])
+{
+	int a = model_options_argv(&w->opt, argv, buf);
+
+	argv[a++] = w->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
+	if (w->report) {
+		argv[a++] = "--report";
+		argv[a++] = (char *)w->report;
+	}
+	if (w->trace) {
+		argv[a++] = "--trace";
+		argv[a++] = (char *)w->trace;
+	}
+	return a;
+}
+
+void monitor_launch_env(bool in_slurm)
+{
+	if (getuid() == 0) {
+		/* Open MPI refuses root without these. */
+		setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+		setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+	}
+	if (in_slurm) {
+		/* mpirun starts its remote daemons with srun: --overlap shares the nodes' CPUs with
+		 * the application's steps; a job submitted with --export=NONE passes that on to srun
+		 * (SLURM_EXPORT_ENV), whose tasks would then start with no environment at all. */
+		setenv("OMPI_MCA_plm_slurm_args", "--overlap", 1);
+		setenv("SLURM_EXPORT_ENV", "ALL", 1);
+	}
+}

@@ -54,6 +54,31 @@ int common_options_check(const char *cmd, const struct common_options *o);
 /* The model options as words for parastack-monitor's command line (5 of them, in buf). */
 int model_options_argv(const struct common_options *o, char **argv, char buf[5][64]);
 
+/* What the commands that start monitors (run, attach) take besides the model. */
+struct watch_options {
+	struct common_options opt;
+	bool kill_on_hang;
+	const char *report, *trace; /* absolute paths, or NULL */
+};
+
+/* getopt_long entries of the model options and --on-hang, --report, --trace. */
+#define WATCH_LONGOPTS                                                                          \
+	MODEL_LONGOPTS, { "on-hang", required_argument, NULL, 'H' },                            \
+	{ "report", required_argument, NULL, 'R' }, { "trace", required_argument, NULL, 'T' }
+
+/* Apply getopt_long's result c (name: the long option's name, for c == 0). 1 when c is none of
+ * WATCH_LONGOPTS, 0 when applied, -1 on a bad value (one line printed). */
+int watch_option_apply(const char *cmd, struct watch_options *w, int c, const char *name,
+		       const char *arg);
+
+/* Those options as words for parastack-monitor's command line; the count (at most 9). */
+int watch_options_argv(const struct watch_options *w, char **argv, char buf[5][64]);
+
+/* In the child that becomes the monitors' mpirun: what Open MPI needs from the environment
+ * (running as root; inside a Slurm allocation, a step that overlaps the job's and carries
+ * this environment even when the job was submitted with --export=NONE). */
+void monitor_launch_env(bool in_slurm);
+
 /* Print "parastack CMD: message" to stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
