@@ -51,13 +51,6 @@ struct attach {
 	const char *pids, *pids_file;
 };
 
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
-
 static int parse_attach_options(struct attach *at, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -184,9 +177,9 @@ static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len)
 	size_t plen = strlen(MONITOR_STATUS_PREFIX);
 
 	for (;;) {
-		if (got_signal) {
+		if (signals_caught) {
 			kill(mon, SIGTERM);
-			got_signal = 0;
+			signals_caught = 0;
 		}
 		if (!fgets(line, sizeof(line), in)) {
 			if (!ferror(in) || errno != EINTR)
@@ -364,7 +357,7 @@ static int watch(const struct attach *at, const struct placement *pl, const char
 		cmd_error("attach", "pipe: %s", strerror(errno));
 		return EXIT_INPUT;
 	}
-	signals_install(on_signal);
+	signals_catch();
 
 	pid_t mon = start_monitors(at, pl, monitor, fds[1]);
 

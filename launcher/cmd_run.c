@@ -63,13 +63,6 @@ struct run {
 	char **job_argv;
 };
 
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
-
 static int parse_run_options(struct run *r, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -388,7 +381,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_INPUT;
 	}
 	snprintf(status_file, sizeof(status_file), "%s/status", dir);
-	signals_install(on_signal);
+	signals_catch();
 	find_allocation(&r, dir);
 
 	int rc = run_job(&r, monitor, status_file);
@@ -430,12 +423,12 @@ static int run_job(const struct run *r, const char *monitor, const char *status_
 		int st;
 		pid_t w = waitpid(-1, &st, 0);
 
-		if (w < 0 && errno == EINTR && got_signal) {
+		if (w < 0 && errno == EINTR && signals_caught) {
 			/* Ctrl-C or a scheduler's signal: pass it on to what we started, then wait. */
-			kill(launcher, got_signal);
+			kill(launcher, signals_caught);
 			if (monitoring)
 				kill(mon, SIGTERM);
-			got_signal = 0;
+			signals_caught = 0;
 			continue;
 		}
 		if (w < 0 && errno == EINTR)

@@ -13,3 +13,15 @@ void signals_install(void (*handler)(int))
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 }
+
+volatile sig_atomic_t signals_caught;
+
+static void record(int sig)
+{
+	signals_caught = sig;
+}
+
+void signals_catch(void)
+{
+	signals_install(record);
+}

@@ -7,4 +7,12 @@
 /* Call handler(sig) on SIGINT, SIGTERM and SIGHUP (no SA_RESTART: blocking calls see EINTR). */
 void signals_install(void (*handler)(int));
 
+#include <signal.h>
+
+/* The last of those signals caught since signals_catch() (0: none); its reader resets it. */
+extern volatile sig_atomic_t signals_caught;
+
+/* signals_install with a handler that only records the signal in signals_caught. */
+void signals_catch(void);
+
 #endif
