@@ -349,28 +349,32 @@ json_t *report_diagnose(json_t *snap, json_t *groups, json_t *faulty)
 }
 
 /* The developer's next step: a debugger on the faulty rank, or on the odd group out. */
+/* The first rank of snap with a process left (not EXITED): among the ranks listed (a JSON array
+ * of numbers), or among all when ranks is NULL. */
+static json_t *first_live(json_t *snap, json_t *ranks)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(ranks ? ranks : snap, i, v) {
+		json_t *r = ranks ? find_rank(snap, (int)json_integer_value(v)) : v;
+
+		if (r && !same(str(r, "state"), "EXITED"))
+			return r;
+	}
+	return NULL;
+}
+
 static json_t *next_step(json_t *snap, json_t *groups, json_t *faulty)
 {
 	json_t *target = NULL;
 	char buf[512];
 
-	size_t i;
-	json_t *v;
-
-	/* A dead rank has no process to debug: then a rank that waits for it. */
-	json_array_foreach(faulty, i, v) {
-		json_t *r = find_rank(snap, (int)json_integer_value(v));
-
-		if (r && !same(str(r, "state"), "EXITED")) {
-			target = r;
-			break;
-		}
-	}
-	json_array_foreach(snap, i, v)
-		if (!target && json_array_size(faulty) > 0 && !same(str(v, "state"), "EXITED"))
-			target = v;
-	if (target || json_array_size(faulty) > 0) {
-		/* chosen above */
+	if (json_array_size(faulty) > 0) {
+		/* A dead rank has no process to debug: then a rank that waits for it. */
+		target = first_live(snap, faulty);
+		if (!target)
+			target = first_live(snap, NULL);
 	} else if (json_array_size(groups) > 1) {
 		json_t *small = json_array_get(groups, json_array_size(groups) - 1);
 
