@@ -107,7 +107,6 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 struct placement {
 	const struct slurm_job_info *alloc;
 	char hosts[8192];
-	int nhosts;
 	const char *what, *value;
 };
 
@@ -262,14 +261,28 @@ static bool spans_hosts(const struct pid_entry *e, int n, struct placement *pl)
 		remote |= !is_this_machine(e[i].host);
 		for (int k = 0; k < i && !seen; k++)
 			seen = !strcmp(e[k].host, e[i].host);
-		if (!seen && o + strlen(e[i].host) + 2 < sizeof(pl->hosts)) {
+		if (!seen && o + strlen(e[i].host) + 2 < sizeof(pl->hosts))
 			o += (size_t)snprintf(pl->hosts + o, sizeof(pl->hosts) - o, "%s%s", o ? "," : "", e[i].host);
-			pl->nhosts++;
-		}
 	}
 	if (!remote)
 		pl->hosts[0] = '\0';
 	return remote;
+}
+
+/* The Slurm job, which must be running (else one line ending in why_it_matters). 0 or -1. */
+static int running_job(uint32_t id, struct slurm_job_info *job, const char *why_it_matters)
+{
+	char err[512];
+
+	if (sched_slurm_job(id, job, err, sizeof(err)) < 0) {
+		cmd_error("attach", "%s", err);
+		return -1;
+	}
+	if (strcmp(job->state, "RUNNING")) {
+		cmd_error("attach", "Slurm job %u is %s, not running; %s", id, job->state, why_it_matters);
+		return -1;
+	}
+	return 0;
 }
 
 /* --pids / --pids-file: check, write the resolved list, place the monitors. 0, or an exit status. */
@@ -294,15 +307,8 @@ static int prepare_pids(const struct attach *at, struct placement *pl, char *pid
 	/* Ranks on other hosts: monitors there, through the job's allocation when it has one (named
 	 * by --slurm-job, or carried by a rank of this machine). */
 	if (remote && at->job) {
-		if (sched_slurm_job(at->job, alloc, err, sizeof(err)) < 0) {
-			cmd_error("attach", "%s", err);
+		if (running_job(at->job, alloc, "its allocation cannot host the monitors") < 0)
 			return EXIT_INPUT;
-		}
-		if (strcmp(alloc->state, "RUNNING")) {
-			cmd_error("attach", "Slurm job %u is %s, not running; its allocation cannot host the "
-				  "monitors", at->job, alloc->state);
-			return EXIT_INPUT;
-		}
 		pl->alloc = alloc;
 	} else if (remote && slurm_job && sched_slurm_job(slurm_job, alloc, err, sizeof(err)) == 0 &&
 		   !strcmp(alloc->state, "RUNNING")) {
@@ -328,16 +334,9 @@ static int prepare_pids(const struct attach *at, struct placement *pl, char *pid
 static int prepare_slurm(const struct attach *at, struct placement *pl, struct slurm_job_info *job)
 {
 	static char id[16];
-	char err[512];
 
-	if (sched_slurm_job(at->job, job, err, sizeof(err)) < 0) {
-		cmd_error("attach", "%s", err);
+	if (running_job(at->job, job, "nothing to watch") < 0)
 		return EXIT_INPUT;
-	}
-	if (strcmp(job->state, "RUNNING")) {
-		cmd_error("attach", "Slurm job %u is %s, not running; nothing to watch", at->job, job->state);
-		return EXIT_INPUT;
-	}
 	snprintf(id, sizeof(id), "%u", at->job);
 	pl->alloc = job;
 	pl->what = "--slurm-job";
