@@ -1,6 +1,8 @@
 # parastack — GNU Make build.
-#   make                  build build/parastack (and later the monitor)
-#   make check            unit tests (plain and under ASan/UBSan) and command-line tests
+#   make                  build parastack, parastack-monitor, parastack-sbatch, parastack-qsub
+#   make check            unit tests (plain and under ASan/UBSan), fuzzing from a fixed seed,
+#                         and command-line tests
+#   make fuzz             only the fuzz targets (tests/fuzz)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make deps             install missing Debian packages (root), or list them (others)
 # CI=true (or WERROR=1) turns warnings into errors; V=1 shows the full commands.
