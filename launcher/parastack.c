@@ -17,9 +17,10 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{ "run", cmd_run, "run an MPI job and watch it for hangs (parastack run -- mpirun ...)" },
-	{ "attach", cmd_attach, "watch a running Slurm job for hangs (--slurm-job JOBID)" },
+	{ "attach", cmd_attach, "watch a running job for hangs (--pids, --pids-file or --slurm-job)" },
 	{ "stack", cmd_stack, "print MPI-aware stacks of running processes (like pstack)" },
 	{ "replay", cmd_replay, "evaluate the hang-detection model on a recorded sample trace" },
+	{ "plot", cmd_plot, "draw a recorded sample trace as the model saw it (SVG or PNG)" },
 };
 
 static void usage(FILE *out)

@@ -71,6 +71,9 @@ struct monitor {
 	FILE *trace;
 	double t0_ms;
 	bool reported; /* the current suspicion run has been reported already */
+	/* What sampling cost, over the whole watch (bench/ reads it from the report). */
+	long cost_samples, cost_messages, cost_stopped;
+	double cost_ms_sum, cost_ms_max;
 	json_t *last_model; /* the model of the latest round, for a "none" report */
 };
 
@@ -420,6 +423,7 @@ static int sample_set(struct monitor *m, const int *set, int size, int *live)
 				batch[n++] = set[j];
 		comm_send_cmd(mon, CMD_SAMPLE, batch, n);
 		asked[mon] = true;
+		m->cost_messages += 2; /* the command and its reply */
 	}
 	for (int i = 0; i < size; i++)
 		if (owner[i] == m->c.me)
@@ -472,16 +476,36 @@ static json_t *snapshot_all(struct monitor *m)
 	return all;
 }
 
+/* One sample round's cost: its duration on the leader and the ranks it stopped. */
+static void cost_add(struct monitor *m, double ms, int stopped)
+{
+	m->cost_samples++;
+	m->cost_stopped += stopped;
+	m->cost_ms_sum += ms;
+	if (ms > m->cost_ms_max)
+		m->cost_ms_max = ms;
+}
+
+static json_t *cost_json(const struct monitor *m)
+{
+	double n = m->cost_samples ? (double)m->cost_samples : 1.0;
+
+	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f}", "samples", (json_int_t)m->cost_samples,
+			 "monitors", m->c.size, "mean_ms", m->cost_ms_sum / n, "max_ms", m->cost_ms_max,
+			 "messages_per_sample", m->cost_messages / n, "ranks_per_sample",
+			 m->cost_stopped / n);
+}
+
 static json_t *model_json(struct monitor *m)
 {
 	struct detector_info in;
 
 	detector_get_info(m->det, &in);
-	return json_pack("{s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i}", "interval_ms",
+	return json_pack("{s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i, s:o}", "interval_ms",
 			 in.interval_ms, "samples", (json_int_t)in.samples, "p_hat", in.p_hat, "e",
 			 in.e, "q", in.q, "alpha", m->opt.model.alpha, "threshold", in.threshold,
 			 "model_size", in.model_size, "set_size", m->sets.size, "run_length",
-			 in.run_length);
+			 in.run_length, "sampling", cost_json(m));
 }
 
 static void write_report(struct monitor *m, json_t *report)
@@ -576,6 +600,8 @@ static int leader_loop(struct monitor *m)
 		int set = ranksets_active(&m->sets, k), live;
 		int s = sample_set(m, m->sets.set[set], m->sets.size, &live);
 
+		cost_add(m, mono_ms() - t, m->sets.size);
+
 		if (live == 0 && all_ranks_gone(m)) {
 			say(m, "the job's ranks have all exited");
 			return !m->pids && launcher_alive(m) && !stop_requested ? ROUND_AGAIN : MONITOR_EXIT_NONE;
@@ -589,10 +615,17 @@ static int leader_loop(struct monitor *m)
 
 		if (v != DETECTOR_HANG)
 			m->reported = false;
-		if (v == DETECTOR_HANG && !m->reported && diagnose(m, wall_s())) {
-			if (m->kill_on_hang)
+		if (v == DETECTOR_HANG && !m->reported) {
+			int hang = diagnose(m, wall_s());
+
+			if (m->trace) {
+				trace_write_event(m->trace, t - m->t0_ms,
+						  hang ? TRACE_EVENT_HANG : TRACE_EVENT_SLOWDOWN);
+				fflush(m->trace);
+			}
+			if (hang && m->kill_on_hang)
 				return MONITOR_EXIT_HANG;
-			m->reported = true;
+			m->reported = hang;
 		}
 		next = t + detector_next_step_ms(m->det);
 	}
@@ -809,9 +842,12 @@ int main(int argc, char **argv)
 	if (is_leader(m)) {
 		if (m->trace_path && !(m->trace = fopen(m->trace_path, "w")))
 			fprintf(stderr, "parastack: cannot write the trace %s: %s\n", m->trace_path, strerror(errno));
-		if (m->trace)
+		if (m->trace) {
 			fprintf(m->trace, "# parastack trace: t_ms S C (alpha %g, seed %llu)\n",
 				m->opt.model.alpha, (unsigned long long)m->opt.model.seed);
+			trace_write_model(m->trace, m->opt.model.alpha, m->opt.model.interval_ms,
+					  m->opt.model.max_interval_ms);
+		}
 	}
 	m->t0_ms = mono_ms();
 	for (int round = 0;; round++) {

@@ -10,6 +10,7 @@
 #include "rng.h"
 #include "runs_test.h"
 #include "threshold.h"
+#include "timeline.h"
 #include "trace.h"
 
 #endif

@@ -57,6 +57,65 @@ static int trace_push(struct trace *tr, const struct trace_point *pt)
 	return 0;
 }
 
+static int trace_push_event(struct trace *tr, double t_ms, enum trace_event_kind kind)
+{
+	struct trace_event *ne = realloc(tr->events, (tr->nevents + 1) * sizeof(*ne));
+
+	if (!ne)
+		return -1;
+	tr->events = ne;
+	tr->events[tr->nevents++] = (struct trace_event){ t_ms, kind };
+	return 0;
+}
+
+/* "alpha=A interval=MS max_interval=MS": every value a positive number. */
+static int parse_model_directive(const char *p, struct trace *tr, char *err, size_t errlen)
+{
+	double alpha, interval, max_interval;
+	int used = 0;
+
+	if (sscanf(p, " alpha=%lf interval=%lf max_interval=%lf %n", &alpha, &interval,
+		   &max_interval, &used) != 3 || p[used] || !(alpha > 0 && alpha < 1) ||
+	    !(interval > 0) || !(max_interval >= interval)) {
+		snprintf(err, errlen, "expected \"#! model alpha=A interval=MS max_interval=MS\"");
+		return -1;
+	}
+	tr->has_model = 1;
+	tr->alpha = alpha;
+	tr->interval_ms = interval;
+	tr->max_interval_ms = max_interval;
+	return 0;
+}
+
+/* A "#!" comment: the model's settings or an event; other words are plain comments. */
+static int trace_parse_directive(const char *line, struct trace *tr, char *err, size_t errlen)
+{
+	const char *p = skip_space(line);
+	size_t word = strcspn(p, " \t\r");
+	enum trace_event_kind kind;
+	double t;
+
+	if (word == 5 && !strncmp(p, "model", 5))
+		return parse_model_directive(p + 5, tr, err, errlen);
+	if (word == 4 && !strncmp(p, "hang", 4))
+		kind = TRACE_EVENT_HANG;
+	else if (word == 8 && !strncmp(p, "slowdown", 8))
+		kind = TRACE_EVENT_SLOWDOWN;
+	else
+		return 0;
+	p = skip_space(p + word);
+	if (parse_time_field(&p, &t) < 0 || t < 0 || *skip_space(p)) {
+		snprintf(err, errlen, "expected \"#! %s T_MS\" with a time in ms",
+			 kind == TRACE_EVENT_HANG ? "hang" : "slowdown");
+		return -1;
+	}
+	if (trace_push_event(tr, t, kind) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 /* Check one data line; message into err on failure. */
 static int trace_parse_line(const char *line, struct trace_point *pt, char *err, size_t errlen)
 {
@@ -106,7 +165,13 @@ int trace_parse(FILE *in, struct trace *tr, char *err, size_t errlen)
 	memset(tr, 0, sizeof(*tr));
 	while (getline(&line, &cap, in) != -1) {
 		lineno++;
-		line[strcspn(line, "#\n")] = '\0';
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(skip_space(line), "#!", 2)) {
+			if (trace_parse_directive(skip_space(line) + 2, tr, why, sizeof(why)) < 0)
+				goto bad_line;
+			continue;
+		}
+		line[strcspn(line, "#")] = '\0';
 		if (*skip_space(line) == '\0')
 			continue;
 
@@ -168,6 +233,7 @@ int trace_load(const char *path, struct trace *tr, char *err, size_t errlen)
 void trace_free(struct trace *tr)
 {
 	free(tr->points);
+	free(tr->events);
 	memset(tr, 0, sizeof(*tr));
 }
 
@@ -189,4 +255,16 @@ size_t trace_find(const struct trace *tr, size_t from, double t)
 int trace_write_point(FILE *out, double t_ms, int s, int c)
 {
 	return fprintf(out, "%.3f %d %d\n", t_ms, s, c) < 0 ? -1 : 0;
+}
+
+int trace_write_model(FILE *out, double alpha, double interval_ms, double max_interval_ms)
+{
+	return fprintf(out, "#! model alpha=%.17g interval=%.17g max_interval=%.17g\n", alpha,
+		       interval_ms, max_interval_ms) < 0 ? -1 : 0;
+}
+
+int trace_write_event(FILE *out, double t_ms, enum trace_event_kind kind)
+{
+	return fprintf(out, "#! %s %.3f\n", kind == TRACE_EVENT_HANG ? "hang" : "slowdown",
+		       t_ms) < 0 ? -1 : 0;
 }

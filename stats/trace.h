@@ -1,6 +1,10 @@
-/* trace — the sample trace format shared by the monitor's --trace and `parastack replay`:
- * one sample per line, "t_ms S C" (time in ms, OUT_MPI count, set size); '#' starts a comment;
- * blank lines are ignored. */
+/* trace — the sample trace format shared by the monitor's --trace, `parastack replay` and
+ * `parastack plot`: one sample per line, "t_ms S C" (time in ms, OUT_MPI count, set size); '#'
+ * starts a comment; blank lines are ignored. Comments that start "#!" carry what the monitor
+ * knew beyond the samples, for a faithful plot:
+ *   #! model alpha=A interval=MS max_interval=MS   the model's settings
+ *   #! hang T_MS | #! slowdown T_MS                 what the check after a verdict found
+ * Other "#!" words are ignored, as plain comments. */
 #ifndef PARASTACK_TRACE_H
 #define PARASTACK_TRACE_H
 
@@ -13,9 +17,20 @@ struct trace_point {
 	int c;
 };
 
+enum trace_event_kind { TRACE_EVENT_HANG, TRACE_EVENT_SLOWDOWN };
+
+struct trace_event {
+	double t_ms;
+	enum trace_event_kind kind;
+};
+
 struct trace {
 	struct trace_point *points;
 	size_t len, cap;
+	struct trace_event *events;
+	size_t nevents;
+	int has_model; /* a "#! model" line was read */
+	double alpha, interval_ms, max_interval_ms;
 };
 
 /* Parse a whole trace. Returns 0, or -1 with a one-line message (naming the line) in err.
@@ -27,5 +42,8 @@ void trace_free(struct trace *tr);
 size_t trace_find(const struct trace *tr, size_t from, double t);
 /* Append one sample line. */
 int trace_write_point(FILE *out, double t_ms, int s, int c);
+/* Append a "#! model" line / a "#! hang" or "#! slowdown" line. */
+int trace_write_model(FILE *out, double alpha, double interval_ms, double max_interval_ms);
+int trace_write_event(FILE *out, double t_ms, enum trace_event_kind kind);
 
 #endif

@@ -8,6 +8,8 @@
  *   PS_PRINT_PIDS   when set, each rank prints "rank R pid P" and "rank R host H" at start
  *   PS_HELPER       when set, each rank forks a helper process that sleeps until the rank ends
  *                   (it carries the rank's environment, as helpers do, and is no rank)
+ *   PS_FAULT_LOG    when set, the faulty rank appends "UNIX_TIME RANK KIND" to this file as its
+ *                   fault fires (the benchmarks measure response delay from it)
  * Header-only so every application (C) shares one definition. */
 #ifndef PARASTACK_TEST_FAULTS_H
 #define PARASTACK_TEST_FAULTS_H
@@ -16,12 +18,15 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 enum fault { FAULT_NONE, FAULT_SPIN, FAULT_SLEEP, FAULT_DEADLOCK, FAULT_SKIP, FAULT_EXIT, FAULT_STALL };
+
+static const char *const fault_names[] = { "none", "spin", "sleep", "deadlock", "skip", "exit", "stall" };
 
 struct faults {
 	enum fault kind;
@@ -42,11 +47,9 @@ static inline double env_double(const char *name, double dflt)
 static inline void faults_init(struct faults *f)
 {
 	const char *k = getenv("PS_FAULT");
-	static const char *const names[] = { "", "spin", "sleep", "deadlock", "skip", "exit", "stall" };
-
 	memset(f, 0, sizeof(*f));
-	for (int i = 1; k && i < (int)(sizeof(names) / sizeof(names[0])); i++)
-		if (!strcmp(k, names[i]))
+	for (int i = 1; k && i < (int)(sizeof(fault_names) / sizeof(fault_names[0])); i++)
+		if (!strcmp(k, fault_names[i]))
 			f->kind = (enum fault)i;
 	f->rank = (int)env_double("PS_FAULT_RANK", 1);
 	f->after = env_double("PS_FAULT_AFTER", 30);
@@ -77,12 +80,27 @@ static inline void app_start(int *argc, char ***argv, int *rank, int *size, stru
 	}
 }
 
+/* Record when the fault fired, with the wall clock the monitor's report uses. */
+static inline void faults_log(const struct faults *f, int rank)
+{
+	const char *path = getenv("PS_FAULT_LOG");
+	struct timeval tv;
+	FILE *log;
+
+	if (!path || !*path || !(log = fopen(path, "a")))
+		return;
+	gettimeofday(&tv, NULL);
+	fprintf(log, "%.6f %d %s\n", tv.tv_sec + tv.tv_usec / 1e6, rank, fault_names[f->kind]);
+	fclose(log);
+}
+
 /* Is it time for this rank's fault (once)? */
 static inline enum fault faults_due(struct faults *f, int rank)
 {
 	if (f->kind == FAULT_NONE || f->fired || rank != f->rank || MPI_Wtime() - f->t0 < f->after)
 		return FAULT_NONE;
 	f->fired = 1;
+	faults_log(f, rank);
 	return f->kind;
 }
 

@@ -34,6 +34,7 @@ check_help "$MAN/parastack.1" "$PARASTACK" replay
 check_help "$MAN/parastack.1" "$PARASTACK" stack
 check_help "$MAN/parastack.1" "$PARASTACK" run
 check_help "$MAN/parastack.1" "$PARASTACK" attach
+check_help "$MAN/parastack.1" "$PARASTACK" plot
 check_help "$MAN/parastack-monitor.1" "$BUILD/parastack-monitor"
 check_help "$MAN/parastack-sbatch.1" "$BUILD/parastack-sbatch"
 check_help "$MAN/parastack-qsub.1" "$BUILD/parastack-qsub"

@@ -53,6 +53,14 @@ run "$PARASTACK" replay --json --seed 7 "$TMP/spin.trace"
 expect_json "trace replays to the hang" '.verdict == "hang"'
 last=$(grep -v '^#' "$TMP/spin.trace" | tail -n 1 | cut -d' ' -f1)
 expect_json "replay decides on the trace's last sample" ".detected_at_ms == $last"
+# Plotted sample by sample, the recorded trace reaches the live verdict at its last sample.
+run "$PARASTACK" plot --data "$TMP/spin.trace"
+first_hang=$(printf '%s\n' "$OUT" | awk '$5 == "hang" { print $1; exit }')
+expect_grep "plot: the first hang row is the last sample" "^$(awk -v t="$last" 'BEGIN { printf "%.3f", t / 1000 }')\$" "$first_hang"
+run "$PARASTACK" plot -o "$TMP/spin.svg" "$TMP/spin.trace"
+expect_status "plot of a live trace" 0
+expect_grep "plot summary: the recorded check" "1 recorded check(s)" "$OUT"
+expect_grep "plot: an SVG" "<svg" "$(head -c 4000 "$TMP/spin.svg")"
 
 prun sleep PS_FAULT=sleep PS_FAULT_RANK=0 PS_FAULT_AFTER=$AFTER -- stencil
 expect_hang "stencil sleep" computation '[0]'

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../stats/replay.h"
+#include "../../stats/timeline.h"
 #include "../../stats/trace.h"
 #include "suites.h"
 
@@ -59,6 +61,11 @@ static const struct bad_case bad_cases[] = {
 	{ "0 0 99999999999\n", "line 1: set size C = 99999999999 is out of range" },
 	{ "0 1 10\n1 1 10\n2 1 12\n", "line 3: set size C = 12 differs" },
 	{ "100 1 10\n50 1 10\n", "line 2: time 50 ms goes back" },
+	{ "#! model alpha=0.001 interval=400\n0 1 10\n", "line 1: expected \"#! model" },
+	{ "#! model alpha=1.5 interval=400 max_interval=800\n0 1 10\n", "line 1: expected \"#! model" },
+	{ "#! model alpha=0.01 interval=400 max_interval=200\n0 1 10\n", "line 1: expected \"#! model" },
+	{ "0 1 10\n#! hang\n", "line 2: expected \"#! hang T_MS\"" },
+	{ "0 1 10\n#! slowdown 5 ms\n", "line 2: expected \"#! slowdown T_MS\"" },
 };
 
 START_TEST(malformed_lines_are_named)
@@ -91,6 +98,97 @@ START_TEST(write_then_parse_round_trip)
 }
 END_TEST
 
+START_TEST(directives_carry_the_model_and_the_checks)
+{
+	char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	struct trace tr;
+	char err[256] = "";
+
+	ck_assert_int_eq(trace_write_model(f, 0.01, 200, 3200), 0);
+	ck_assert_int_eq(trace_write_point(f, 0, 3, 10), 0);
+	ck_assert_int_eq(trace_write_event(f, 0, TRACE_EVENT_SLOWDOWN), 0);
+	ck_assert_int_eq(trace_write_point(f, 400, 0, 10), 0);
+	ck_assert_int_eq(trace_write_event(f, 400, TRACE_EVENT_HANG), 0);
+	fputs("#! someday-more 1 2 3\n", f);
+	fclose(f);
+	ck_assert_int_eq(parse_text(buf, &tr, err, sizeof(err)), 0);
+	ck_assert_uint_eq(tr.len, 2);
+	ck_assert_int_eq(tr.has_model, 1);
+	ck_assert_double_eq(tr.alpha, 0.01);
+	ck_assert_double_eq(tr.interval_ms, 200);
+	ck_assert_double_eq(tr.max_interval_ms, 3200);
+	ck_assert_uint_eq(tr.nevents, 2);
+	ck_assert_int_eq(tr.events[0].kind, TRACE_EVENT_SLOWDOWN);
+	ck_assert_double_eq(tr.events[1].t_ms, 400);
+	ck_assert_int_eq(tr.events[1].kind, TRACE_EVENT_HANG);
+	trace_free(&tr);
+}
+END_TEST
+
+/* A trace of `points` samples `step` ms apart: a healthy first `healthy` of them alternating high
+ * and low, then S = 0 for good. */
+static void hang_trace(struct trace *tr, char *buf, size_t len, bool recorded, int points,
+		       int healthy, double step)
+{
+	FILE *f = fmemopen(buf, len, "w");
+	char err[256];
+
+	if (recorded)
+		trace_write_model(f, 0.001, 400, 30000);
+	for (int i = 0; i < points; i++)
+		trace_write_point(f, i * step, i < healthy ? (i * 7 % 5) * 2 + (i % 2) : 0, 10);
+	fclose(f);
+	ck_assert_int_eq(parse_text(buf, tr, err, sizeof(err)), 0);
+}
+
+START_TEST(timeline_follows_every_recorded_sample)
+{
+	static char buf[8192];
+	struct trace tr;
+	struct timeline tl;
+	struct detector_config cfg;
+	size_t first = 0;
+
+	hang_trace(&tr, buf, sizeof(buf), true, 200, 60, 400.0);
+	detector_config_default(&cfg);
+	ck_assert_int_eq(timeline_build(&tr, &cfg, false, &tl), 0);
+	ck_assert_uint_eq(tl.len, tr.len);
+	ck_assert_int_eq(tl.rows[0].threshold, -1); /* the model is still building */
+	ck_assert(tl.first_hang_ms > 60 * 400.0);
+	while (tl.rows[first].verdict != DETECTOR_HANG)
+		first++;
+	ck_assert_double_eq(tl.rows[first].t_ms, tl.first_hang_ms);
+	ck_assert_int_ge(tl.rows[first].threshold, 0);
+	timeline_free(&tl);
+	trace_free(&tr);
+}
+END_TEST
+
+START_TEST(timeline_resamples_a_dense_trace_like_replay)
+{
+	static char buf[65536];
+	struct trace tr;
+	struct timeline tl;
+	struct detector_config cfg;
+	struct replay_trace rt;
+	struct replay_source src;
+	struct replay_result res;
+
+	hang_trace(&tr, buf, sizeof(buf), false, 2000, 1000, 100.0);
+	detector_config_default(&cfg);
+	cfg.seed = 5;
+	ck_assert_int_eq(timeline_build(&tr, &cfg, true, &tl), 0);
+	ck_assert_uint_lt(tl.len, tr.len / 2);
+	replay_trace_source(&src, &rt, &tr);
+	ck_assert_int_eq(replay_run(&src, &cfg, &res), 0);
+	ck_assert(res.hang);
+	ck_assert_double_eq(tl.first_hang_ms, res.detected_at_ms);
+	timeline_free(&tl);
+	trace_free(&tr);
+}
+END_TEST
+
 START_TEST(missing_file_is_an_error)
 {
 	struct trace tr;
@@ -110,6 +208,9 @@ Suite *trace_suite(void)
 	tcase_add_loop_test(tc, malformed_lines_are_named, 0, sizeof(bad_cases) / sizeof(bad_cases[0]));
 	tcase_add_test(tc, write_then_parse_round_trip);
 	tcase_add_test(tc, missing_file_is_an_error);
+	tcase_add_test(tc, directives_carry_the_model_and_the_checks);
+	tcase_add_test(tc, timeline_follows_every_recorded_sample);
+	tcase_add_test(tc, timeline_resamples_a_dense_trace_like_replay);
 	suite_add_tcase(s, tc);
 	return s;
 }

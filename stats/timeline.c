@@ -1,0 +1,58 @@
+/* timeline — the detector replayed over every point of a trace, one row per sample. */
+#include "timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Apply the recorded checks decided at or before t_ms; *next indexes tr->events. */
+static void timeline_apply_events(const struct trace *tr, size_t *next, double t_ms,
+				  struct detector *d)
+{
+	for (; *next < tr->nevents && tr->events[*next].t_ms <= t_ms; (*next)++)
+		if (tr->events[*next].kind == TRACE_EVENT_SLOWDOWN)
+			detector_dismiss(d);
+}
+
+int timeline_build(const struct trace *tr, const struct detector_config *cfg, bool resample,
+		   struct timeline *tl)
+{
+	struct detector_config c = *cfg;
+	struct detector_info in;
+	struct detector *d;
+	size_t ev = 0;
+
+	memset(tl, 0, sizeof(*tl));
+	tl->first_hang_ms = -1.0;
+	c.set_size = tr->len ? tr->points[0].c : 1;
+	if (!(d = detector_new(&c)))
+		return -1;
+	if (tr->len && !(tl->rows = calloc(tr->len, sizeof(*tl->rows)))) {
+		detector_free(d);
+		return -1;
+	}
+	for (size_t i = 0; i < tr->len;) {
+		const struct trace_point *p = &tr->points[i];
+		struct timeline_row *r = &tl->rows[tl->len++];
+
+		r->verdict = detector_add(d, p->t_ms, p->s);
+		detector_get_info(d, &in);
+		r->t_ms = p->t_ms;
+		r->s = p->s;
+		r->threshold = in.usable ? in.threshold : -1;
+		r->interval_ms = in.interval_ms;
+		if (r->verdict == DETECTOR_HANG && tl->first_hang_ms < 0)
+			tl->first_hang_ms = p->t_ms;
+		timeline_apply_events(tr, &ev, p->t_ms, d);
+		i = resample ? trace_find(tr, i + 1, p->t_ms + detector_next_step_ms(d)) : i + 1;
+	}
+	detector_get_info(d, &in);
+	tl->doublings = in.doublings;
+	detector_free(d);
+	return 0;
+}
+
+void timeline_free(struct timeline *tl)
+{
+	free(tl->rows);
+	memset(tl, 0, sizeof(*tl));
+}
