@@ -125,6 +125,10 @@ $(B)/bench/sample_cost: $(call obj,obj,bench/sample_cost.c $(MONITOR_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS)
 
+$(B)/bench/trace_eval: $(call obj,obj,bench/trace_eval.c $(STATS_SRC))
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
 # Fuzz targets (libFuzzer, clang from Debian): the parsers of what users hand in.
 FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 $(B)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c stats/trace.c
@@ -138,10 +142,12 @@ $(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/pidlist.c monitor/disc
 fuzz: $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist
 	@sh tests/fuzz/run.sh $(B)
 
-# Measurements (numbers printed, never asserted): see bench/README.md.
-bench: deps
-	$(Q)$(MAKE) --no-print-directory $(B)/bench/sample_cost $(B)/tests/callchain-O0
-	$(Q)$(B)/bench/sample_cost $(B)/tests/callchain-O0 2000
+# Measurements (numbers printed, never asserted): see bench/README.md. BENCH=full runs the
+# longer campaign; the tables and plots go to bench/results/.
+bench:
+	$(Q)sh scripts/install-deps --bench
+	$(Q)$(MAKE) --no-print-directory all $(B)/bench/sample_cost $(B)/bench/trace_eval $(FIXTURES)
+	$(Q)sh bench/run.sh $(B)
 
 # Unit tests run twice: as built, and under AddressSanitizer/UBSan (CK_FORK=no so a sanitizer
 # report aborts the run instead of hiding in a forked child's status).

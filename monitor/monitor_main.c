@@ -850,6 +850,8 @@ int main(int argc, char **argv)
 		}
 	}
 	m->t0_ms = mono_ms();
+	if (m->trace)
+		fprintf(m->trace, "# t_ms 0 is unix time %.6f\n", wall_s());
 	for (int round = 0;; round++) {
 		status = watch_round(m, round);
 		round_release(m);

@@ -49,6 +49,6 @@ int main(int argc, char **argv)
 			MPI_Allreduce(&in[0], &g, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 		}
 	}
-	MPI_Finalize();
+	app_end(&f, rank);
 	return f.exit_status;
 }

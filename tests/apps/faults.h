@@ -8,6 +8,8 @@
  *   PS_PRINT_PIDS   when set, each rank prints "rank R pid P" and "rank R host H" at start
  *   PS_HELPER       when set, each rank forks a helper process that sleeps until the rank ends
  *                   (it carries the rank's environment, as helpers do, and is no rank)
+ *   PS_ELAPSED      when set, rank 0 prints "elapsed SECONDS" (from MPI_Init) as the job ends:
+ *                   the benchmarks' fixed-work time, free of launch costs
  *   PS_FAULT_LOG    when set, the faulty rank appends "UNIX_TIME RANK KIND" to this file as its
  *                   fault fires (the benchmarks measure response delay from it)
  * Header-only so every application (C) shares one definition. */
@@ -92,6 +94,17 @@ static inline void faults_log(const struct faults *f, int rank)
 	gettimeofday(&tv, NULL);
 	fprintf(log, "%.6f %d %s\n", tv.tv_sec + tv.tv_usec / 1e6, rank, fault_names[f->kind]);
 	fclose(log);
+}
+
+/* The end every test application shares: the elapsed time when asked, then MPI_Finalize. */
+static inline void app_end(const struct faults *f, int rank)
+{
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0 && getenv("PS_ELAPSED")) {
+		printf("elapsed %.6f\n", MPI_Wtime() - f->t0);
+		fflush(stdout);
+	}
+	MPI_Finalize();
 }
 
 /* Is it time for this rank's fault (once)? */

@@ -54,6 +54,6 @@ int main(int argc, char **argv)
 		compute_phase(compute_s);
 		communication_phase(comm_s, size);
 	}
-	MPI_Finalize();
+	app_end(&f, rank);
 	return f.exit_status;
 }

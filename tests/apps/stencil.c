@@ -84,6 +84,6 @@ int main(int argc, char **argv)
 		else if (it % 4 == 3)
 			residual();
 	}
-	MPI_Finalize();
+	app_end(&f, rank);
 	return f.exit_status;
 }

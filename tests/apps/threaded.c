@@ -70,6 +70,6 @@ int main(int argc, char **argv)
 	stopping = 1;
 	pthread_barrier_wait(&start_line);
 	pthread_join(t, NULL);
-	MPI_Finalize();
+	app_end(&f, rank);
 	return f.exit_status;
 }

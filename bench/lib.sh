@@ -1,0 +1,103 @@
+# lib.sh — what the benchmark scripts share: where things are, the machine's description for
+# the results' headers, seeded random numbers, summary statistics (awk), and background runs
+# recorded by PID and stopped by PID. Sourced by bench/*.sh; BUILD is the build directory.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${BUILD:-build}" && pwd)
+PARASTACK=$BUILD/parastack
+APPS=$BUILD/tests/apps
+RESULTS=${BENCH_RESULTS:-$ROOT/bench/results}
+BENCH=${BENCH:-quick}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/parastack-bench.XXXXXX")
+STARTED=""
+mkdir -p "$RESULTS"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+trap 'bench_stop_all; rm -rf "$WORK"' EXIT
+trap 'exit 1' INT TERM HUP
+
+# quick|full VALUE: the value for this campaign size.
+pick() {
+	if [ "$BENCH" = full ]; then echo "$2"; else echo "$1"; fi
+}
+
+machine() {
+	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	mem=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
+	echo "$(nproc) cores, $mem, Linux $(uname -r), ${cpu:-unknown CPU}"
+}
+
+# header TITLE: the start of a results file.
+header() {
+	printf '# %s\n\nMeasured %s on %s; `make bench` (BENCH=%s).\nNumbers only: nothing here is asserted by a test.\n\n' \
+		"$1" "$(date -u +%Y-%m-%d)" "$(machine)" "$BENCH"
+}
+
+# rand LO HI: a uniform number in [LO, HI) from the seeded sequence (BENCH_SEED, default 1),
+# so a campaign repeats its fault times and ranks.
+# The call count lives in a file: calls are made in command substitutions (subshells).
+rand() {
+	k=$(($(cat "$WORK/rand.calls" 2>/dev/null || echo 0) + 1))
+	echo "$k" >"$WORK/rand.calls"
+	awk -v s="${BENCH_SEED:-1}" -v k="$k" -v lo="$1" -v hi="$2" \
+		'BEGIN { srand(s * 100003 + k); for (i = 0; i < k % 7; i++) rand(); printf "%.3f\n", lo + rand() * (hi - lo) }'
+}
+
+# randint LO HI: an integer in [LO, HI].
+randint() {
+	rand "$1" "$(($2 + 1))" | cut -d. -f1
+}
+
+# stats: numbers on stdin -> "n mean sd median min max" (sd with n - 1).
+stats() {
+	sort -g | awk '{ v[NR] = $1; s += $1; q += $1 * $1 }
+		END {
+			if (NR == 0) { print "0 - - - - -"; exit }
+			m = s / NR; sd = NR > 1 ? sqrt((q - NR * m * m) / (NR - 1)) : 0
+			med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%d %.2f %.2f %.2f %.2f %.2f\n", NR, m, (sd > 0 ? sd : 0), med, v[1], v[NR]
+		}'
+}
+
+now() {
+	date +%s.%N
+}
+
+# bg OUT CMD...: start CMD in the background, output in OUT; its PID in $BG, recorded.
+bg() {
+	out=$1
+	shift
+	"$@" >"$out" 2>&1 &
+	BG=$!
+	STARTED="$STARTED $BG"
+}
+
+# finish_bg PID SECONDS: wait for a background run with a deadline; past it, TERM then KILL
+# that PID. Leaves its exit status in $RC (124 when it had to be stopped).
+finish_bg() {
+	deadline=$(($(date +%s) + $2))
+	while kill -0 "$1" 2>/dev/null && [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)" != Z ]; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			kill -TERM "$1" 2>/dev/null
+			sleep 5
+			kill -KILL "$1" 2>/dev/null
+			wait "$1" 2>/dev/null
+			RC=124
+			STARTED=$(printf '%s\n' $STARTED | grep -vx "$1" | tr '\n' ' ')
+			return
+		fi
+		sleep 0.2
+	done
+	wait "$1"
+	RC=$?
+	STARTED=$(printf '%s\n' $STARTED | grep -vx "$1" | tr '\n' ' ')
+}
+
+bench_stop_all() {
+	for p in $STARTED; do kill -CONT "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
+	for p in $STARTED; do finish_bg "$p" 10; done
+}
+
+# say TEXT: progress on stderr (the results go to files).
+say() {
+	echo "bench: $*" >&2
+}
