@@ -160,7 +160,8 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 	$(B)/tests/unit
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/tests/unit-asan
 
-cli: $(PROGRAMS) $(B)/tests/tracegen $(FIXTURES)
+# The bench programs are built here too, so a change cannot leave them broken unnoticed.
+cli: $(PROGRAMS) $(B)/tests/tracegen $(FIXTURES) $(B)/bench/sample_cost $(B)/bench/trace_eval
 	@sh tests/cli/run-all.sh $(B)
 
 # Prerequisites are built in order: deps before anything is compiled.

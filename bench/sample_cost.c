@@ -102,7 +102,9 @@ static int measure_parastack(pid_t pid, int samples, int64_t *stops, int64_t *he
 		held[n] = c.threads ? c.held_sum / c.threads : 0;
 		stops[n++] = c.threads ? c.stopped_sum / c.threads : 0;
 	}
-	*frames = t.unw->unwind(t.unw_state, &t.snap, &t.maps, t.ips, TARGET_MAX_FRAMES);
+	uint64_t ips[TARGET_MAX_FRAMES];
+
+	*frames = t.unw->unwind(t.unw_state, &t.snap, &t.maps, ips, TARGET_MAX_FRAMES);
 	target_close(&t);
 	return n;
 }
