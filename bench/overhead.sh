@@ -68,7 +68,7 @@ EOF
 			[ -n "$rows" ] || continue
 			cs=$(printf '%s\n' "$rows" | awk '{ print $4 }' | stats)
 			c=$(echo "$cs" | cut -d' ' -f4)
-			noise=$(echo "$cs" | awk '{ printf "%.1f %%", $4 > 0 ? $3 / $4 * 100 : 0 }')
+			noise=$(echo "$cs" | awk '{ printf "%.1f %%", ($4 > 0 ? $3 / $4 * 100 : 0) }')
 			w=$(printf '%s\n' "$rows" | awk '{ print $5 }' | stats | cut -d' ' -f4)
 			r=$(printf '%s\n' "$rows" | awk '{ printf "%.5f\n", $5 / $4 }' | sort -g |
 				awk '{ v[NR] = $1 } END { printf "%.4f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
