@@ -215,10 +215,9 @@ EOF
 # The delay histogram, 1-second bins, every detected hang.
 analyse | cut -f10 | tr ' ' '\n' | grep . >"$WORK/delays.txt"
 if [ -s "$WORK/delays.txt" ]; then
-	gnuplot <<EOF
-set terminal svg size 800,420 dynamic noenhanced font 'sans,11'
-set output '$RESULTS/detection-delays.svg'
-set title 'Response delay over $(grep -c . "$WORK/delays.txt") detected hangs (fault to verdict)'
+	{
+		svg_preamble "$RESULTS/detection-delays.svg" "Response delay over $(grep -c . "$WORK/delays.txt") detected hangs (fault to verdict)"
+		cat <<EOF
 set xlabel 'response delay (s)'
 set ylabel 'runs'
 set boxwidth 0.9 relative
@@ -228,6 +227,7 @@ set grid ytics
 bin(x) = floor(x) + 0.5
 plot '$WORK/delays.txt' using (bin(\$1)):(1) smooth frequency with boxes lc rgb '#1f5fa8' notitle
 EOF
+	} | gnuplot
 fi
 for ex in stencil-spin phases-spin; do
 	t=$(ls "$WORK"/trace-"$ex"-*.trace 2>/dev/null | head -n 1)

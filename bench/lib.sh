@@ -97,6 +97,11 @@ bench_stop_all() {
 	for p in $STARTED; do finish_bg "$p" 10; done
 }
 
+# svg_preamble FILE TITLE: the start of every benchmark plot's gnuplot script.
+svg_preamble() {
+	printf "set terminal svg size 800,420 dynamic noenhanced font 'sans,11'\nset output '%s'\nset title '%s'\n" "$1" "$2"
+}
+
 # say TEXT: progress on stderr (the results go to files).
 say() {
 	echo "bench: $*" >&2

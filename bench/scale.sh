@@ -82,10 +82,9 @@ EOF
 } >"$RESULTS/scale.md"
 
 if [ -s "$WORK/scale.tsv" ]; then
-	gnuplot <<EOF
-set terminal svg size 800,420 dynamic noenhanced font 'sans,11'
-set output '$RESULTS/scale.svg'
-set title 'Cost per sample against job size ($NODES nodes, C = 10)'
+	{
+		svg_preamble "$RESULTS/scale.svg" "Cost per sample against job size ($NODES nodes, C = 10)"
+		cat <<EOF
 set xlabel 'ranks in the job'
 set logscale x 2
 set ylabel 'messages / ranks stopped per sample'
@@ -100,5 +99,6 @@ plot '$WORK/scale.tsv' using 1:6 with linespoints lw 2 title 'messages per sampl
      '' using 1:5 with linespoints lw 2 title 'ranks stopped per sample', \
      '' using 1:7 axes x1y2 with linespoints lw 2 dt 2 title 'ms per sample (right axis)'
 EOF
+	} | gnuplot
 fi
 say "scale: wrote $RESULTS/scale.md"
