@@ -84,8 +84,7 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 			fputs(attach_usage, stdout);
 			exit(0);
 		default:
-			cmd_error("attach", "option '%s' is unknown or lacks its value; see 'parastack attach --help'",
-				  argv[optind - 1]);
+			option_unknown("attach", argv);
 			return -1;
 		}
 	}

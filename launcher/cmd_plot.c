@@ -219,8 +219,8 @@ static FILE *plot_create(const char *path)
 }
 
 /* Write data and script into a private directory, draw, and remove them (one cleanup path). */
-static int plot_draw(const struct plot_options *po, const char *output, const char *title,
-		     const struct trace *tr, const struct timeline *tl)
+static int plot_draw(const char *output, const char *title, const struct trace *tr,
+		     const struct timeline *tl, double alpha)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX], data[PATH_MAX + 16], script[PATH_MAX + 16];
@@ -239,7 +239,7 @@ static int plot_draw(const struct plot_options *po, const char *output, const ch
 	plot_write_data(f, tl);
 	if (fclose(f) != 0 || !(f = plot_create(script)))
 		goto out;
-	plot_write_script(f, data, output, plot_format(output), title, tr, tl, po->o.model.alpha);
+	plot_write_script(f, data, output, plot_format(output), title, tr, tl, alpha);
 	if (fclose(f) != 0)
 		goto out;
 	rc = plot_run_gnuplot(script, output);
@@ -314,10 +314,7 @@ static const char *plot_parse(int argc, char **argv, struct plot_options *po, in
 			po->interval_given |= !strcmp(name, "interval");
 			po->max_interval_given |= !strcmp(name, "max-interval");
 		} else {
-			if (optopt)
-				cmd_error("plot", "option -%c is unknown or lacks its value; see 'parastack plot --help'", optopt);
-			else
-				cmd_error("plot", "option '%s' is unknown or lacks its value; see 'parastack plot --help'", argv[optind - 1]);
+			option_unknown("plot", argv);
 			return NULL;
 		}
 	}
@@ -332,11 +329,31 @@ static const char *plot_parse(int argc, char **argv, struct plot_options *po, in
 	return argv[optind];
 }
 
+/* Draw (or print) the model's view of a loaded trace: an exit status. */
+static int plot_trace(const struct plot_options *po, const struct trace *tr, const char *path,
+		      const char *output)
+{
+	struct timeline tl;
+	int status = 0;
+
+	if (timeline_build(tr, &po->o.model, !tr->has_model, &tl) < 0) {
+		cmd_error("plot", "out of memory");
+		return EXIT_INPUT;
+	}
+	if (po->data)
+		plot_write_data(stdout, &tl);
+	else if (plot_draw(output, po->title ? po->title : path, tr, &tl, po->o.model.alpha) < 0)
+		status = EXIT_INPUT;
+	else
+		plot_summary(output, tr, &tl);
+	timeline_free(&tl);
+	return status;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	struct plot_options po;
 	struct trace tr;
-	struct timeline tl;
 	char err[256], output[PATH_MAX];
 	int status;
 	const char *path = plot_parse(argc, argv, &po, &status);
@@ -347,31 +364,17 @@ int cmd_plot(int argc, char **argv)
 		cmd_error("plot", "%s: %s", path, err);
 		return EXIT_INPUT;
 	}
-	status = EXIT_USAGE;
 	plot_model_from_trace(&po, &tr);
-	snprintf(output, sizeof(output), "%s", po.output ? po.output : "");
-	if (!po.output)
+	if (po.output)
+		snprintf(output, sizeof(output), "%s", po.output);
+	else
 		plot_default_output(path, output, sizeof(output));
-	if (po.o.set_size_given && po.o.model.set_size != tr.points[0].c)
-		cmd_error("plot", "%s: the trace's set size is C = %d but --set-size is %d; drop --set-size",
-			  path, tr.points[0].c, po.o.model.set_size);
-	else if (common_options_check("plot", &po.o) < 0)
-		;
-	else if (!po.data && option_output_path("plot", "output", output) < 0)
-		;
-	else if (timeline_build(&tr, &po.o.model, !tr.has_model, &tl) < 0)
-		cmd_error("plot", "out of memory"), status = EXIT_INPUT;
-	else {
-		if (po.data) {
-			plot_write_data(stdout, &tl);
-			status = 0;
-		} else {
-			status = plot_draw(&po, output, po.title ? po.title : path, &tr, &tl) < 0 ? EXIT_INPUT : 0;
-			if (status == 0)
-				plot_summary(output, &tr, &tl);
-		}
-		timeline_free(&tl);
-	}
+	if (common_options_match_trace("plot", &po.o, path, tr.points[0].c) < 0 ||
+	    common_options_check("plot", &po.o) < 0 ||
+	    (!po.data && option_output_path("plot", "output", output) < 0))
+		status = EXIT_USAGE;
+	else
+		status = plot_trace(&po, &tr, path, output);
 	trace_free(&tr);
 	return status;
 }

@@ -113,10 +113,7 @@ int cmd_replay(int argc, char **argv)
 				return EXIT_USAGE;
 			continue;
 		}
-		if (optopt)
-			cmd_error("replay", "option -%c is unknown or lacks its value; see 'parastack replay --help'", optopt);
-		else
-			cmd_error("replay", "option '%s' is unknown or lacks its value; see 'parastack replay --help'", argv[optind - 1]);
+		option_unknown("replay", argv);
 		return EXIT_USAGE;
 	}
 	if (common_options_check("replay", &o) < 0)
@@ -131,9 +128,7 @@ int cmd_replay(int argc, char **argv)
 
 	if (replay_load(path, &tr) < 0)
 		return EXIT_INPUT;
-	if (o.set_size_given && o.model.set_size != tr.points[0].c) {
-		cmd_error("replay", "%s: the trace's set size is C = %d but --set-size is %d; drop --set-size or pass the matching trace",
-			  path, tr.points[0].c, o.model.set_size);
+	if (common_options_match_trace("replay", &o, path, tr.points[0].c) < 0) {
 		trace_free(&tr);
 		return EXIT_USAGE;
 	}

@@ -95,8 +95,7 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 			fputs(run_usage, stdout);
 			exit(0);
 		default:
-			cmd_error("run", "option '%s' is unknown or lacks its value; see 'parastack run --help'",
-				  argv[optind - 1]);
+			option_unknown("run", argv);
 			return -1;
 		}
 	}

@@ -117,6 +117,23 @@ int common_options_check(const char *cmd, const struct common_options *o)
 	return 0;
 }
 
+int common_options_match_trace(const char *cmd, const struct common_options *o, const char *path,
+			       int c)
+{
+	if (o->set_size_given && o->model.set_size != c) {
+		cmd_error(cmd, "%s: the trace's set size is C = %d but --set-size is %d; drop --set-size or pass the matching trace",
+			  path, c, o->model.set_size);
+		return -1;
+	}
+	return 0;
+}
+
+void option_unknown(const char *cmd, char **argv)
+{
+	cmd_error(cmd, "option '%s' is unknown or lacks its value; see 'parastack %s --help'",
+		  argv[optind - 1], cmd);
+}
+
 int option_output_path(const char *cmd, const char *opt, const char *path)
 {
 	char dir[PATH_MAX];

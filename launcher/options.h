@@ -50,6 +50,11 @@ int common_option_apply(const char *cmd, struct common_options *o, const char *n
 			const char *arg);
 /* Cross-option checks after parsing (e.g. --interval not above --max-interval). */
 int common_options_check(const char *cmd, const struct common_options *o);
+/* A trace fixes the set size: --set-size, when given, must be the trace's C. 0, or -1 (said). */
+int common_options_match_trace(const char *cmd, const struct common_options *o, const char *path,
+			       int c);
+/* getopt_long returned '?' or ':': name the word the user typed, in one line. */
+void option_unknown(const char *cmd, char **argv);
 
 /* The model options as words for parastack-monitor's command line (5 of them, in buf). */
 int model_options_argv(const struct common_options *o, char **argv, char buf[5][64]);
