@@ -18,6 +18,35 @@ cluster_start() {
 	chmod 755 "$TMP" # the jobs' working directory must be reachable from the nodes
 }
 
+# front_end_basics PROG: what every batch front end says to the simplest command lines
+# (none, a missing script, --help); leaves $TMP/ok.sh, a script that runs.
+front_end_basics() {
+	printf '#!/bin/sh\necho hi\n' >"$TMP/ok.sh"
+	run "$1"
+	expect_error "no script" 2 "no job script given"
+	run "$1" "$TMP/missing.sh"
+	expect_error "missing script" 1 "cannot read the job script .*missing.sh"
+	run "$1" --help
+	expect_status "--help" 0
+	expect_grep "--help lists the options" "--report FILE" "$OUT"
+}
+
+# cluster_up NAME NODES CPUS [pbs]: the cluster for the rest of test NAME; ends the test (its
+# counts printed) when not root, or when the cluster does not come up.
+cluster_up() {
+	name=$1
+	shift
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$name: the test cluster needs root; its tests are skipped (CI runs them as root)" >&2
+		finish
+		exit $?
+	fi
+	if ! cluster_start "$@"; then
+		finish
+		exit 1
+	fi
+}
+
 # job_field ID FIELD: "state", "exit", "nodes" of the job, from libslurm.
 job_field() {
 	"$PROBE" job "$1" 2>/dev/null | sed -n "s/^$2 //p"

@@ -90,15 +90,18 @@ if reap "$MPIRUN" 30; then ok; else fail "spin: mpirun did not end once its rank
 if kill -0 "$SLEEPER" 2>/dev/null; then ok; else fail "an unlisted process was ended"; fi
 
 # --- the smallest jobs: 1 rank (a hang inside MPI) and 2 ranks ------------------------------------
-PS_PRINT_PIDS=1 PS_FAULT=deadlock PS_FAULT_RANK=0 PS_FAULT_AFTER=12 mpirun_start "$TMP/one.out" 1 "$STENCIL" || true
-REPORT=$TMP/one.json
-RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$(job_pids "$TMP/one.out")" --seed 3 --on-hang=kill --report "$REPORT"
+# attach_small NAME NP FAULT RANK: NP ranks, RANK hits FAULT after 12 s; attached by PID list with
+# --on-hang=kill, the report in $REPORT.
+attach_small() {
+	PS_PRINT_PIDS=1 PS_FAULT=$3 PS_FAULT_RANK=$4 PS_FAULT_AFTER=12 mpirun_start "$TMP/$1.out" "$2" "$STENCIL" || true
+	REPORT=$TMP/$1.json
+	RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$(job_pids "$TMP/$1.out")" --seed 3 --on-hang=kill --report "$REPORT"
+}
+attach_small one 1 deadlock 0
 expect_status "1 rank: hang found" 86
 jreport "1 rank: it waits in MPI" '.verdict == "hang" and .hang_type == "communication" and (.ranks | length) == 1'
 reap "$MPIRUN" 30 || fail "1 rank: mpirun did not end"
-PS_PRINT_PIDS=1 PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=12 mpirun_start "$TMP/two.out" 2 "$STENCIL" || true
-REPORT=$TMP/two.json
-RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$(job_pids "$TMP/two.out")" --seed 3 --on-hang=kill --report "$REPORT"
+attach_small two 2 spin 1
 expect_status "2 ranks: hang found" 86
 jreport "2 ranks: rank 1 is faulty" '.verdict == "hang" and .faulty_ranks == [1]'
 reap "$MPIRUN" 30 || fail "2 ranks: mpirun did not end"

@@ -10,12 +10,8 @@ HERE=$(pwd)
 STENCIL=$HERE/$BUILD/tests/apps/stencil
 
 # --- bad command lines: one line naming what is wrong, nothing submitted ----------------------
-printf '#!/bin/sh\necho hi\n' >"$TMP/ok.sh"
+front_end_basics "$SBATCH"
 printf 'echo no interpreter line\n' >"$TMP/noshebang.sh"
-run "$SBATCH"
-expect_error "no script" 2 "no job script given"
-run "$SBATCH" "$TMP/missing.sh"
-expect_error "missing script" 1 "cannot read the job script .*missing.sh"
 run "$SBATCH" "$TMP/noshebang.sh"
 expect_error "script without #!" 1 "does not start with '#!'"
 run "$SBATCH" "$TMP"
@@ -32,21 +28,9 @@ run "$SBATCH" --seed
 expect_error "option without value" 2 "needs a value"
 run "$SBATCH" --wrap "hostname" "$TMP/ok.sh"
 expect_error "--wrap" 2 "wrap"
-run "$SBATCH" --help
-expect_status "--help" 0
-expect_grep "--help lists the options" "--report FILE" "$OUT"
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "test-slurm: the Slurm cluster needs root; its tests are skipped (CI runs them as root)" >&2
-	finish
-	exit $?
-fi
 
 # --- the cluster --------------------------------------------------------------------------------
-if ! cluster_start 4 4; then
-	finish
-	exit 1
-fi
+cluster_up test-slurm 4 4
 SUBMIT=$TMP/submit
 mkdir -p "$SUBMIT"
 

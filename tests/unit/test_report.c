@@ -183,18 +183,26 @@ START_TEST(computation_hang_names_the_rank)
 }
 END_TEST
 
-START_TEST(dead_rank_is_named_with_its_signal)
+/* Three snapshots of nranks ranks waiting in MPI_Sendrecv, with `special` (consumed) in place of
+ * the rank it describes in each. */
+static void snapshots_with(json_t *snaps[3], int nranks, json_t *special)
 {
-	json_t *snaps[3], *rep, *faulty;
+	size_t at = (size_t)json_integer_value(json_object_get(special, "rank"));
 
 	for (int k = 0; k < 3; k++) {
-		json_t *dead = rank_obj(2, "EXITED", NULL, "(exited)");
-
-		json_object_set_new(dead, "exit", json_string("killed by signal 9 (SIGKILL)"));
-		snaps[k] = snapshot(4, "IN_MPI", "MPI_Sendrecv", "main > MPI_Sendrecv", "IN_MPI",
+		snaps[k] = snapshot(nranks, "IN_MPI", "MPI_Sendrecv", "main > MPI_Sendrecv", "IN_MPI",
 				    "MPI_Sendrecv", "main > MPI_Sendrecv");
-		json_array_set_new(snaps[k], 2, dead);
+		json_array_set_new(snaps[k], at, json_deep_copy(special));
 	}
+	json_decref(special);
+}
+
+START_TEST(dead_rank_is_named_with_its_signal)
+{
+	json_t *snaps[3], *rep, *faulty, *dead = rank_obj(2, "EXITED", NULL, "(exited)");
+
+	json_object_set_new(dead, "exit", json_string("killed by signal 9 (SIGKILL)"));
+	snapshots_with(snaps, 4, dead);
 	faulty = report_faulty(snaps, 3);
 	ck_assert_int_eq(json_array_size(faulty), 1);
 	ck_assert_int_eq(json_integer_value(json_array_get(faulty, 0)), 2);
@@ -212,16 +220,10 @@ END_TEST
 
 START_TEST(frozen_rank_is_faulty_even_in_mpi)
 {
-	json_t *snaps[3], *rep, *faulty;
+	json_t *snaps[3], *rep, *faulty, *frozen = rank_obj(1, "IN_MPI", "MPI_Sendrecv", "main > MPI_Sendrecv");
 
-	for (int k = 0; k < 3; k++) {
-		json_t *frozen = rank_obj(1, "IN_MPI", "MPI_Sendrecv", "main > MPI_Sendrecv");
-
-		json_object_set_new(frozen, "stopped", json_true());
-		snaps[k] = snapshot(3, "IN_MPI", "MPI_Sendrecv", "main > MPI_Sendrecv", "IN_MPI",
-				    "MPI_Sendrecv", "main > MPI_Sendrecv");
-		json_array_set_new(snaps[k], 1, frozen);
-	}
+	json_object_set_new(frozen, "stopped", json_true());
+	snapshots_with(snaps, 3, frozen);
 	faulty = report_faulty(snaps, 3);
 	ck_assert_int_eq(json_array_size(faulty), 1);
 	ck_assert_int_eq(json_integer_value(json_array_get(faulty, 0)), 1);
