@@ -104,7 +104,7 @@ static int measure_parastack(pid_t pid, int samples, int64_t *stops, int64_t *he
 	}
 	uint64_t ips[TARGET_MAX_FRAMES];
 
-	*frames = t.unw->unwind(t.unw_state, &t.snap, &t.maps, ips, TARGET_MAX_FRAMES);
+	*frames = t.unw->unwind(t.unw_state, &t.snap, &t.maps, ips, NULL, TARGET_MAX_FRAMES);
 	target_close(&t);
 	return n;
 }

@@ -23,7 +23,7 @@ static const struct {
 } ps_options[] = {
 	{ "alpha", true }, { "interval", true }, { "max-interval", true }, { "set-size", true },
 	{ "seed", true },  { "on-hang", true },  { "report", true },       { "trace", true },
-	{ "grace", true },
+	{ "grace", true },  { "confirm", true },
 };
 
 static int ps_option_index(const char *name, size_t len)
@@ -44,6 +44,11 @@ static int check_ps_option(const char *cmd, const char *name, const char *value,
 		bool kill;
 
 		if (option_on_hang(cmd, value, &kill) < 0)
+			return -1;
+	} else if (!strcmp(name, "confirm")) {
+		double seconds;
+
+		if (option_confirm(cmd, value, &seconds) < 0)
 			return -1;
 	} else if (!strcmp(name, "grace")) {
 		if (option_int(cmd, "grace", value, 0, 3600, &grace) < 0)

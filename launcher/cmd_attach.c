@@ -127,7 +127,7 @@ static void export_allocation(const struct slurm_job_info *job)
 static pid_t start_monitors(const struct attach *at, const struct placement *pl,
 			    const char *monitor, int out_fd)
 {
-	char *argv[40], words[5][64];
+	char *argv[40], words[6][64];
 	int a = 0;
 	pid_t pid;
 

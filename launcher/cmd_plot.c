@@ -120,13 +120,19 @@ static void plot_write_marks(FILE *f, const struct trace *tr, const struct timel
 	}
 	for (size_t i = 0; i < tr->nevents; i++) {
 		const struct trace_event *e = &tr->events[i];
-		bool hang = e->kind == TRACE_EVENT_HANG;
+		const char *color = e->kind == TRACE_EVENT_SLOWDOWN ? "#707070" : "#c00000";
+		const char *what = e->kind == TRACE_EVENT_HANG ? "hang confirmed" :
+				   e->kind == TRACE_EVENT_SUSPECT ? "suspected: confirming" :
+				   "moved: dismissed";
 
 		fprintf(f, "set arrow %d from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb '%s'\n",
-			tag, e->t_ms / 1e3, e->t_ms / 1e3, hang ? "#c00000" : "#707070");
-		fprintf(f, "set label %d '%s' at %.3f, graph %.2f left offset 0.5,0 tc rgb '%s'\n", tag++,
-			hang ? "hang confirmed, reported" : "slowdown: dismissed", e->t_ms / 1e3,
-			0.85 - 0.07 * (double)(i % 4), hang ? "#c00000" : "#707070");
+			tag, e->t_ms / 1e3, e->t_ms / 1e3, color);
+		fprintf(f, "set label %d '%s' at %.3f, graph %.2f right offset -0.5,0 tc rgb '%s'\n", tag++,
+			what, e->t_ms / 1e3, 0.85 - 0.07 * (double)(i % 4), color);
+		/* The confirmation window: from the suspicion to what ended it. */
+		if (e->kind == TRACE_EVENT_SUSPECT && i + 1 < tr->nevents)
+			fprintf(f, "set object %d rect from %.3f, graph 0 to %.3f, graph 1 behind fc rgb '#fbe3e3' fs solid 1.0 noborder\n",
+				tag++, e->t_ms / 1e3, tr->events[i + 1].t_ms / 1e3);
 	}
 }
 

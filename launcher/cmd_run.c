@@ -129,7 +129,7 @@ static pid_t spawn(char **argv, bool as_monitor, bool in_slurm)
 static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launcher,
 			   const char *status_file)
 {
-	char *argv[48], pid_s[16], job_s[16], words[5][64], host[256] = "";
+	char *argv[48], pid_s[16], job_s[16], words[6][64], host[256] = "";
 	int a = 0;
 
 	argv[a++] = "mpirun";

@@ -210,6 +210,9 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 		return common_option_apply(cmd, &w->opt, name, arg) == 0 ? 0 : -1;
 	case 'H':
 		return option_on_hang(cmd, arg, &w->kill_on_hang);
+	case 'W':
+		w->confirm_given = true;
+		return option_confirm(cmd, arg, &w->confirm_s);
 	case 'R':
 	case 'T':
 		if (option_output_path(cmd, c == 'R' ? "report" : "trace", arg) < 0)
@@ -222,10 +225,27 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 	}
 }
 
-int watch_options_argv(const struct watch_options *w, char **argv, char buf[5][64])
+int option_confirm(const char *cmd, const char *arg, double *seconds)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v >= 0.0 && v <= 86400.0)) {
+		cmd_error(cmd, "--confirm: '%s' is not a number of seconds from 0 to 86400", arg);
+		return -1;
+	}
+	*seconds = v;
+	return 0;
+}
+
+int watch_options_argv(const struct watch_options *w, char **argv, char buf[6][64])
 {
 	int a = model_options_argv(&w->opt, argv, buf);
 
+	if (w->confirm_given) {
+		snprintf(buf[5], 64, "--confirm=%.17g", w->confirm_s);
+		argv[a++] = buf[5];
+	}
 	argv[a++] = w->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
 	if (w->report) {
 		argv[a++] = "--report";

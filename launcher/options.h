@@ -64,20 +64,26 @@ struct watch_options {
 	struct common_options opt;
 	bool kill_on_hang;
 	const char *report, *trace; /* absolute paths, or NULL */
+	bool confirm_given;
+	double confirm_s;           /* --confirm: the confirmation window (monitor's default if not given) */
 };
 
-/* getopt_long entries of the model options and --on-hang, --report, --trace. */
+/* getopt_long entries of the model options and --on-hang, --report, --trace, --confirm. */
 #define WATCH_LONGOPTS                                                                          \
 	MODEL_LONGOPTS, { "on-hang", required_argument, NULL, 'H' },                            \
-	{ "report", required_argument, NULL, 'R' }, { "trace", required_argument, NULL, 'T' }
+	{ "report", required_argument, NULL, 'R' }, { "trace", required_argument, NULL, 'T' },  \
+	{ "confirm", required_argument, NULL, 'W' }
+
+/* --confirm SECONDS: 0 (act at once) up to a day. */
+int option_confirm(const char *cmd, const char *arg, double *seconds);
 
 /* Apply getopt_long's result c (name: the long option's name, for c == 0). 1 when c is none of
  * WATCH_LONGOPTS, 0 when applied, -1 on a bad value (one line printed). */
 int watch_option_apply(const char *cmd, struct watch_options *w, int c, const char *name,
 		       const char *arg);
 
-/* Those options as words for parastack-monitor's command line; the count (at most 9). */
-int watch_options_argv(const struct watch_options *w, char **argv, char buf[5][64]);
+/* Those options as words for parastack-monitor's command line; the count (at most 10). */
+int watch_options_argv(const struct watch_options *w, char **argv, char buf[6][64]);
 
 /* In the child that becomes the monitors' mpirun: what Open MPI needs from the environment
  * (running as root; inside a Slurm allocation, a step that overlaps the job's and carries

@@ -151,8 +151,21 @@ json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
 				 (int)t->pid, "state", rank_state_name(state));
 	const struct thread_stack *th = deciding_thread(threads, n);
 
+	/* The main thread sits in the kernel and no thread is in MPI: its stack is the kernel's. */
+	if (t->in_kernel && !(th && th->counted && th->in_mpi))
+		th = NULL;
 	describe(t, sy, th, rank);
+	if (!th && t->in_kernel) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "(in the kernel: %s)", t->wchan);
+		json_object_set_new(rank, "path", json_string(path));
+	}
 	json_object_set_new(rank, "stopped", json_boolean(th && th->group_stopped));
+	if (t->in_kernel) {
+		json_object_set_new(rank, "in_kernel", json_true());
+		json_object_set_new(rank, "wchan", json_string(t->wchan));
+	}
 	return rank;
 }
 

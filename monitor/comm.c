@@ -133,15 +133,25 @@ void comm_send_to_followers(const struct comm *c, enum comm_cmd cmd)
 			comm_send_cmd(mon, cmd, NULL, 0);
 }
 
-void comm_recv_counts(int from, int *out, int *live)
+void comm_send_sample(int to, long round, long since, const int *ranks, int n)
 {
-	int v[2];
+	int *msg = malloc((size_t)(n + 2) * sizeof(int));
+
+	msg[0] = (int)round;
+	msg[1] = (int)since;
+	memcpy(msg + 2, ranks, (size_t)n * sizeof(int));
+	comm_send_cmd(to, CMD_SAMPLE, msg, n + 2);
+	free(msg);
+}
+
+void comm_recv_counts(int from, struct sample_counts *c)
+{
+	int v[SAMPLE_COUNTS_INTS];
 	MPI_Request req;
 
-	MPI_Irecv(v, 2, MPI_INT, from, TAG_COUNTS, MPI_COMM_WORLD, &req);
+	MPI_Irecv(v, SAMPLE_COUNTS_INTS, MPI_INT, from, TAG_COUNTS, MPI_COMM_WORLD, &req);
 	wait_quietly(&req, MPI_STATUS_IGNORE, 1);
-	*out = v[0];
-	*live = v[1];
+	*c = (struct sample_counts){ v[0], v[1], v[2], v[3], v[4], v[5] };
 }
 
 json_t *comm_recv_json(int from)
@@ -194,11 +204,11 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 	return cmd;
 }
 
-void comm_send_counts(int out, int live)
+void comm_send_counts(const struct sample_counts *c)
 {
-	int v[2] = { out, live };
+	int v[SAMPLE_COUNTS_INTS] = { c->out, c->live, c->moved, c->still, c->kernel, c->init };
 
-	MPI_Send(v, 2, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
+	MPI_Send(v, SAMPLE_COUNTS_INTS, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
 }
 
 void comm_send_json(json_t *j)

@@ -11,11 +11,12 @@
 #include <sys/types.h>
 
 #include "discover.h"
+#include "progress.h"
 
 #define COMM_HOST_MAX 64
 
 enum comm_cmd {
-	CMD_SAMPLE = 1, /* payload: ranks to sample; reply: { out, live } */
+	CMD_SAMPLE = 1, /* payload: round, since-round, ranks to sample; reply: sample_counts */
 	CMD_CAPTURE,    /* reply: JSON array of rank objects for every local rank */
 	CMD_STOP,       /* no reply */
 	CMD_AGAIN,      /* the job's ranks are gone, the job is not: discover again; no reply */
@@ -49,15 +50,19 @@ int comm_allgather_table(const struct comm *c, const struct job_proc *local, int
 void comm_send_cmd(int to, enum comm_cmd cmd, const int *ranks, int n);
 /* The same command, without payload, to every other monitor. */
 void comm_send_to_followers(const struct comm *c, enum comm_cmd cmd);
+/* Ask a monitor to sample ranks in sample round `round`, comparing each with its previous
+ * sample when that was taken in round `since` or later. */
+void comm_send_sample(int to, long round, long since, const int *ranks, int n);
 /* Wait (low CPU) for a sample reply from a monitor. */
-void comm_recv_counts(int from, int *out, int *live);
+void comm_recv_counts(int from, struct sample_counts *c);
 /* Wait for a JSON reply; NULL if it does not parse. */
 json_t *comm_recv_json(int from);
 
-/* Follower side: wait for the next command (checking every poll_ms); ranks filled for
- * CMD_SAMPLE. Returns the command, or 0 when stop_flag became set while waiting. */
+/* Follower side: wait for the next command (checking every poll_ms); for CMD_SAMPLE, ranks
+ * holds the round, the since-round, then the n - 2 ranks. Returns the command, or 0 when
+ * stop_flag became set while waiting. */
 int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag);
-void comm_send_counts(int out, int live);
+void comm_send_counts(const struct sample_counts *c);
 void comm_send_json(json_t *j);
 
 #endif

@@ -110,27 +110,50 @@ static int maps_push(struct maps *mp, const struct mapping *m, int *cap)
 	return 0;
 }
 
-static int maps_push_sym(struct maps *mp, uint64_t start, uint64_t end, int *cap)
+static int ranges_push(struct addr_ranges *rs, uint64_t start, uint64_t end)
 {
-	if (mp->nsyms == *cap) {
-		int ncap = *cap ? *cap * 2 : 64;
-		void *ns = realloc(mp->mpi_syms, (size_t)ncap * sizeof(mp->mpi_syms[0]));
+	if (rs->n == rs->cap) {
+		int ncap = rs->cap ? rs->cap * 2 : 64;
+		void *nr = realloc(rs->r, (size_t)ncap * sizeof(rs->r[0]));
 
-		if (!ns)
+		if (!nr)
 			return -1;
-		mp->mpi_syms = ns;
-		*cap = ncap;
+		rs->r = nr;
+		rs->cap = ncap;
 	}
-	mp->mpi_syms[mp->nsyms].start = start;
-	mp->mpi_syms[mp->nsyms].end = end;
-	mp->nsyms++;
+	rs->r[rs->n].start = start;
+	rs->r[rs->n].end = end;
+	rs->n++;
 	return 0;
+}
+
+static bool ranges_hold(const struct addr_ranges *rs, uint64_t addr)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (addr >= rs->r[i].start && addr < rs->r[i].end)
+			return true;
+	return false;
 }
 
 static bool is_mpi_symbol(const char *name)
 {
 	return !strncmp(name, "MPI_", 4) || !strncmp(name, "PMPI_", 5) ||
 	       !strncmp(name, "mpi_", 4) || !strncmp(name, "pmpi_", 5);
+}
+
+/* The start-up calls: a rank inside one of these is starting, not hung (Open MPI's and MPICH's
+ * bodies of MPI_Init, and the Fortran bindings). */
+static bool is_init_symbol(const char *name)
+{
+	static const char *const init[] = { "MPI_Init", "PMPI_Init", "MPI_Init_thread",
+		"PMPI_Init_thread", "ompi_mpi_init", "MPID_Init", "MPIR_Init_thread", "mpi_init_",
+		"pmpi_init_", "mpi_init_thread_", "pmpi_init_thread_", "ompi_init_f",
+		"ompi_init_thread_f", NULL };
+
+	for (int i = 0; init[i]; i++)
+		if (!strcmp(name, init[i]))
+			return true;
+	return false;
 }
 
 /* Load bias of a module: where its file offset 0 is mapped, minus the first PT_LOAD vaddr. */
@@ -153,8 +176,24 @@ static uint64_t module_bias(const struct maps *mp, int path_index, Elf *elf)
 	return 0;
 }
 
-/* Add the MPI_* function ranges of one application module. */
-static void maps_scan_symbols(struct maps *mp, int path_index, int *cap)
+/* The MPI library's progress engines: a rank blocked for good spins in them, and what they
+ * call changes from one sample to the next (design.md §4, the fingerprint). */
+static bool is_progress_symbol(const char *name)
+{
+	static const char *const engines[] = { "opal_progress", "ucp_worker_progress",
+		"uct_worker_progress", "MPID_Progress_wait", "MPID_Progress_test",
+		"MPIDI_CH3I_Progress", "MPIDI_progress_test", "MPIDI_Progress_test",
+		"MPIR_Progress_hook_exec_all", NULL };
+
+	for (int i = 0; engines[i]; i++)
+		if (!strcmp(name, engines[i]))
+			return true;
+	return false;
+}
+
+/* Add the ranges of one module's start-up functions and progress engines and, when want_mpi
+ * (an application module), of its MPI_* functions. */
+static void maps_scan_symbols(struct maps *mp, int path_index, bool want_mpi)
 {
 	int fd = open(mp->paths[path_index], O_RDONLY | O_CLOEXEC);
 
@@ -188,33 +227,51 @@ static void maps_scan_symbols(struct maps *mp, int path_index, int *cap)
 			    !sym.st_value || !sym.st_size)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (name && is_mpi_symbol(name))
-				maps_push_sym(mp, bias + sym.st_value, bias + sym.st_value + sym.st_size, cap);
+			if (!name)
+				continue;
+			if (is_init_symbol(name))
+				ranges_push(&mp->init_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
+			if (is_progress_symbol(name))
+				ranges_push(&mp->progress_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
+			if (want_mpi && is_mpi_symbol(name))
+				ranges_push(&mp->mpi_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
 		}
 	}
 	elf_end(elf);
 	close(fd);
 }
 
+/* Is path_index one of the MPI libraries that hold MPI_Init or a progress engine? */
+static bool is_main_mpi_library(const struct maps *mp, int path_index)
+{
+	static const char *const libs[] = { "libmpi.so", "libmpich.so", "libopen-pal.so",
+					    "libucp.so", "libuct.so", NULL };
+	const char *base = strrchr(mp->paths[path_index], '/');
+
+	base = base ? base + 1 : mp->paths[path_index];
+	return has_prefix_in(base, libs);
+}
+
 static void maps_find_mpi_symbols(struct maps *mp)
 {
-	int cap = 0;
 	bool have_mpi_module = false;
 
 	for (int i = 0; i < mp->len; i++)
 		have_mpi_module |= mp->m[i].kind == MODULE_MPI;
-	/* With a shared MPI library, its own mappings decide; only a statically linked MPI (or
-	 * bindings compiled into the executable) needs the symbol scan. */
-	if (have_mpi_module || elf_version(EV_CURRENT) == EV_NONE)
+	if (elf_version(EV_CURRENT) == EV_NONE)
 		return;
+	/* With a shared MPI library, its own mappings decide; only a statically linked MPI (or
+	 * bindings compiled into the executable) needs the MPI_* scan of application modules. */
 	for (int p = 0; p < mp->npaths; p++) {
 		bool app_exec = false;
 
 		for (int i = 0; i < mp->len; i++)
 			app_exec |= mp->m[i].path_index == p && mp->m[i].exec &&
 				    mp->m[i].kind == MODULE_APP;
-		if (app_exec)
-			maps_scan_symbols(mp, p, &cap);
+		if (app_exec && !have_mpi_module)
+			maps_scan_symbols(mp, p, true);
+		else if (is_main_mpi_library(mp, p))
+			maps_scan_symbols(mp, p, false);
 	}
 }
 
@@ -296,7 +353,9 @@ void maps_free(struct maps *mp)
 	free(mp->paths);
 	free(mp->m);
 	free(mp->exe);
-	free(mp->mpi_syms);
+	free(mp->mpi_syms.r);
+	free(mp->init_syms.r);
+	free(mp->progress_syms.r);
 	memset(mp, 0, sizeof(*mp));
 }
 
@@ -329,11 +388,19 @@ int maps_kind_at(const struct maps *mp, uint64_t addr)
 
 	if (!m)
 		return -1;
-	if (m->kind == MODULE_APP)
-		for (int i = 0; i < mp->nsyms; i++)
-			if (addr >= mp->mpi_syms[i].start && addr < mp->mpi_syms[i].end)
-				return MODULE_MPI;
+	if (m->kind == MODULE_APP && ranges_hold(&mp->mpi_syms, addr))
+		return MODULE_MPI;
 	return (int)m->kind;
+}
+
+bool maps_in_init(const struct maps *mp, uint64_t addr)
+{
+	return ranges_hold(&mp->init_syms, addr);
+}
+
+bool maps_in_progress_engine(const struct maps *mp, uint64_t addr)
+{
+	return ranges_hold(&mp->progress_syms, addr);
 }
 
 bool maps_in_mpi(const struct maps *mp, uint64_t addr)

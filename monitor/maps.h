@@ -23,6 +23,11 @@ struct mapping {
 	int path_index; /* into maps.paths, or -1 for anonymous mappings */
 };
 
+struct addr_ranges {
+	struct { uint64_t start, end; } *r;
+	int n, cap;
+};
+
 struct maps {
 	struct mapping *m;
 	int len;
@@ -31,8 +36,11 @@ struct maps {
 	char *exe; /* path of the main executable, or NULL */
 	/* Address ranges of MPI_/PMPI_/mpi_/pmpi_ functions in application modules (static MPI,
 	 * Fortran bindings linked into the executable). */
-	struct { uint64_t start, end; } *mpi_syms;
-	int nsyms;
+	struct addr_ranges mpi_syms;
+	/* Address ranges of MPI_Init and its bodies, in the MPI library or the executable. */
+	struct addr_ranges init_syms;
+	/* ... and of its progress engines (opal_progress, ucp_worker_progress, MPID_Progress_*). */
+	struct addr_ranges progress_syms;
 };
 
 /* Load the map of pid. 0, or -1 with errno. */
@@ -46,6 +54,10 @@ const char *maps_path(const struct maps *mp, const struct mapping *m);
 int maps_kind_at(const struct maps *mp, uint64_t addr);
 /* Is addr in MPI code? */
 bool maps_in_mpi(const struct maps *mp, uint64_t addr);
+/* Is addr inside MPI_Init (or MPI_Init_thread)? */
+bool maps_in_init(const struct maps *mp, uint64_t addr);
+/* Is addr inside one of the MPI library's progress engines? */
+bool maps_in_progress_engine(const struct maps *mp, uint64_t addr);
 
 /* Classify a shared object by its file name (exposed for tests and configuration). */
 enum module_kind maps_classify_path(const char *path, const char *exe);

@@ -57,6 +57,7 @@ struct monitor {
 	struct table_entry *table;
 	int nranks;
 	struct target *targets; /* local ranks, parallel to local_rank */
+	struct progress *prog;  /* what the previous sample of each local rank showed */
 	struct symbolizer **sym;
 	int *local_rank;
 	int nlocal;
@@ -68,9 +69,14 @@ struct monitor {
 	struct rng rng;
 	struct ranksets sets;
 	struct detector *det;
+	struct confirm conf;
+	double confirm_s;       /* --confirm */
+	long round;             /* sample rounds so far (the leader's) */
+	long since;             /* progress counts only against samples of this round or later */
+	double suspected_wall;  /* when the current confirmation window opened (Unix time) */
 	FILE *trace;
 	double t0_ms;
-	bool reported; /* the current suspicion run has been reported already */
+	bool reported;          /* a hang has been reported in this watch */
 	/* What sampling cost, over the whole watch (bench/ reads it from the report). */
 	long cost_samples, cost_messages, cost_stopped;
 	double cost_ms_sum, cost_ms_max;
@@ -153,6 +159,7 @@ static const char monitor_usage[] =
 	"                      --on-hang=kill, each monitor ends its listed processes\n"
 	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
 	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
+	"  --confirm SECONDS   confirmation window after a suspicion (default 60; 0: act at once)\n"
 	"  --report FILE       write the JSON report there\n"
 	"  --trace FILE        record every sample (t_ms S C)\n"
 	"  --status-file FILE  write the outcome there (\"hang\" or \"none\"; \"-\": a line on standard\n"
@@ -173,6 +180,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 		{ "report", required_argument, NULL, 'R' },
 		{ "trace", required_argument, NULL, 'T' },
 		{ "status-file", required_argument, NULL, 'S' },
+		{ "confirm", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -181,6 +189,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 	common_options_default(&m->opt);
 	opterr = 0; /* our own one-line message below */
 	m->kill_on_hang = true;
+	m->confirm_s = CONFIRM_DEFAULT_S;
 	while ((c = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
 		switch (c) {
 		case 0:
@@ -194,6 +203,10 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			break;
 		case 'H':
 			if (option_on_hang("monitor", optarg, &m->kill_on_hang) < 0)
+				return -1;
+			break;
+		case 'W':
+			if (option_confirm("monitor", optarg, &m->confirm_s) < 0)
 				return -1;
 			break;
 		case 'N': m->launcher_host = optarg; break;
@@ -347,6 +360,7 @@ static int open_targets(struct monitor *m, const struct job_proc *local, int nlo
 	m->targets = calloc((size_t)nlocal + 1, sizeof(*m->targets));
 	m->sym = calloc((size_t)nlocal + 1, sizeof(*m->sym));
 	m->local_rank = calloc((size_t)nlocal + 1, sizeof(int));
+	m->prog = calloc((size_t)nlocal + 1, sizeof(*m->prog));
 	for (int i = 0; i < nlocal; i++) {
 		if (target_open(&m->targets[i], local[i].pid, err, sizeof(err)) != TARGET_OK) {
 			fprintf(stderr, "parastack: rank %d: %s\n", local[i].rank, err);
@@ -359,12 +373,13 @@ static int open_targets(struct monitor *m, const struct job_proc *local, int nlo
 	return 0;
 }
 
-static struct target *local_target(struct monitor *m, int rank)
+/* Index of a local rank in targets, or -1. */
+static int local_index(const struct monitor *m, int rank)
 {
 	for (int i = 0; i < m->nlocal; i++)
 		if (m->local_rank[i] == rank)
-			return &m->targets[i];
-	return NULL;
+			return i;
+	return -1;
 }
 
 static int compare_entry_rank(const void *key, const void *entry)
@@ -382,32 +397,53 @@ static const struct table_entry *table_find(const struct monitor *m, int rank)
 
 /* ---- sampling ------------------------------------------------------------------------------- */
 
-/* Sample the local ranks listed; count OUT_MPI and live ones. */
-static void sample_local(struct monitor *m, const int *ranks, int n, int *out, int *live)
+/* Sample the local ranks listed in sample round `round`: count OUT_MPI and live ones, and
+ * what each shows of progress since its previous sample (when taken in round `since` on). */
+static void sample_local(struct monitor *m, const int *ranks, int n, long round, long since,
+			 struct sample_counts *c)
 {
 	char err[512];
 
 	for (int i = 0; i < n; i++) {
-		struct target *t = local_target(m, ranks[i]);
+		int k = local_index(m, ranks[i]);
+		struct target *t = k < 0 ? NULL : &m->targets[k];
 		enum rank_state st;
 
 		if (!t || target_sample(t, &st, NULL, err, sizeof(err)) != TARGET_OK)
 			continue;
-		(*live)++;
-		*out += st == RANK_OUT_MPI;
+		c->live++;
+		c->out += st == RANK_OUT_MPI;
+		c->kernel += t->in_kernel;
+		c->init += t->in_init;
+		switch (progress_update(&m->prog[k], round, since, st, t->fingerprint)) {
+		case PROGRESS_MOVED: c->moved++; break;
+		case PROGRESS_STILL: c->still++; break;
+		default: break;
+		}
 	}
 }
 
-/* Leader: S for the given set, asking the monitors that host its ranks. Each rank is looked up
- * once; the requests go out before the leader samples its own ranks, so all nodes sample at
- * the same time. */
-static int sample_set(struct monitor *m, const int *set, int size, int *live)
+static void counts_add(struct sample_counts *sum, const struct sample_counts *c)
 {
-	int out = 0, nmine = 0, *owner = m->owner, *batch = m->batch;
+	sum->out += c->out;
+	sum->live += c->live;
+	sum->moved += c->moved;
+	sum->still += c->still;
+	sum->kernel += c->kernel;
+	sum->init += c->init;
+}
+
+/* Leader: one sample round of the given set, asking the monitors that host its ranks. Each
+ * rank is looked up once; the requests go out before the leader samples its own ranks, so all
+ * nodes sample at the same time. */
+static void sample_set(struct monitor *m, const int *set, int size, struct sample_counts *sum)
+{
+	int nmine = 0, *owner = m->owner, *batch = m->batch;
 	bool *asked = m->asked;
+	long round = ++m->round;
 
 	memset(asked, 0, (size_t)m->c.size * sizeof(bool));
-	*live = 0;
+	memset(sum, 0, sizeof(*sum));
 	for (int i = 0; i < size; i++) {
 		const struct table_entry *e = table_find(m, set[i]);
 
@@ -421,24 +457,22 @@ static int sample_set(struct monitor *m, const int *set, int size, int *live)
 		for (int j = i; j < size; j++)
 			if (owner[j] == mon)
 				batch[n++] = set[j];
-		comm_send_cmd(mon, CMD_SAMPLE, batch, n);
+		comm_send_sample(mon, round, m->since, batch, n);
 		asked[mon] = true;
 		m->cost_messages += 2; /* the command and its reply */
 	}
 	for (int i = 0; i < size; i++)
 		if (owner[i] == m->c.me)
 			batch[nmine++] = set[i];
-	sample_local(m, batch, nmine, &out, live);
+	sample_local(m, batch, nmine, round, m->since, sum);
 	for (int mon = 0; mon < m->c.size; mon++) {
-		int o, l;
+		struct sample_counts c;
 
 		if (!asked[mon])
 			continue;
-		comm_recv_counts(mon, &o, &l);
-		out += o;
-		*live += l;
+		comm_recv_counts(mon, &c);
+		counts_add(sum, &c);
 	}
-	return out;
 }
 
 /* Every local rank as JSON. */
@@ -501,7 +535,7 @@ static json_t *model_json(struct monitor *m)
 	struct detector_info in;
 
 	detector_get_info(m->det, &in);
-	return json_pack("{s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i, s:o}", "interval_ms",
+	return json_pack("{s:b, s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i, s:o}", "usable", in.usable, "interval_ms",
 			 in.interval_ms, "samples", (json_int_t)in.samples, "p_hat", in.p_hat, "e",
 			 in.e, "q", in.q, "alpha", m->opt.model.alpha, "threshold", in.threshold,
 			 "model_size", in.model_size, "set_size", m->sets.size, "run_length",
@@ -520,25 +554,54 @@ static void write_report(struct monitor *m, json_t *report)
 			strerror(errno));
 }
 
-/* After a hang verdict: 1 a hang was reported, 0 it was a transient slowdown. */
-static int diagnose(struct monitor *m, double detected_at)
+/* Clock time of the Unix time t, "12:03:10 UTC". */
+static void clock_text(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%H:%M:%S UTC", &tm))
+		snprintf(buf, len, "?");
+}
+
+/* The snapshot gap: near the sampling interval, within bounds. */
+static double snapshot_gap_ms(struct monitor *m)
 {
 	struct detector_info in;
-	json_t *snaps[SNAPSHOTS + 1];
-	char why[512];
 
 	detector_get_info(m->det, &in);
 
 	double gap = in.interval_ms;
 
-	gap = gap > SNAPSHOT_GAP_MAX_MS ? SNAPSHOT_GAP_MAX_MS : gap < SNAPSHOT_GAP_MIN_MS ? SNAPSHOT_GAP_MIN_MS : gap;
-	/* Snapshot 0 and 1 are the transient-slowdown check; 1..5 decide the faulty ranks. Any
-	 * movement between consecutive snapshots means the job is progressing. */
+	return gap > SNAPSHOT_GAP_MAX_MS ? SNAPSHOT_GAP_MAX_MS : gap < SNAPSHOT_GAP_MIN_MS ? SNAPSHOT_GAP_MIN_MS : gap;
+}
+
+/* What the JSON report says of the three steps: when each happened and on what basis. */
+static json_t *steps_json(const struct monitor *m, double confirmed_at)
+{
+	return json_pack("{s:f, s:f, s:f, s:s, s:i, s:b}", "suspected_at", m->suspected_wall,
+			 "confirmed_at", confirmed_at, "window_s", m->conf.window_ms > 0 ?
+			 (confirmed_at - m->suspected_wall) : 0.0, "basis",
+			 m->conf.basis == CONFIRM_BY_MODEL ? "model" : "progress evidence",
+			 "dismissed_before", m->conf.dismissed, "ranks_in_kernel", confirm_is_io(&m->conf));
+}
+
+/* A confirmed hang: snapshots of every rank name the faulty ones; report. With --confirm 0 the
+ * old transient-slowdown check still runs (any rank moving between snapshots): 1 a hang was
+ * reported, 0 it was a slowdown. */
+static int diagnose(struct monitor *m)
+{
+	json_t *snaps[SNAPSHOTS + 1];
+	char why[512];
+	double gap = snapshot_gap_ms(m);
+	bool check_moved = m->conf.window_ms == 0;
+
+	/* Snapshot 0 and 1 are the transient-slowdown check; 1..5 decide the faulty ranks. */
 	snaps[0] = snapshot_all(m);
 	for (int k = 1; k <= SNAPSHOTS; k++) {
 		sleep_ms(gap);
 		snaps[k] = snapshot_all(m);
-		if (report_moved(snaps[k - 1], snaps[k], why, sizeof(why))) {
+		if (check_moved && report_moved(snaps[k - 1], snaps[k], why, sizeof(why))) {
 			say(m, "a suspected hang was a transient slowdown (%s); monitoring continues", why);
 			for (int i = 0; i <= k; i++)
 				json_decref(snaps[i]);
@@ -548,10 +611,13 @@ static int diagnose(struct monitor *m, double detected_at)
 	}
 
 	json_t *faulty = report_faulty(snaps + 1, SNAPSHOTS);
-	json_t *report = report_build(snaps[SNAPSHOTS], faulty, detected_at, model_json(m),
+	json_t *report = report_build(snaps[SNAPSHOTS], faulty, m->suspected_wall, model_json(m),
 				      m->kill_on_hang ? "ending the job (--on-hang=kill)" :
 				      "reported; still watching (--on-hang=report)");
 
+	if (confirm_is_io(&m->conf))
+		json_object_set_new(report, "hang_type", json_string("io"));
+	json_object_set_new(report, "confirmation", steps_json(m, wall_s()));
 	report_print(stderr, report);
 	write_report(m, report);
 	json_decref(report);
@@ -578,13 +644,91 @@ static bool wait_until(struct monitor *m, double until)
 /* A set whose ranks have all exited: have the others too? (One sample of every rank.) */
 static bool all_ranks_gone(struct monitor *m)
 {
-	int *all = calloc((size_t)m->nranks + 1, sizeof(int)), live;
+	int *all = calloc((size_t)m->nranks + 1, sizeof(int));
+	struct sample_counts c;
 
 	for (int i = 0; i < m->nranks; i++)
 		all[i] = m->table[i].rank;
-	sample_set(m, all, m->nranks, &live);
+	sample_set(m, all, m->nranks, &c);
 	free(all);
-	return live == 0;
+	return c.live == 0;
+}
+
+/* Step 1, suspect: one line in the job output now, with what one snapshot shows. */
+static void announce_suspicion(struct monitor *m, double window_ms)
+{
+	json_t *snap = snapshot_all(m);
+	char what[512], when[32];
+
+	report_summary(snap, what, sizeof(what));
+	json_decref(snap);
+	clock_text(m->suspected_wall + window_ms / 1e3, when, sizeof(when));
+	if (m->conf.basis == CONFIRM_BY_EVIDENCE)
+		say(m, "suspected hang — %s; nothing has moved for %.0f s, with no model yet — confirming; "
+		    "%s at %s unless it moves", what, wall_s() - m->suspected_wall,
+		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
+	else
+		say(m, "suspected hang — %s — confirming; %s at %s unless it moves", what,
+		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
+}
+
+static void trace_event(struct monitor *m, double t, enum trace_event_kind ev)
+{
+	if (!m->trace)
+		return;
+	trace_write_event(m->trace, t - m->t0_ms, ev);
+	fflush(m->trace);
+}
+
+/* What the confirmation step says about this sample, acted on: MONITOR_EXIT_HANG to stop
+ * here, else 0 (watching goes on). */
+static int confirm_step(struct monitor *m, double t, enum detector_verdict v,
+			const struct sample_counts *c)
+{
+	struct detector_info in;
+
+	detector_get_info(m->det, &in);
+
+	struct confirm_sample cs = { .t_ms = t - m->t0_ms, .verdict = v,
+				     .longest_healthy_ms = in.longest_healthy_ms, .live = c->live,
+				     .moved = c->moved, .still = c->still, .kernel = c->kernel,
+				     .init = c->init };
+
+	switch (confirm_add(&m->conf, &cs)) {
+	case CONFIRM_SUSPECTED:
+		/* Progress counts only between samples taken from now on. */
+		m->since = m->round;
+		m->suspected_wall = wall_s() - (cs.t_ms - m->conf.suspected_ms) / 1e3;
+		trace_event(m, t, TRACE_EVENT_SUSPECT);
+		announce_suspicion(m, m->conf.deadline_ms - m->conf.suspected_ms);
+		return 0;
+	case CONFIRM_MOVED:
+		say(m, "the suspected hang moved on (%s); watching goes on",
+		    c->moved ? "a rank waiting in MPI got further" : "the sampled ranks compute again");
+		m->since = 0;
+		detector_dismiss(m->det);
+		trace_event(m, t, TRACE_EVENT_SLOWDOWN);
+		return 0;
+	case CONFIRM_HANG:
+		if (m->conf.window_ms == 0)
+			m->suspected_wall = wall_s();
+		if (!diagnose(m)) {
+			m->conf.state = WATCHING;
+			trace_event(m, t, TRACE_EVENT_SLOWDOWN);
+			return 0;
+		}
+		trace_event(m, t, TRACE_EVENT_HANG);
+		m->reported = true;
+		return m->kill_on_hang ? MONITOR_EXIT_HANG : 0;
+	case CONFIRM_RESOLVED:
+		say(m, "the hang reported earlier is over: the job moves again; watching goes on");
+		m->since = 0;
+		detector_dismiss(m->det);
+		return 0;
+	case CONFIRM_NOTHING:
+		break;
+	}
+	return 0;
 }
 
 static int leader_loop(struct monitor *m)
@@ -592,41 +736,31 @@ static int leader_loop(struct monitor *m)
 	double next = mono_ms();
 	long k = 0;
 
+	confirm_init(&m->conf, m->confirm_s);
 	for (;; k++) {
 		if (!wait_until(m, next))
 			return MONITOR_EXIT_NONE;
 
 		double t = mono_ms();
-		int set = ranksets_active(&m->sets, k), live;
-		int s = sample_set(m, m->sets.set[set], m->sets.size, &live);
+		int set = ranksets_active(&m->sets, k);
+		struct sample_counts c;
 
+		sample_set(m, m->sets.set[set], m->sets.size, &c);
 		cost_add(m, mono_ms() - t, m->sets.size);
 
-		if (live == 0 && all_ranks_gone(m)) {
+		if (c.live == 0 && all_ranks_gone(m)) {
 			say(m, "the job's ranks have all exited");
 			return !m->pids && launcher_alive(m) && !stop_requested ? ROUND_AGAIN : MONITOR_EXIT_NONE;
 		}
 		if (m->trace) {
-			trace_write_point(m->trace, t - m->t0_ms, s, m->sets.size);
+			trace_write_point(m->trace, t - m->t0_ms, c.out, m->sets.size);
 			fflush(m->trace);
 		}
 
-		enum detector_verdict v = detector_add(m->det, t - m->t0_ms, s);
+		enum detector_verdict v = detector_add(m->det, t - m->t0_ms, c.out);
 
-		if (v != DETECTOR_HANG)
-			m->reported = false;
-		if (v == DETECTOR_HANG && !m->reported) {
-			int hang = diagnose(m, wall_s());
-
-			if (m->trace) {
-				trace_write_event(m->trace, t - m->t0_ms,
-						  hang ? TRACE_EVENT_HANG : TRACE_EVENT_SLOWDOWN);
-				fflush(m->trace);
-			}
-			if (hang && m->kill_on_hang)
-				return MONITOR_EXIT_HANG;
-			m->reported = hang;
-		}
+		if (confirm_step(m, t, v, &c) == MONITOR_EXIT_HANG)
+			return MONITOR_EXIT_HANG;
 		next = t + detector_next_step_ms(m->det);
 	}
 }
@@ -639,15 +773,15 @@ static int follower_loop(struct monitor *m)
 
 	for (int k = 0; k < m->sets.nsets; k++)
 		for (int i = 0; i < m->sets.size; i++)
-			active |= local_target(m, m->sets.set[k][i]) != NULL;
+			active |= local_index(m, m->sets.set[k][i]) >= 0;
 	for (;;) {
 		int cmd = comm_wait_cmd(ranks, MAX_RANKS, &n, active ? ACTIVE_POLL_MS : IDLE_POLL_MS,
 					&stop_requested);
-		int out = 0, live = 0;
+		struct sample_counts c = { 0 };
 
-		if (cmd == CMD_SAMPLE) {
-			sample_local(m, ranks, n, &out, &live);
-			comm_send_counts(out, live);
+		if (cmd == CMD_SAMPLE && n >= 2) {
+			sample_local(m, ranks + 2, n - 2, ranks[0], ranks[1], &c);
+			comm_send_counts(&c);
 		} else if (cmd == CMD_CAPTURE) {
 			json_t *j = capture_local(m);
 
@@ -672,6 +806,8 @@ static int setup_model(struct monitor *m)
 
 	struct detector_config cfg = m->opt.model;
 
+	m->since = 0;
+
 	cfg.set_size = m->sets.size;
 	m->det = detector_new(&cfg);
 	m->owner = calloc((size_t)m->nranks + 1, sizeof(int));
@@ -689,6 +825,7 @@ static void round_release(struct monitor *m)
 	}
 	snapshot_reap_pending();
 	free(m->targets);
+	free(m->prog);
 	free(m->sym);
 	free(m->local_rank);
 	free(m->table);
@@ -700,6 +837,7 @@ static void round_release(struct monitor *m)
 	m->owner = m->batch = NULL;
 	m->asked = NULL;
 	m->targets = NULL;
+	m->prog = NULL;
 	m->sym = NULL;
 	m->local_rank = NULL;
 	m->table = NULL;

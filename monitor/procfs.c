@@ -262,3 +262,13 @@ void procfs_explain_eperm(pid_t pid, char *buf, size_t len)
 	}
 	snprintf(buf, len, "it is not your process (or is setuid); run as its owner or as root");
 }
+
+void procfs_wchan(pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)tid);
+	if (read_proc_file(path, buf, len) <= 0 || !buf[0] || !strcmp(buf, "0"))
+		snprintf(buf, len, "?");
+	buf[strcspn(buf, "\n")] = '\0';
+}

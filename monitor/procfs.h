@@ -35,6 +35,9 @@ int procfs_children(pid_t pid, pid_t *out, int max);
 /* One-letter state from /proc/PID/stat ('R', 'S', 'D', 'T', 't', 'Z', ...), or 0 if gone. */
 char procfs_state(pid_t pid);
 
+/* The kernel function a sleeping thread waits in (/proc/TID/wchan), or "?" when unknown. */
+void procfs_wchan(pid_t tid, char *buf, size_t len);
+
 /* TracerPid from /proc/PID/status; 0 when untraced, -1 when unreadable. */
 pid_t procfs_tracer(pid_t pid);
 

@@ -37,6 +37,11 @@ static int rank_of(json_t *o)
 	return (int)json_integer_value(json_object_get(o, "rank"));
 }
 
+static bool in_kernel(json_t *r)
+{
+	return json_is_true(json_object_get(r, "in_kernel"));
+}
+
 static bool same(const char *a, const char *b)
 {
 	return a && b ? !strcmp(a, b) : a == b;
@@ -258,7 +263,13 @@ static void diagnose_computation(json_t *snap, json_t *faulty, json_t *diag)
 		if (!rank || same(str(rank, "state"), "EXITED"))
 			continue;
 		app_position(rank, pos, sizeof(pos));
-		if (json_is_true(json_object_get(rank, "stopped")))
+		if (json_is_true(json_object_get(rank, "in_kernel")))
+			add(diag, "rank %lld (host %s, pid %lld) is blocked in the kernel (uninterruptible sleep, wait "
+			    "channel %s) in every snapshot: a hung file system or device, not the MPI job itself",
+			    (long long)json_integer_value(r), str(rank, "host"),
+			    (long long)json_integer_value(json_object_get(rank, "pid")),
+			    str(rank, "wchan") ? str(rank, "wchan") : "?");
+		else if (json_is_true(json_object_get(rank, "stopped")))
 			add(diag, "rank %lld (host %s, pid %lld) is stopped (SIGSTOP: a frozen node?) in every "
 			    "snapshot, %s %s; parastack leaves it stopped", (long long)json_integer_value(r),
 			    str(rank, "host"), (long long)json_integer_value(json_object_get(rank, "pid")),
@@ -319,8 +330,10 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		    exited);
 	if (first_coll && np2p > 0 && !computation)
 		add(diag, "some ranks wait in a collective while others wait in point-to-point calls: a rank skipped the collective, or waits for a message from a rank inside it");
-	if (!first_coll && np2p > 0 && !final_ranks && !exited)
+	if (!first_coll && np2p > 0 && !final_ranks && !exited && !computation)
 		add(diag, "every waiting rank is in point-to-point communication: a communication deadlock or a message that was never sent — check that each receive has a matching send");
+	if (computation && ngroups_mpi > 0)
+		add(diag, "the ranks waiting in MPI wait for the faulty rank(s): they are not the cause");
 }
 
 /* One line per dead rank: how it ended. */
@@ -404,21 +417,59 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 	json_array_foreach(groups, i, g)
 		json_object_del(g, "rank_list");
 	json_t *dead = json_array();
-	bool live_faulty = false;
+	bool live_faulty = false, all_in_kernel = true;
 
 	json_array_foreach(faulty, i, g) {
 		json_t *r = find_rank(snap, (int)json_integer_value(g));
 
-		if (r && same(str(r, "state"), "EXITED"))
+		if (r && same(str(r, "state"), "EXITED")) {
 			json_array_append(dead, g);
-		else
+		} else {
 			live_faulty = true;
+			all_in_kernel &= r && in_kernel(r);
+		}
 	}
 	/* A dead rank leaves the others waiting for messages: a communication hang, with its cause. */
+	const char *type = !live_faulty ? "communication" : all_in_kernel ? "io" : "computation";
+
 	return json_pack("{s:s, s:s, s:o, s:O, s:f, s:O, s:o, s:o, s:o, s:o, s:s}", "verdict", "hang",
-			 "hang_type", live_faulty ? "computation" : "communication", "dead_ranks", dead,
+			 "hang_type", type, "dead_ranks", dead,
 			 "faulty_ranks", faulty, "detected_at", detected_at, "ranks", snap, "groups",
 			 groups, "diagnosis", diag, "model", model, "next_step", next, "action", action);
+}
+
+/* Sorted ranks of snap whose rank object satisfies pred, as ranges; their count. */
+static int ranks_where(json_t *snap, bool (*pred)(json_t *), char *buf, size_t len)
+{
+	size_t i, n = json_array_size(snap);
+	int *ranks = calloc(n + 1, sizeof(int)), k = 0;
+	json_t *r;
+
+	json_array_foreach(snap, i, r)
+		if (pred(r))
+			ranks[k++] = rank_of(r);
+	report_ranges(ranks, k, buf, len);
+	free(ranks);
+	return k;
+}
+
+static bool out_of_mpi(json_t *r)
+{
+	return !in_kernel(r) && (same(str(r, "state"), "OUT_MPI") ||
+				 json_is_true(json_object_get(r, "stopped")));
+}
+
+void report_summary(json_t *snap, char *buf, size_t len)
+{
+	char ranks[256];
+	int n;
+
+	if ((n = ranks_where(snap, in_kernel, ranks, sizeof(ranks))) > 0)
+		snprintf(buf, len, "rank%s %s blocked in the kernel (uninterruptible sleep)", n > 1 ? "s" : "", ranks);
+	else if ((n = ranks_where(snap, out_of_mpi, ranks, sizeof(ranks))) > 0)
+		snprintf(buf, len, "computation error, rank%s %s", n > 1 ? "s" : "", ranks);
+	else
+		snprintf(buf, len, "communication error: every rank waits in MPI");
 }
 
 json_t *report_none(json_t *model)
@@ -426,6 +477,23 @@ json_t *report_none(json_t *model)
 	return json_pack("{s:s, s:n, s:[], s:n, s:[], s:[], s:[], s:o}", "verdict", "none",
 			 "hang_type", "faulty_ranks", "detected_at", "ranks", "groups", "diagnosis",
 			 "model", model);
+}
+
+/* The three steps, in one line: when it was suspected, and how it was confirmed. */
+static void report_print_confirmation(FILE *out, json_t *c)
+{
+	double window = json_real_value(json_object_get(c, "window_s"));
+
+	if (!json_is_object(c))
+		return;
+	if (same(str(c, "basis"), "progress evidence"))
+		fprintf(out, "  confirmed: no rank waiting in MPI moved for %.0f s (no model verdict needed)\n",
+			window);
+	else if (window > 0)
+		fprintf(out, "  confirmed: no rank waiting in MPI moved in the %.0f s after the suspicion\n",
+			window);
+	else
+		fprintf(out, "  confirmed at once (--confirm 0)\n");
 }
 
 void report_print(FILE *out, json_t *report)
@@ -482,7 +550,10 @@ void report_print(FILE *out, json_t *report)
 				break; /* what lies above main is the C runtime */
 		}
 	}
-	if (json_is_object(m))
+	if (json_is_object(m) && json_is_false(json_object_get(m, "usable")))
+		fprintf(out, "  model: %lld samples, still building (no threshold yet: the samples look alike)\n",
+			(long long)json_integer_value(json_object_get(m, "samples")));
+	else if (json_is_object(m))
 		fprintf(out, "  model: %lld samples, I = %.0f ms, suspicion when S <= %lld (p_hat %.3f, e %.2f, q %.3f), alpha %g\n",
 			(long long)json_integer_value(json_object_get(m, "samples")),
 			json_real_value(json_object_get(m, "interval_ms")),
@@ -490,6 +561,7 @@ void report_print(FILE *out, json_t *report)
 			json_real_value(json_object_get(m, "p_hat")),
 			json_real_value(json_object_get(m, "e")), json_real_value(json_object_get(m, "q")),
 			json_real_value(json_object_get(m, "alpha")));
+	report_print_confirmation(out, json_object_get(report, "confirmation"));
 	if (str(report, "next_step"))
 		fprintf(out, "  next step: %s\n", str(report, "next_step"));
 	if (str(report, "action"))

@@ -27,6 +27,10 @@ json_t *report_diagnose(json_t *snap, json_t *groups, json_t *faulty);
 /* The whole report (design.md §5). Steals references to model; snap and faulty are borrowed. */
 json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *model,
 		     const char *action);
+/* One phrase for the job output's suspicion line, from one snapshot: "computation error,
+ * rank 2", "ranks 1,3 blocked in the kernel (wait channel ...)", or "communication error: every
+ * rank waits in MPI". */
+void report_summary(json_t *snap, char *buf, size_t len);
 /* A report for a job that ended without a hang. */
 json_t *report_none(json_t *model);
 /* Human text, for stderr (the job's output). */

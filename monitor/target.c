@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "procfs.h"
+#include "progress.h"
 
 static enum target_status from_snapshot(enum snapshot_status st)
 {
@@ -35,15 +36,15 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
 
 /* Unwind the current snapshot into ips; reload the map once if the code is not in it
  * (a library loaded since, or JIT code). */
-static int target_unwind(struct target *t, uint64_t *ips, char *err, size_t len)
+static int target_unwind(struct target *t, uint64_t *ips, uint64_t *fhash, char *err, size_t len)
 {
-	int n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, TARGET_MAX_FRAMES);
+	int n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, fhash, TARGET_MAX_FRAMES);
 	bool unknown = n == 0;
 
 	for (int i = 0; i < n && !unknown; i++)
 		unknown = !maps_find(&t->maps, frame_lookup_pc(ips, i));
 	if (unknown && target_reload_maps(t, err, len) == TARGET_OK)
-		n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, TARGET_MAX_FRAMES);
+		n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, fhash, TARGET_MAX_FRAMES);
 	return n;
 }
 
@@ -120,7 +121,7 @@ bool target_uses_mpi(const struct target *t)
 	for (int i = 0; i < t->maps.len; i++)
 		if (t->maps.m[i].kind == MODULE_MPI)
 			return true;
-	return t->maps.nsyms > 0;
+	return t->maps.mpi_syms.n > 0;
 }
 
 static void cost_add(struct sample_cost *cost, const struct snapshot *s)
@@ -146,7 +147,7 @@ static enum target_status target_thread(struct target *t, pid_t tid, struct thre
 	th->tid = tid;
 	th->main = tid == t->pid;
 	th->group_stopped = t->snap.group_stopped;
-	th->nframes = target_unwind(t, th->ips, err, len);
+	th->nframes = target_unwind(t, th->ips, th->fhash, err, len);
 	classify_thread(&t->maps, th->ips, th->nframes, th->main, &th->counted, &th->in_mpi);
 	return TARGET_OK;
 }
@@ -166,6 +167,29 @@ static enum target_status target_threads(struct target *t, int *n, char *err, si
 	return TARGET_OK;
 }
 
+/* What a deciding thread tells of the rank beyond its state: its progress fingerprint and
+ * whether it is still starting (inside MPI_Init). */
+static void target_note_decider(struct target *t, const struct thread_stack *th)
+{
+	t->fingerprint = progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes);
+	t->in_init = false;
+	for (int i = 0; i < th->nframes && !t->in_init; i++)
+		t->in_init = maps_in_init(&t->maps, frame_lookup_pc(th->ips, i));
+}
+
+/* A thread in uninterruptible sleep (D) stops only when it leaves the kernel: it is not seized
+ * (it would stay traced until then); for the main thread, the rank notes its wait channel. */
+static bool target_thread_in_kernel(struct target *t, pid_t tid)
+{
+	if (procfs_state(tid) != 'D')
+		return false;
+	if (tid == t->pid) {
+		t->in_kernel = true;
+		procfs_wchan(tid, t->wchan, sizeof(t->wchan));
+	}
+	return true;
+}
+
 enum target_status target_sample(struct target *t, enum rank_state *state,
 				 struct sample_cost *cost, char *err, size_t len)
 {
@@ -174,21 +198,29 @@ enum target_status target_sample(struct target *t, enum rank_state *state,
 	enum target_status st = target_threads(t, &n, err, len);
 
 	*state = RANK_UNKNOWN;
+	t->in_kernel = t->in_init = false;
+	t->fingerprint = 0;
 	if (cost)
 		memset(cost, 0, sizeof(*cost));
 	if (st != TARGET_OK)
 		return st;
 	for (int i = 0; i < n; i++) {
+		if (target_thread_in_kernel(t, t->tids[i]))
+			continue;
 		st = target_thread(t, t->tids[i], &th, cost, err, len);
 		if (st == TARGET_GONE && t->tids[i] != t->pid)
 			continue; /* a thread ended between listing and stopping it */
 		if (st != TARGET_OK)
 			return st;
 		if (th.counted && th.in_mpi) {
+			target_note_decider(t, &th);
 			*state = RANK_IN_MPI;
 			return TARGET_OK;
 		}
+		if (th.main)
+			target_note_decider(t, &th);
 	}
+	/* In the kernel with no thread in MPI: the rank is not waiting for the others. */
 	*state = RANK_OUT_MPI;
 	return TARGET_OK;
 }
@@ -201,9 +233,12 @@ enum target_status target_capture(struct target *t, struct thread_stack *threads
 
 	*n = 0;
 	*state = RANK_UNKNOWN;
+	t->in_kernel = false;
 	if (st != TARGET_OK)
 		return st;
 	for (int i = 0; i < nt && got < max; i++) {
+		if (target_thread_in_kernel(t, t->tids[i]))
+			continue;
 		st = target_thread(t, t->tids[i], &threads[got], NULL, err, len);
 		if (st == TARGET_GONE && t->tids[i] != t->pid)
 			continue;

@@ -29,6 +29,7 @@ struct thread_stack {
 	pid_t tid;
 	int nframes;
 	uint64_t ips[TARGET_MAX_FRAMES];
+	uint64_t fhash[TARGET_MAX_FRAMES]; /* each frame's progress hash (progress.h) */
 	bool main, counted, in_mpi, group_stopped;
 };
 
@@ -49,6 +50,11 @@ struct target {
 	struct snapshot snap;
 	size_t stack_max;
 	pid_t tids[TARGET_MAX_THREADS];
+	/* Of the latest target_sample: the deciding thread's fingerprint (progress.h), whether it
+	 * is still inside MPI_Init, and whether it sat in uninterruptible sleep (D). */
+	uint64_t fingerprint;
+	bool in_init, in_kernel;
+	char wchan[64]; /* its wait channel, when in_kernel */
 };
 
 /* Check that pid exists and can be traced (without tracing it yet), load its map. */

@@ -17,9 +17,11 @@ struct unwinder_ops {
 	/* The target's mappings changed: drop what was cached about them. */
 	void (*flush)(void *state);
 	/* Frames of the snapshot, innermost first, into ips (at most max); the count. For all but
-	 * the innermost frame an entry is a return address. */
+	 * the innermost frame an entry is a return address. When fhash is not NULL, fhash[i] is
+	 * frame i's progress hash (progress.h): its address, the callee-saved registers as that
+	 * frame sees them, and its own stack bytes. */
 	int (*unwind)(void *state, const struct snapshot *s, const struct maps *mp, uint64_t *ips,
-		      int max);
+		      uint64_t *fhash, int max);
 };
 
 extern const struct unwinder_ops unwinder_libunwind;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "progress.h"
 #include "unwind.h"
 
 #define PAGE 4096
@@ -238,8 +239,39 @@ static void lu_flush(void *state)
 	unw_flush_cache(st->as, 0, 0);
 }
 
+/* The callee-saved registers as frame c sees them: a loop counter or pointer the frame keeps
+ * in a register lives here, saved by a callee or still in the register. */
+static uint64_t frame_regs_hash(unw_cursor_t *c)
+{
+	static const unw_regnum_t saved[] = { UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12,
+					      UNW_X86_64_R13, UNW_X86_64_R14, UNW_X86_64_R15 };
+	uint64_t h = 0;
+
+	for (size_t i = 0; i < sizeof(saved) / sizeof(saved[0]); i++) {
+		unw_word_t v = 0;
+
+		unw_get_reg(c, saved[i], &v);
+		h = progress_mix(h, v);
+	}
+	return h;
+}
+
+/* Frame i's own stack bytes lie between its SP and its caller's; add them to its hash. */
+static uint64_t frame_bytes_hash(uint64_t h, const struct snapshot *s, uint64_t sp, uint64_t caller_sp)
+{
+	uint64_t end = s->stack_addr + s->stack_len;
+
+	if (sp < s->stack_addr || sp >= end)
+		return h;
+	if (caller_sp <= sp || caller_sp > end)
+		caller_sp = end;
+	if (caller_sp - sp > PROGRESS_FRAME_BYTES)
+		caller_sp = sp + PROGRESS_FRAME_BYTES;
+	return progress_hash_bytes(h, s->stack + (sp - s->stack_addr), (size_t)(caller_sp - sp));
+}
+
 static int lu_unwind(void *state, const struct snapshot *s, const struct maps *mp, uint64_t *ips,
-		     int max)
+		     uint64_t *fhash, int max)
 {
 	unw_cursor_t c;
 	int n = 0;
@@ -251,7 +283,7 @@ static int lu_unwind(void *state, const struct snapshot *s, const struct maps *m
 	if (max < 1 || unw_init_remote(&c, cur.st->as, NULL) < 0)
 		goto out;
 	do {
-		unw_word_t ip, sp;
+		unw_word_t ip, sp = 0;
 
 		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
@@ -259,9 +291,15 @@ static int lu_unwind(void *state, const struct snapshot *s, const struct maps *m
 		/* A stack that does not grow toward the caller is corrupt or looping. */
 		if (n > 0 && sp <= prev_sp && sp != 0)
 			break;
+		if (fhash && n > 0)
+			fhash[n - 1] = frame_bytes_hash(fhash[n - 1], s, prev_sp, sp);
+		if (fhash)
+			fhash[n] = progress_mix(progress_mix(0, ip), frame_regs_hash(&c));
 		prev_sp = sp;
 		ips[n++] = ip;
 	} while (n < max && unw_step(&c) > 0);
+	if (fhash && n > 0)
+		fhash[n - 1] = frame_bytes_hash(fhash[n - 1], s, prev_sp, 0);
 out:
 	cur.st = NULL;
 	cur.snap = NULL;

@@ -3,6 +3,7 @@
 #ifndef PARASTACK_STATS_H
 #define PARASTACK_STATS_H
 
+#include "confirm.h"
 #include "detector.h"
 #include "ladder.h"
 #include "ranksets.h"

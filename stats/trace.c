@@ -101,12 +101,14 @@ static int trace_parse_directive(const char *line, struct trace *tr, char *err, 
 		kind = TRACE_EVENT_HANG;
 	else if (word == 8 && !strncmp(p, "slowdown", 8))
 		kind = TRACE_EVENT_SLOWDOWN;
+	else if (word == 7 && !strncmp(p, "suspect", 7))
+		kind = TRACE_EVENT_SUSPECT;
 	else
 		return 0;
 	p = skip_space(p + word);
 	if (parse_time_field(&p, &t) < 0 || t < 0 || *skip_space(p)) {
 		snprintf(err, errlen, "expected \"#! %s T_MS\" with a time in ms",
-			 kind == TRACE_EVENT_HANG ? "hang" : "slowdown");
+			 trace_event_word(kind));
 		return -1;
 	}
 	if (trace_push_event(tr, t, kind) < 0) {
@@ -265,6 +267,15 @@ int trace_write_model(FILE *out, double alpha, double interval_ms, double max_in
 
 int trace_write_event(FILE *out, double t_ms, enum trace_event_kind kind)
 {
-	return fprintf(out, "#! %s %.3f\n", kind == TRACE_EVENT_HANG ? "hang" : "slowdown",
-		       t_ms) < 0 ? -1 : 0;
+	return fprintf(out, "#! %s %.3f\n", trace_event_word(kind), t_ms) < 0 ? -1 : 0;
+}
+
+const char *trace_event_word(enum trace_event_kind kind)
+{
+	switch (kind) {
+	case TRACE_EVENT_HANG: return "hang";
+	case TRACE_EVENT_SLOWDOWN: return "slowdown";
+	case TRACE_EVENT_SUSPECT: return "suspect";
+	}
+	return "?";
 }

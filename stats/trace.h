@@ -17,7 +17,11 @@ struct trace_point {
 	int c;
 };
 
-enum trace_event_kind { TRACE_EVENT_HANG, TRACE_EVENT_SLOWDOWN };
+/* "#! hang T": a hang confirmed; "#! slowdown T": a suspicion dismissed (the job moved);
+ * "#! suspect T": a confirmation window opened (design.md §4). */
+enum trace_event_kind { TRACE_EVENT_HANG, TRACE_EVENT_SLOWDOWN, TRACE_EVENT_SUSPECT };
+/* The directive's word for an event kind. */
+const char *trace_event_word(enum trace_event_kind kind);
 
 struct trace_event {
 	double t_ms;

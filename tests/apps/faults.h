@@ -1,5 +1,5 @@
 /* faults — fault injection for the test applications, from the environment:
- *   PS_FAULT        spin | sleep | deadlock | skip | exit | stall   (unset: healthy)
+ *   PS_FAULT        spin | sleep | deadlock | skip | exit | stall | io   (unset: healthy)
  *   PS_FAULT_RANK   the rank that misbehaves (default 1)
  *   PS_FAULT_AFTER  seconds after MPI_Init before it does (default 30)
  *   PS_STALL        seconds a "stall" lasts before the rank recovers (default 3)
@@ -26,9 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-enum fault { FAULT_NONE, FAULT_SPIN, FAULT_SLEEP, FAULT_DEADLOCK, FAULT_SKIP, FAULT_EXIT, FAULT_STALL };
+enum fault { FAULT_NONE, FAULT_SPIN, FAULT_SLEEP, FAULT_DEADLOCK, FAULT_SKIP, FAULT_EXIT, FAULT_STALL, FAULT_IO };
 
-static const char *const fault_names[] = { "none", "spin", "sleep", "deadlock", "skip", "exit", "stall" };
+static const char *const fault_names[] = { "none", "spin", "sleep", "deadlock", "skip", "exit", "stall", "io" };
 
 struct faults {
 	enum fault kind;
@@ -137,6 +137,19 @@ __attribute__((noinline)) static void transient_stall(double seconds)
 	struct timespec ts = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
 
 	nanosleep(&ts, NULL);
+}
+
+/* A rank stuck in the kernel, as on a hung file system: it sits in uninterruptible sleep (D)
+ * for good. The vfork parent waits in D until its child exits, and the child never does (it
+ * dies with the rank: a fatal signal ends a vfork wait). */
+__attribute__((noinline)) static void faulty_kernel_wait(void)
+{
+	if (vfork() == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	faulty_sleep();
 }
 
 #endif

@@ -6,6 +6,7 @@
  *   skip        the rank skips the next Allreduce (the others wait in it; it waits in Sendrecv)
  *   exit        the rank finalizes and exits while the others wait in the collective
  *   stall       the rank pauses PS_STALL seconds, then goes on (a slowdown, not a hang)
+ *   io          the rank is stuck in the kernel (uninterruptible sleep), as on a hung file system
  * PS_WORK scales the compute per iteration (default 1: about 40 ms with 4 ranks on 2 cores). */
 #include <math.h>
 #include <stdio.h>
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
 		case FAULT_SKIP: skip = 1; break;
 		case FAULT_EXIT: MPI_Finalize(); exit(0);
 		case FAULT_STALL: transient_stall(f.stall); break;
+		case FAULT_IO: faulty_kernel_wait(); break;
 		case FAULT_NONE: break;
 		}
 		compute(sweeps);

@@ -78,7 +78,7 @@ P2=$(rank_pid "$TMP/spin.out" 2)
 # Listed backwards: the rank each process carries in its environment wins over the order.
 BACKWARDS=$(job_pids "$TMP/spin.out" | tr ',' '\n' | sort -rn | tr '\n' ',' | sed 's/,$//')
 REPORT=$TMP/spin.json
-RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$BACKWARDS" --seed 3 --on-hang=kill --report "$REPORT"
+RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$BACKWARDS" --seed 3 --confirm 5 --on-hang=kill --report "$REPORT"
 expect_status "spin: hang found, listed processes ended" 86
 expect_grep "spin: report printed" "faulty rank(s): 2" "$ERR"
 jreport "spin: verdict" '.verdict == "hang" and .hang_type == "computation" and .faulty_ranks == [2]'
@@ -95,7 +95,7 @@ if kill -0 "$SLEEPER" 2>/dev/null; then ok; else fail "an unlisted process was e
 attach_small() {
 	PS_PRINT_PIDS=1 PS_FAULT=$3 PS_FAULT_RANK=$4 PS_FAULT_AFTER=12 mpirun_start "$TMP/$1.out" "$2" "$STENCIL" || true
 	REPORT=$TMP/$1.json
-	RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$(job_pids "$TMP/$1.out")" --seed 3 --on-hang=kill --report "$REPORT"
+	RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$(job_pids "$TMP/$1.out")" --seed 3 --confirm 5 --on-hang=kill --report "$REPORT"
 }
 attach_small one 1 deadlock 0
 expect_status "1 rank: hang found" 86
@@ -110,7 +110,7 @@ reap "$MPIRUN" 30 || fail "2 ranks: mpirun did not end"
 PS_PRINT_PIDS=1 PS_ITERS=300 mpirun_start "$TMP/ok.out" 2 "$STENCIL" || true
 for r in 0 1; do echo "$HOST $(rank_pid "$TMP/ok.out" $r) $r"; done >"$TMP/ok.pids"
 REPORT=$TMP/ok.json
-RUN_TIMEOUT=180 run "$PARASTACK" attach --pids-file "$TMP/ok.pids" --seed 3 --report "$REPORT"
+RUN_TIMEOUT=180 run "$PARASTACK" attach --pids-file "$TMP/ok.pids" --seed 3 --confirm 5 --report "$REPORT"
 expect_status "ends by itself: exit 0" 0
 jreport "ends by itself: verdict none" '.verdict == "none"'
 if printf '%s' "$ERR" | grep -q HANG; then fail "ends by itself: false alarm: $ERR"; else ok; fi
@@ -120,7 +120,7 @@ reap "$MPIRUN" 30 || fail "the healthy job did not end"
 PS_PRINT_PIDS=1 mpirun_start "$TMP/frozen.out" 3 "$STENCIL" || true
 P1=$(rank_pid "$TMP/frozen.out" 1)
 REPORT=$TMP/frozen.json
-start "$TMP/frozen.attach" "$PARASTACK" attach --pids "$(job_pids "$TMP/frozen.out")" --seed 3 --report "$REPORT"
+start "$TMP/frozen.attach" "$PARASTACK" attach --pids "$(job_pids "$TMP/frozen.out")" --seed 3 --confirm 5 --report "$REPORT"
 ATTACH=$BG
 wait_for "$TMP/frozen.attach" "watching 3 ranks" 60
 sleep 8 # let the model learn the healthy job first
@@ -144,7 +144,7 @@ stop_started_one "$MPIRUN"
 PS_PRINT_PIDS=1 mpirun_start "$TMP/crash.out" 4 --enable-recovery "$STENCIL" || true
 P3=$(rank_pid "$TMP/crash.out" 3)
 REPORT=$TMP/crash.json
-start "$TMP/crash.attach" "$PARASTACK" attach --pids "$(job_pids "$TMP/crash.out")" --seed 3 --report "$REPORT"
+start "$TMP/crash.attach" "$PARASTACK" attach --pids "$(job_pids "$TMP/crash.out")" --seed 3 --confirm 5 --report "$REPORT"
 ATTACH=$BG
 wait_for "$TMP/crash.attach" "watching 4 ranks" 60
 sleep 8

@@ -59,7 +59,7 @@ after=$(printf '%s\n' "$OUT" | awk -v v="$verdict" '$1 * 1000 > v { print $5; ex
 expect_grep "a recorded slowdown dismisses the run" "^suspicion$" "$after"
 run "$PARASTACK" plot -o "$TMP/slow.svg" "$TMP/slow.trace"
 expect_grep "the check is counted" "1 recorded check(s)" "$OUT"
-expect_grep "the check is drawn" "slowdown: dismissed" "$(cat "$TMP/slow.svg")"
+expect_grep "the check is drawn" "moved: dismissed" "$(cat "$TMP/slow.svg")"
 run "$PARASTACK" plot --data --alpha 1e-12 "$TMP/live.trace"
 strict=$(printf '%s\n' "$OUT" | awk '$5 == "hang" { print $1 * 1000; exit }')
 if awk -v a="$strict" -v b="$verdict" 'BEGIN { exit !(a > b) }'; then ok; else fail "--alpha 1e-12 overrides the recorded 0.01: first hang at $strict, not after $verdict"; fi

@@ -2,10 +2,14 @@
 # gives the right verdict, hang type and faulty rank(s), the hung job is really ended and the
 # exit status contract holds; healthy runs (short and long phases, busy-wait, threads) and a
 # transient stall give no hang. Seeds are fixed; every run has a hard timeout.
+# Hangs whose test is what is found use a short confirmation window ($FAST); healthy runs and
+# the suspect -> confirm -> act tests use the default window.
 . "$(dirname "$0")/lib.sh"
 APPS=$BUILD/tests/apps
 NP=${PS_TEST_NP:-6}
 AFTER=25 # seconds before a fault: the model needs some history first
+CONFIRM=5
+FAST="--confirm $CONFIRM"
 
 # prun NAME [ENV=VALUE...] -- APP [PARASTACK OPTIONS]: run APP under parastack with NP ranks
 # and a hard timeout; leaves $RC, $OUT/$ERR and the report in $TMP/NAME.json.
@@ -18,7 +22,8 @@ prun() {
 	app=$1
 	shift
 	# shellcheck disable=SC2086
-	RUN_TIMEOUT=300 run env $envs "$PARASTACK" run --seed 7 --report "$TMP/$name.json" "$@" -- \
+	RUN_TIMEOUT=${PRUN_TIMEOUT:-300} run env $envs "$PARASTACK" run --seed 7 \
+		--report "$TMP/$name.json" "$@" -- \
 		mpirun --oversubscribe -np "$NP" "$APPS/$app"
 	REPORT="$TMP/$name.json"
 }
@@ -43,7 +48,7 @@ expect_hang() {
 }
 
 # --- computation errors ---------------------------------------------------------------------
-prun spin PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --trace "$TMP/spin.trace"
+prun spin PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --trace "$TMP/spin.trace" $FAST
 expect_hang "stencil spin" computation '[4]'
 jreport "spin: faulty rank's frames" '[.ranks[] | select(.rank == 4) | .frames[].func] | index("faulty_spin") != null'
 jreport "spin: groups" '[.groups[] | select(.state == "OUT_MPI") | .ranks] == ["4"]'
@@ -51,41 +56,44 @@ expect_grep "spin: next step" "next step: gdb -p" "$ERR"
 # The trace replays to the same verdict: the monitor's sampling is the replay's.
 run "$PARASTACK" replay --json --seed 7 "$TMP/spin.trace"
 expect_json "trace replays to the hang" '.verdict == "hang"'
-last=$(grep -v '^#' "$TMP/spin.trace" | tail -n 1 | cut -d' ' -f1)
-expect_json "replay decides on the trace's last sample" ".detected_at_ms == $last"
-# Plotted sample by sample, the recorded trace reaches the live verdict at its last sample.
+# The model's verdict is the suspicion the monitor recorded ("#! suspect T"), then confirmed.
+suspect=$(sed -n 's/^#! suspect //p' "$TMP/spin.trace" | head -n 1)
+if [ -n "$suspect" ] && grep -q '^#! hang' "$TMP/spin.trace"; then ok; else fail "spin: the trace lacks the suspicion or the confirmation"; fi
+expect_json "replay decides where the live model suspected" ".detected_at_ms == ${suspect:-0}"
+# Plotted sample by sample, the recorded trace reaches the live verdict at the suspicion.
 run "$PARASTACK" plot --data "$TMP/spin.trace"
 first_hang=$(printf '%s\n' "$OUT" | awk '$5 == "hang" { print $1; exit }')
-expect_grep "plot: the first hang row is the last sample" "^$(awk -v t="$last" 'BEGIN { printf "%.3f", t / 1000 }')\$" "$first_hang"
+expect_grep "plot: the first hang row is the suspicion" "^$(awk -v t="${suspect:-0}" 'BEGIN { printf "%.3f", t / 1000 }')\$" "$first_hang"
 run "$PARASTACK" plot -o "$TMP/spin.svg" "$TMP/spin.trace"
 expect_status "plot of a live trace" 0
-expect_grep "plot summary: the recorded check" "1 recorded check(s)" "$OUT"
+expect_grep "plot summary: the recorded checks" "[2-9] recorded check(s)" "$OUT"
+expect_grep "plot: the confirmation window drawn" "suspected: confirming" "$(cat "$TMP/spin.svg")"
 expect_grep "plot: an SVG" "<svg" "$(head -c 4000 "$TMP/spin.svg")"
 
-prun sleep PS_FAULT=sleep PS_FAULT_RANK=0 PS_FAULT_AFTER=$AFTER -- stencil
+prun sleep PS_FAULT=sleep PS_FAULT_RANK=0 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 expect_hang "stencil sleep" computation '[0]'
 
-prun fortran PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- solver
+prun fortran PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- solver $FAST
 expect_hang "Fortran solver spin" computation '[1]'
 jreport "Fortran waits in its bindings" '[.groups[] | select(.state == "IN_MPI") | .mpi_call] | all(. == "MPI_Allreduce" or . == "MPI_Sendrecv")'
 
-prun threaded PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- threaded
+prun threaded PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- threaded $FAST
 expect_hang "multi-threaded spin" computation '[2]'
 
-prun busywait PS_FAULT=spin PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- busywait
+prun busywait PS_FAULT=spin PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- busywait $FAST
 expect_hang "busy-wait spin" computation '[3]'
 
 # --- communication errors -------------------------------------------------------------------
-prun deadlock PS_FAULT=deadlock PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- stencil
+prun deadlock PS_FAULT=deadlock PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 expect_hang "unmatched receive" communication '[]'
 jreport "deadlock: the lone MPI_Recv" '[.groups[] | select(.mpi_call == "MPI_Recv") | .ranks] == ["2"]'
 jreport "deadlock: diagnosis" '[.diagnosis[] | select(test("point-to-point"))] | length == 1'
 
-prun skip PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil
+prun skip PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 expect_hang "skipped collective" communication '[]'
 jreport "skip: collective vs point-to-point" '[.diagnosis[] | select(test("skipped the collective"))] | length == 1'
 
-prun exit PS_FAULT=exit PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil
+prun exit PS_FAULT=exit PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 expect_hang "early exit" communication '[]'
 jreport "early exit: diagnosis" '[.diagnosis[] | select(test("3 already called MPI_Finalize"))] | length == 1'
 
@@ -107,9 +115,38 @@ prun busyhealthy PS_ITERS=400 -- busywait
 expect_status "busy-wait ends by itself" 0
 jreport "busy-wait: no hang" '.verdict == "none"'
 
+# --- suspect -> confirm -> act, with the default confirmation window (60 s) ---------------------
+# A rank that pauses 40 s in its own code (a checkpoint write looks like this): suspected, seen
+# to move again, never ended.
+prun pause40 PS_FAULT=stall PS_STALL=40 PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER PS_ITERS=1200 PS_EXIT=3 -- stencil --trace "$TMP/pause40.trace"
+expect_status "40 s pause: the job's own status" 3
+jreport "40 s pause: no hang" '.verdict == "none"'
+if printf '%s' "$ERR" | grep -q "HANG DETECTED"; then fail "40 s pause reported as a hang"; else ok; fi
+expect_grep "40 s pause: suspected, then moved on" "suspected hang .*confirming" "$ERR"
+expect_grep "40 s pause: moved on" "moved on" "$ERR"
+if grep -q '^#! suspect' "$TMP/pause40.trace" && grep -q '^#! slowdown' "$TMP/pause40.trace"; then ok; else fail "40 s pause: the trace lacks the suspicion and its dismissal"; fi
+# A real hang with the defaults: suspected, confirmed a window later, ended.
+prun confirmed PS_FAULT=sleep PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil
+expect_hang "default window: sleep" computation '[3]'
+expect_grep "default window: the suspicion line first" "suspected hang — computation error, rank 3 — confirming; the job is ended at" "$ERR"
+jreport "default window: the steps' times" '.confirmation.basis == "model" and .confirmation.window_s >= 60 and .confirmation.confirmed_at > .confirmation.suspected_at and .detected_at == .confirmation.suspected_at'
+expect_grep "default window: the confirmation line" "confirmed: no rank waiting in MPI moved" "$ERR"
+# Hangs without history: a skipped collective 1 s after MPI_Init is confirmed by progress
+# evidence alone, with no model.
+prun early PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=1 -- stencil --confirm 10
+expect_hang "skip 1 s after start" communication '[]'
+jreport "early: confirmed by evidence" '.confirmation.basis == "progress evidence" and .confirmation.window_s >= 10'
+# A rank stuck in the kernel (uninterruptible sleep): an io hang, never taken for a dead rank.
+prun io PS_FAULT=io PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+expect_hang "rank in D" io '[1]'
+jreport "io: the rank is in the kernel, alive" '.dead_ranks == [] and ([.ranks[] | select(.rank == 1) | .in_kernel and (.wchan | length > 0)] == [true])'
+expect_grep "io: diagnosis" "blocked in the kernel (uninterruptible sleep" "$ERR"
+run "$PARASTACK" run --confirm soon -- true
+expect_error "bad --confirm" 2 "--confirm: 'soon' is not a number of seconds"
+
 # --- --on-hang=report keeps the job running ------------------------------------------------
 start "$TMP/report-mode.out" env PS_FAULT=deadlock PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER \
-	"$PARASTACK" run --seed 7 --on-hang=report --report "$TMP/report-mode.json" -- \
+	"$PARASTACK" run --seed 7 --confirm "$CONFIRM" --on-hang=report --report "$TMP/report-mode.json" -- \
 	mpirun --oversubscribe -np "$NP" "$APPS/stencil"
 RUNPID=$BG
 if wait_for "$TMP/report-mode.out" "HANG DETECTED" 120; then
@@ -144,7 +181,7 @@ run "$PARASTACK" run --report "$TMP/serial.json" -- sh -c 'exit 5'
 expect_status "a job that is not MPI ends with its status" 5
 # --- more ranks than two sets hold (--set-size 2, 6 ranks), each with a helper process it forked
 # (same rank in its environment, not a rank): the sets rotate over all ranks, helpers are no ranks.
-prun helpers PS_HELPER=1 PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --set-size 2
+prun helpers PS_HELPER=1 PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --set-size 2 $FAST
 expect_hang "more than 2C ranks, with helpers" computation '[4]'
 jreport "helpers are not ranks" '[.ranks[].rank] == [0,1,2,3,4,5]'
 

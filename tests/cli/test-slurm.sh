@@ -69,7 +69,7 @@ submit() {
 	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
 	shift
 	# shellcheck disable=SC2086
-	out=$(cd "$SUBMIT" && env $envs OMPI_MCA_rmaps_base_oversubscribe=1 "$HERE/$SBATCH" --seed 5 "$@" 2>&1)
+	out=$(cd "$SUBMIT" && env $envs OMPI_MCA_rmaps_base_oversubscribe=1 "$HERE/$SBATCH" --seed 5 --confirm 5 "$@" 2>&1)
 	id=$(printf '%s' "$out" | sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p')
 	if [ -n "$id" ]; then ok; else fail "$name: parastack-sbatch printed no job id: $out"; fi
 	eval "JOB_$name=\$id"
@@ -148,7 +148,7 @@ EOF
 plain=$(cd "$SUBMIT" && PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=20 OMPI_MCA_rmaps_base_oversubscribe=1 sbatch --parsable plain.sh)
 deadline=$(($(date +%s) + 60))
 until [ "$(job_field "$plain" state)" = RUNNING ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.2; done
-RUN_TIMEOUT=300 run "$PARASTACK" attach --slurm-job "$plain" --seed 5 --on-hang=kill --report "$SUBMIT/attach.json"
+RUN_TIMEOUT=300 run "$PARASTACK" attach --slurm-job "$plain" --seed 5 --confirm 5 --on-hang=kill --report "$SUBMIT/attach.json"
 REPORT=$SUBMIT/attach.json
 expect_status "attach: hang found, job cancelled" 86
 expect_grep "attach: report printed" "faulty rank(s): 4" "$ERR"
@@ -165,7 +165,7 @@ until [ "$(cat "$SUBMIT/slurm-$pf.out" 2>/dev/null | grep -c '^rank [0-9]* host 
 for r in 0 1 2 3 4 5 6 7; do
 	echo "$(sed -n "s/^rank $r host //p" "$SUBMIT/slurm-$pf.out") $(sed -n "s/^rank $r pid //p" "$SUBMIT/slurm-$pf.out")"
 done >"$SUBMIT/ranks.txt"
-RUN_TIMEOUT=300 run "$PARASTACK" attach --pids-file "$SUBMIT/ranks.txt" --slurm-job "$pf" --seed 5 --on-hang=kill --report "$SUBMIT/pf.json"
+RUN_TIMEOUT=300 run "$PARASTACK" attach --pids-file "$SUBMIT/ranks.txt" --slurm-job "$pf" --seed 5 --confirm 5 --on-hang=kill --report "$SUBMIT/pf.json"
 REPORT=$SUBMIT/pf.json
 expect_status "attach --pids-file: hang found, listed processes ended" 86
 expect_grep "attach --pids-file: through the allocation" "attaching to 8 rank(s) on n1,n2,n3,n4 (through their Slurm job's allocation)" "$ERR"

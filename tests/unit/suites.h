@@ -14,5 +14,6 @@ Suite *trace_suite(void);
 Suite *properties_suite(void);
 Suite *report_suite(void);
 Suite *torque_suite(void);
+Suite *confirm_suite(void);
 
 #endif

@@ -66,6 +66,7 @@ static const struct bad_case bad_cases[] = {
 	{ "#! model alpha=0.01 interval=400 max_interval=200\n0 1 10\n", "line 1: expected \"#! model" },
 	{ "0 1 10\n#! hang\n", "line 2: expected \"#! hang T_MS\"" },
 	{ "0 1 10\n#! slowdown 5 ms\n", "line 2: expected \"#! slowdown T_MS\"" },
+	{ "0 1 10\n#! suspect\n", "line 2: expected \"#! suspect T_MS\"" },
 };
 
 START_TEST(malformed_lines_are_named)
@@ -109,6 +110,7 @@ START_TEST(directives_carry_the_model_and_the_checks)
 	ck_assert_int_eq(trace_write_point(f, 0, 3, 10), 0);
 	ck_assert_int_eq(trace_write_event(f, 0, TRACE_EVENT_SLOWDOWN), 0);
 	ck_assert_int_eq(trace_write_point(f, 400, 0, 10), 0);
+	ck_assert_int_eq(trace_write_event(f, 400, TRACE_EVENT_SUSPECT), 0);
 	ck_assert_int_eq(trace_write_event(f, 400, TRACE_EVENT_HANG), 0);
 	fputs("#! someday-more 1 2 3\n", f);
 	fclose(f);
@@ -118,10 +120,11 @@ START_TEST(directives_carry_the_model_and_the_checks)
 	ck_assert_double_eq(tr.alpha, 0.01);
 	ck_assert_double_eq(tr.interval_ms, 200);
 	ck_assert_double_eq(tr.max_interval_ms, 3200);
-	ck_assert_uint_eq(tr.nevents, 2);
+	ck_assert_uint_eq(tr.nevents, 3);
 	ck_assert_int_eq(tr.events[0].kind, TRACE_EVENT_SLOWDOWN);
 	ck_assert_double_eq(tr.events[1].t_ms, 400);
-	ck_assert_int_eq(tr.events[1].kind, TRACE_EVENT_HANG);
+	ck_assert_int_eq(tr.events[1].kind, TRACE_EVENT_SUSPECT);
+	ck_assert_int_eq(tr.events[2].kind, TRACE_EVENT_HANG);
 	trace_free(&tr);
 }
 END_TEST

@@ -1,0 +1,71 @@
+/* progress — fingerprints and their comparison. */
+#include "progress.h"
+
+#include <string.h>
+
+#include "classify.h"
+
+uint64_t progress_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, b + i, 8);
+		h = progress_mix(h, w);
+	}
+	for (; i < n; i++)
+		h = progress_mix(h, b[i]);
+	return h;
+}
+
+/* Where a waiting rank's fingerprint stops, counting from the outermost frame: before the
+ * first progress-engine frame, or before the first runtime-library frame (sched_yield, poll)
+ * once the stack has entered MPI. Below that point a rank blocked for good still changes at
+ * every sample; above it, only a rank that gets somewhere does. */
+static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n)
+{
+	bool in_mpi = false;
+
+	for (int i = n - 1; i >= 0; i--) {
+		uint64_t pc = frame_lookup_pc(ips, i);
+		int kind = maps_kind_at(mp, pc);
+
+		if (maps_in_progress_engine(mp, pc) || (in_mpi && kind == MODULE_RUNTIME))
+			return i + 1;
+		in_mpi |= kind == MODULE_MPI;
+	}
+	return 0;
+}
+
+uint64_t progress_fingerprint(const struct maps *mp, const uint64_t *ips, const uint64_t *fhash,
+			      int n)
+{
+	int cut = fingerprint_cut(mp, ips, n);
+	uint64_t h = (uint64_t)(n - cut);
+
+	for (int i = n - 1; i >= cut; i--)
+		h = progress_mix(h, fhash[i]);
+	return h;
+}
+
+enum progress_result progress_update(struct progress *p, long seq, long since, int state,
+				     uint64_t fp)
+{
+	enum progress_result r = PROGRESS_UNKNOWN;
+
+	if (p->seq > 0 && p->seq >= since) {
+		if (state != p->state)
+			r = PROGRESS_MOVED;
+		else if (state == RANK_OUT_MPI)
+			r = PROGRESS_OUT;
+		else
+			r = fp == p->fp ? PROGRESS_STILL : PROGRESS_MOVED;
+	}
+	p->seq = seq;
+	p->fp = fp;
+	p->state = state;
+	return r;
+}

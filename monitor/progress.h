@@ -1,0 +1,58 @@
+/* progress — is a rank getting anywhere? A fingerprint of the rank's stack taken from the
+ * samples the monitor takes anyway (no extra stop): per frame, its address, the callee-saved
+ * registers as that frame sees them and its own stack bytes; per rank, the frames that a
+ * rank blocked for good keeps unchanged (design.md §4, "What the fingerprint holds"). Two
+ * samples of a rank with the same fingerprint: it did not move between them. */
+#ifndef PARASTACK_PROGRESS_H
+#define PARASTACK_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "maps.h"
+
+#define PROGRESS_FRAME_BYTES 512 /* stack bytes of one frame that go into its hash */
+
+static inline uint64_t progress_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 31);
+}
+
+uint64_t progress_hash_bytes(uint64_t h, const void *p, size_t n);
+/* The rank's fingerprint from its deciding thread's frames (innermost first). */
+uint64_t progress_fingerprint(const struct maps *mp, const uint64_t *ips, const uint64_t *fhash,
+			      int n);
+
+/* What the monitor remembers of a rank between its samples. */
+struct progress {
+	long seq;        /* sample round of the previous sample; 0: none */
+	uint64_t fp;
+	int state;       /* enum rank_state of the previous sample */
+};
+
+enum progress_result {
+	PROGRESS_UNKNOWN, /* no earlier sample to compare with since `since` */
+	PROGRESS_MOVED,   /* it moved: into or out of MPI, or waits somewhere else */
+	PROGRESS_STILL,   /* waiting in MPI exactly as before */
+	PROGRESS_OUT,     /* in application code both times: running or stuck, not waiting */
+};
+
+/* What sampling a set of ranks found (a monitor's reply to the leader). */
+struct sample_counts {
+	int out;    /* OUT_MPI */
+	int live;   /* sampled at all (not gone) */
+	int moved, still; /* progress_update's verdicts */
+	int kernel; /* in uninterruptible sleep (D) */
+	int init;   /* inside MPI_Init */
+};
+#define SAMPLE_COUNTS_INTS 6
+
+/* Compare the sample of round seq with the rank's previous one (only if taken in round
+ * `since` or later), then remember it. */
+enum progress_result progress_update(struct progress *p, long seq, long since, int state,
+				     uint64_t fp);
+
+#endif

@@ -1,0 +1,137 @@
+/* confirm — the confirmation window as a small state machine.
+ *
+ * WATCHING: the model's hang verdict opens a window (SUSPECTED). Independently, a stretch of
+ * samples in which no rank moved, with evidence that ranks wait unmoved in MPI (or sit in the
+ * kernel), opens one by itself once it has lasted half a window, and confirms once it has
+ * lasted a whole one: this covers jobs that hang before the model has a history (a hang in or
+ * right after MPI_Init, an early deadlock) and needs nothing from the model.
+ * CONFIRMING: a rank seen to move, or a sample the model no longer finds suspicious, dismisses
+ * (MOVED); the deadline passed with evidence and nothing moved confirms (HANG).
+ * HUNG: a reported hang (--on-hang=report) that starts to move again is RESOLVED. */
+#include "confirm.h"
+
+void confirm_init(struct confirm *c, double window_s)
+{
+	*c = (struct confirm){ .window_ms = window_s * 1e3, .state = WATCHING, .quiet_since_ms = -1 };
+}
+
+double confirm_window_ms(const struct confirm *c, double longest_healthy_ms)
+{
+	double w = CONFIRM_GROWTH * longest_healthy_ms;
+
+	if (c->window_ms == 0)
+		return 0; /* --confirm 0: act on the model's verdict at once */
+	w = w > c->window_ms ? w : c->window_ms;
+	/* A rank still inside MPI_Init is starting: large jobs take minutes to wire up. */
+	if (c->started && w < CONFIRM_INIT_GRACE_S * 1e3)
+		w = CONFIRM_INIT_GRACE_S * 1e3;
+	return w;
+}
+
+bool confirm_is_io(const struct confirm *c)
+{
+	return c->all_in_kernel;
+}
+
+/* A new stretch of quiet samples begins (nothing moved since). */
+static void quiet_restart(struct confirm *c, const struct confirm_sample *s)
+{
+	c->quiet_since_ms = s->t_ms;
+	c->evidence = 0;
+	c->all_in_kernel = true;
+}
+
+static void quiet_add(struct confirm *c, const struct confirm_sample *s)
+{
+	if (c->quiet_since_ms < 0)
+		quiet_restart(c, s);
+	c->evidence += s->still;
+	c->all_in_kernel &= s->kernel > 0;
+}
+
+static bool has_evidence(const struct confirm *c)
+{
+	return c->evidence > 0 || c->all_in_kernel;
+}
+
+static bool suspicious(enum detector_verdict v)
+{
+	return v == DETECTOR_SUSPECT || v == DETECTOR_HANG;
+}
+
+static void open_window(struct confirm *c, const struct confirm_sample *s,
+			enum confirm_basis basis)
+{
+	c->state = CONFIRMING;
+	c->basis = basis;
+	c->suspicions++;
+	if (basis == CONFIRM_BY_EVIDENCE) {
+		/* The quiet stretch so far is the first part of the window. */
+		c->suspected_ms = c->quiet_since_ms;
+	} else {
+		/* The window's evidence is what it sees itself. */
+		c->suspected_ms = s->t_ms;
+		quiet_restart(c, s);
+	}
+	c->deadline_ms = c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms);
+}
+
+/* Is the job, as far as the model can tell, still hanging? (A window opened by evidence alone
+ * is ended only by a rank that moves.) */
+static bool still_suspicious(const struct confirm *c, enum detector_verdict v)
+{
+	return c->basis == CONFIRM_BY_EVIDENCE || suspicious(v);
+}
+
+enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s)
+{
+	bool moved = s->moved > 0;
+
+	c->started = s->init > 0;
+	c->last_ms = s->t_ms;
+	switch (c->state) {
+	case WATCHING:
+		if (moved)
+			quiet_restart(c, s);
+		else
+			quiet_add(c, s);
+		if (s->verdict == DETECTOR_HANG) {
+			open_window(c, s, CONFIRM_BY_MODEL);
+			if (c->window_ms > 0)
+				return CONFIRM_SUSPECTED;
+			c->state = HUNG;
+			return CONFIRM_HANG;
+		}
+		/* Nothing moved for half a window, with evidence: suspected without the model. */
+		if (!moved && has_evidence(c) && c->window_ms > 0 &&
+		    s->t_ms - c->quiet_since_ms >= confirm_window_ms(c, s->longest_healthy_ms) / 2) {
+			open_window(c, s, CONFIRM_BY_EVIDENCE);
+			return CONFIRM_SUSPECTED;
+		}
+		return CONFIRM_NOTHING;
+	case CONFIRMING:
+		if (moved || !still_suspicious(c, s->verdict)) {
+			c->state = WATCHING;
+			c->dismissed++;
+			quiet_restart(c, s);
+			return CONFIRM_MOVED;
+		}
+		quiet_add(c, s);
+		/* The window may have grown (a rank entered MPI_Init, say). */
+		if (c->deadline_ms < c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms))
+			c->deadline_ms = c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms);
+		if (s->t_ms >= c->deadline_ms && has_evidence(c)) {
+			c->state = HUNG;
+			return CONFIRM_HANG;
+		}
+		return CONFIRM_NOTHING;
+	case HUNG:
+		if (moved || !still_suspicious(c, s->verdict)) {
+			c->state = WATCHING;
+			quiet_restart(c, s);
+			return CONFIRM_RESOLVED;
+		}
+		return CONFIRM_NOTHING;
+	}
+	return CONFIRM_NOTHING;
+}

@@ -1,0 +1,66 @@
+/* confirm — the second of the three steps after the model (design.md §4): suspect, confirm,
+ * act. A suspicion of the model, or a whole confirmation window in which no sampled rank got
+ * anywhere, opens a confirmation; any rank waiting in MPI that is seen to move, or samples that
+ * show the job computing again, dismiss it; a window with evidence that nothing moves confirms
+ * the hang. Pure: it sees only what each sample found (no ptrace, no MPI, no clock). */
+#ifndef PARASTACK_CONFIRM_H
+#define PARASTACK_CONFIRM_H
+
+#include <stdbool.h>
+
+#include "detector.h"
+
+#define CONFIRM_DEFAULT_S 60.0     /* --confirm: covers a rank pausing 40 s in its own code */
+#define CONFIRM_GROWTH 2.0         /* the window is at least this times the longest healthy
+				    * suspicion run the job has shown */
+#define CONFIRM_INIT_GRACE_S 600.0 /* ranks inside MPI_Init are starting, not hung */
+
+/* What one sample found among the C sampled ranks. */
+struct confirm_sample {
+	double t_ms;
+	enum detector_verdict verdict; /* the model's, for this sample */
+	double longest_healthy_ms;     /* the detector's */
+	int live;   /* ranks sampled */
+	int moved;  /* seen to move since their previous sample (taken since the `since` round) */
+	int still;  /* waiting in MPI exactly as in their previous sample */
+	int kernel; /* in uninterruptible sleep (D) */
+	int init;   /* inside MPI_Init */
+};
+
+enum confirm_event {
+	CONFIRM_NOTHING,
+	CONFIRM_SUSPECTED, /* a confirmation window opens now */
+	CONFIRM_MOVED,     /* the suspicion is dismissed: the job moves */
+	CONFIRM_HANG,      /* confirmed: report and act */
+	CONFIRM_RESOLVED,  /* a hang reported earlier (--on-hang=report) is over: the job moves */
+};
+
+enum confirm_basis {
+	CONFIRM_BY_MODEL,    /* the model suspected; the window confirmed */
+	CONFIRM_BY_EVIDENCE, /* no model verdict: nothing moved for a whole window */
+};
+
+struct confirm {
+	double window_ms;      /* --confirm */
+	enum { WATCHING, CONFIRMING, HUNG } state;
+	enum confirm_basis basis;
+	double suspected_ms;   /* when the current confirmation opened */
+	double deadline_ms;    /* when it confirms, unless something moves */
+	double quiet_since_ms; /* no rank seen to move since then */
+	long evidence;         /* "still" comparisons in the current stretch */
+	bool all_in_kernel;    /* some rank in D in every sample of the current stretch */
+	bool started;          /* a rank was in MPI_Init in the latest sample */
+	double last_ms;
+	int suspicions, dismissed;
+};
+
+void confirm_init(struct confirm *c, double window_s);
+/* Feed one sample; what happens now. After CONFIRM_SUSPECTED the caller counts progress only
+ * from samples taken from this round on. */
+enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s);
+/* The window in force now, in ms (grows with the job's longest healthy suspicion run). */
+double confirm_window_ms(const struct confirm *c, double longest_healthy_ms);
+/* The confirmed hang was one of ranks stuck in the kernel (every sample of the window). */
+bool confirm_is_io(const struct confirm *c);
+
+#endif

@@ -1,0 +1,187 @@
+/* Tests of the confirmation step (stats/confirm.c): when a suspicion opens a window, what
+ * dismisses it, when it confirms, and hangs confirmed by progress evidence alone. */
+#include "../../stats/confirm.h"
+#include "suites.h"
+
+/* One sample every 500 ms; `moved` and `still` as the monitor counted them. */
+static enum confirm_event feed(struct confirm *c, double t_s, enum detector_verdict v, int moved,
+			       int still)
+{
+	struct confirm_sample s = { .t_ms = t_s * 1e3, .verdict = v, .live = 4, .moved = moved,
+				    .still = still };
+
+	return confirm_add(c, &s);
+}
+
+START_TEST(suspicion_then_confirmation_after_the_window)
+{
+	struct confirm c;
+
+	confirm_init(&c, 10);
+	ck_assert_int_eq(feed(&c, 1, DETECTOR_HEALTHY, 1, 0), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 2, DETECTOR_HANG, 0, 2), CONFIRM_SUSPECTED);
+	for (double t = 2.5; t < 12; t += 0.5)
+		ck_assert_int_eq(feed(&c, t, DETECTOR_HANG, 0, 2), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 12, DETECTOR_HANG, 0, 2), CONFIRM_HANG);
+	ck_assert_int_eq(c.basis, CONFIRM_BY_MODEL);
+	ck_assert(!confirm_is_io(&c));
+	/* Reported, still watching: it stays one hang until it moves. */
+	ck_assert_int_eq(feed(&c, 13, DETECTOR_HANG, 0, 2), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 14, DETECTOR_HANG, 1, 1), CONFIRM_RESOLVED);
+}
+END_TEST
+
+START_TEST(a_rank_that_moves_dismisses)
+{
+	struct confirm c;
+
+	confirm_init(&c, 60);
+	ck_assert_int_eq(feed(&c, 30, DETECTOR_HANG, 0, 0), CONFIRM_SUSPECTED);
+	ck_assert_int_eq(feed(&c, 45, DETECTOR_HANG, 0, 3), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 50, DETECTOR_HANG, 1, 2), CONFIRM_MOVED);
+	ck_assert_int_eq(c.dismissed, 1);
+	/* Suspected again later: a new window. */
+	ck_assert_int_eq(feed(&c, 70, DETECTOR_HANG, 0, 1), CONFIRM_SUSPECTED);
+	/* The model no longer finds the samples suspicious: computing again. */
+	ck_assert_int_eq(feed(&c, 71, DETECTOR_HEALTHY, 0, 0), CONFIRM_MOVED);
+}
+END_TEST
+
+START_TEST(no_confirmation_without_evidence)
+{
+	struct confirm c;
+
+	confirm_init(&c, 5);
+	ck_assert_int_eq(feed(&c, 0, DETECTOR_HANG, 0, 0), CONFIRM_SUSPECTED);
+	/* Nothing compared yet (no rank sampled twice): the window runs out, and waits. */
+	ck_assert_int_eq(feed(&c, 6, DETECTOR_HANG, 0, 0), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 7, DETECTOR_HANG, 0, 1), CONFIRM_HANG);
+}
+END_TEST
+
+START_TEST(window_grows_with_the_longest_healthy_run)
+{
+	struct confirm c;
+	struct confirm_sample s = { .t_ms = 0, .verdict = DETECTOR_HANG, .longest_healthy_ms = 20e3,
+				    .still = 1 };
+
+	confirm_init(&c, 10);
+	ck_assert_double_eq_tol(confirm_window_ms(&c, 20e3), 40e3, 1e-9);
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_SUSPECTED);
+	s.t_ms = 30e3;
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	s.t_ms = 40e3;
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_HANG);
+}
+END_TEST
+
+START_TEST(confirm_zero_acts_on_the_verdict)
+{
+	struct confirm c;
+
+	confirm_init(&c, 0);
+	ck_assert_double_eq(confirm_window_ms(&c, 50e3), 0);
+	ck_assert_int_eq(feed(&c, 3, DETECTOR_HANG, 0, 0), CONFIRM_HANG);
+	/* And never confirms on evidence alone without a verdict. */
+	confirm_init(&c, 0);
+	for (double t = 0; t < 100; t += 1)
+		ck_assert_int_eq(feed(&c, t, DETECTOR_BUILDING, 0, 3), CONFIRM_NOTHING);
+}
+END_TEST
+
+START_TEST(hang_without_history_by_evidence_alone)
+{
+	struct confirm c;
+
+	confirm_init(&c, 20);
+	/* No model ever: ranks wait unmoved from the start. Suspected after half a window. */
+	ck_assert_int_eq(feed(&c, 0, DETECTOR_BUILDING, 0, 0), CONFIRM_NOTHING);
+	for (double t = 1; t < 10; t += 1)
+		ck_assert_int_eq(feed(&c, t, DETECTOR_BUILDING, 0, 2), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 10, DETECTOR_BUILDING, 0, 2), CONFIRM_SUSPECTED);
+	for (double t = 11; t < 20; t += 1)
+		ck_assert_int_eq(feed(&c, t, DETECTOR_BUILDING, 0, 2), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 20, DETECTOR_BUILDING, 0, 2), CONFIRM_HANG);
+	ck_assert_int_eq(c.basis, CONFIRM_BY_EVIDENCE);
+	ck_assert_double_eq(c.suspected_ms, 0);
+}
+END_TEST
+
+START_TEST(movement_restarts_the_quiet_stretch)
+{
+	struct confirm c;
+
+	confirm_init(&c, 20);
+	for (double t = 0; t < 9; t += 1)
+		ck_assert_int_eq(feed(&c, t, DETECTOR_BUILDING, 0, 2), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 9, DETECTOR_BUILDING, 1, 1), CONFIRM_NOTHING);
+	for (double t = 10; t < 19; t += 1)
+		ck_assert_int_eq(feed(&c, t, DETECTOR_BUILDING, 0, 2), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 19, DETECTOR_BUILDING, 0, 2), CONFIRM_SUSPECTED);
+	/* A window opened on evidence closes only when something moves. */
+	ck_assert_int_eq(feed(&c, 20, DETECTOR_HEALTHY, 0, 2), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 21, DETECTOR_BUILDING, 1, 2), CONFIRM_MOVED);
+	/* Ranks that compute (OUT_MPI, neither moved nor still) never make a hang by themselves. */
+	confirm_init(&c, 20);
+	for (double t = 0; t < 100; t += 1)
+		ck_assert_int_eq(feed(&c, t, DETECTOR_BUILDING, 0, 0), CONFIRM_NOTHING);
+}
+END_TEST
+
+START_TEST(ranks_in_mpi_init_are_starting)
+{
+	struct confirm c;
+	struct confirm_sample s = { .verdict = DETECTOR_BUILDING, .still = 2, .init = 2 };
+
+	confirm_init(&c, 20);
+	for (s.t_ms = 0; s.t_ms < CONFIRM_INIT_GRACE_S * 1e3 / 2; s.t_ms += 1000)
+		ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_SUSPECTED);
+	for (s.t_ms += 1000; s.t_ms < CONFIRM_INIT_GRACE_S * 1e3; s.t_ms += 1000)
+		ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_HANG);
+}
+END_TEST
+
+START_TEST(ranks_in_the_kernel_are_an_io_hang)
+{
+	struct confirm c;
+	struct confirm_sample s = { .verdict = DETECTOR_HANG, .kernel = 1 };
+
+	confirm_init(&c, 10);
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_SUSPECTED);
+	s.t_ms = 10e3;
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_HANG);
+	ck_assert(confirm_is_io(&c));
+	/* One sample of the window without a rank in D: not an io hang. */
+	confirm_init(&c, 10);
+	s.t_ms = 0;
+	confirm_add(&c, &s);
+	s.kernel = 0;
+	s.still = 1;
+	s.t_ms = 5e3;
+	confirm_add(&c, &s);
+	s.kernel = 1;
+	s.t_ms = 10e3;
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_HANG);
+	ck_assert(!confirm_is_io(&c));
+}
+END_TEST
+
+Suite *confirm_suite(void)
+{
+	Suite *s = suite_create("confirm");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, suspicion_then_confirmation_after_the_window);
+	tcase_add_test(tc, a_rank_that_moves_dismisses);
+	tcase_add_test(tc, no_confirmation_without_evidence);
+	tcase_add_test(tc, window_grows_with_the_longest_healthy_run);
+	tcase_add_test(tc, confirm_zero_acts_on_the_verdict);
+	tcase_add_test(tc, hang_without_history_by_evidence_alone);
+	tcase_add_test(tc, movement_restarts_the_quiet_stretch);
+	tcase_add_test(tc, ranks_in_mpi_init_are_starting);
+	tcase_add_test(tc, ranks_in_the_kernel_are_an_io_hang);
+	suite_add_tcase(s, tc);
+	return s;
+}
