@@ -129,6 +129,10 @@ $(B)/bench/trace_eval: $(call obj,obj,bench/trace_eval.c $(STATS_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
+$(B)/bench/model_eval: $(call obj,obj,bench/model_eval.c $(TESTLIB_SRC) $(STATS_SRC))
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
 # Fuzz targets (libFuzzer, clang from Debian): the parsers of what users hand in.
 FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 $(B)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c stats/trace.c
@@ -146,7 +150,8 @@ fuzz: $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist
 # longer campaign; the tables and plots go to bench/results/.
 bench:
 	$(Q)sh scripts/install-deps --bench
-	$(Q)$(MAKE) --no-print-directory all $(B)/bench/sample_cost $(B)/bench/trace_eval $(FIXTURES)
+	$(Q)$(MAKE) --no-print-directory all $(B)/bench/sample_cost $(B)/bench/trace_eval \
+		$(B)/bench/model_eval $(FIXTURES)
 	$(Q)sh bench/run.sh $(B)
 
 # Unit tests run twice: as built, and under AddressSanitizer/UBSan (CK_FORK=no so a sanitizer
@@ -161,7 +166,8 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/tests/unit-asan
 
 # The bench programs are built here too, so a change cannot leave them broken unnoticed.
-cli: $(PROGRAMS) $(B)/tests/tracegen $(FIXTURES) $(B)/bench/sample_cost $(B)/bench/trace_eval
+cli: $(PROGRAMS) $(B)/tests/tracegen $(FIXTURES) $(B)/bench/sample_cost $(B)/bench/trace_eval \
+	$(B)/bench/model_eval
 	@sh tests/cli/run-all.sh $(B)
 
 # Prerequisites are built in order: deps before anything is compiled.
@@ -172,9 +178,10 @@ check: deps
 # spinning in application code after 25 s; parastack detects the hang, reports it and ends it.
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all $(B)/tests/apps/stencil
-	@echo "== parastack run -- mpirun -np 4 stencil   (rank 2 will loop forever after 25 s)"
+	@echo "== parastack run --confirm 15 -- mpirun -np 4 stencil   (rank 2 will loop forever after 25 s;"
+	@echo "   the confirmation window is 15 s here, 60 s by default)"
 	$(Q)if [ "$$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi; \
-	PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=25 $(B)/parastack run --report $(B)/demo-report.json \
+	PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=25 $(B)/parastack run --confirm 15 --report $(B)/demo-report.json \
 		-- mpirun --oversubscribe -np 4 $(B)/tests/apps/stencil; \
 	status=$$?; echo "== parastack run exited with $$status (86: it found the job hung and ended it);" \
 		"JSON report: $(B)/demo-report.json"; [ $$status = 86 ]

@@ -47,14 +47,16 @@ randint() {
 	rand "$1" "$(($2 + 1))" | cut -d. -f1
 }
 
-# stats: numbers on stdin -> "n mean sd median min max" (sd with n - 1).
+# stats: numbers on stdin -> "n mean sd median min max p90" (sd with n - 1; p90 the value
+# at rank ceil(0.9 n)).
 stats() {
 	sort -g | awk '{ v[NR] = $1; s += $1; q += $1 * $1 }
 		END {
-			if (NR == 0) { print "0 - - - - -"; exit }
+			if (NR == 0) { print "0 - - - - - -"; exit }
 			m = s / NR; sd = NR > 1 ? sqrt((q - NR * m * m) / (NR - 1)) : 0
 			med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%d %.2f %.2f %.2f %.2f %.2f\n", NR, m, (sd > 0 ? sd : 0), med, v[1], v[NR]
+			k = int(0.9 * NR); if (k < 0.9 * NR) k++
+			printf "%d %.2f %.2f %.2f %.2f %.2f %.2f\n", NR, m, (sd > 0 ? sd : 0), med, v[1], v[NR], v[k]
 		}'
 }
 

@@ -37,6 +37,8 @@ static const char attach_usage[] =
 	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
 	"  --on-hang=report|kill report and keep watching (default), or end the job after the report:\n"
 	"                        the listed processes exactly (SIGTERM, then SIGKILL), or the Slurm job\n"
+	"  --confirm SECONDS     after a suspicion, act only if nothing moves for this long (default\n"
+	"                        60, more after long healthy stalls; 0: act on the model at once)\n"
 	"  --report FILE         write the JSON report to FILE (on the first node of the job)\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  -h, --help            show this help\n"

@@ -42,6 +42,8 @@ static const char run_usage[] =
 	"  --set-size C          ranks sampled at a time (default 10)\n"
 	"  --seed N              seed of every random choice (default 1)\n"
 	"  --on-hang=kill|report end the job after the report (default), or report and keep watching\n"
+	"  --confirm SECONDS     after a suspicion, act only if nothing moves for this long (default\n"
+	"                        60, more after long healthy stalls; 0: act on the model at once)\n"
 	"  --report FILE         write the JSON report to FILE\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  --grace SECONDS       wait this long after SIGTERM before SIGKILL (default 10)\n"

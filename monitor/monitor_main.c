@@ -664,8 +664,9 @@ static void announce_suspicion(struct monitor *m, double window_ms)
 	json_decref(snap);
 	clock_text(m->suspected_wall + window_ms / 1e3, when, sizeof(when));
 	if (m->conf.basis == CONFIRM_BY_EVIDENCE)
-		say(m, "suspected hang — %s; nothing has moved for %.0f s, with no model yet — confirming; "
-		    "%s at %s unless it moves", what, wall_s() - m->suspected_wall,
+		say(m, "suspected hang — %s; nothing has moved for %.0f s%s — confirming; %s at %s unless "
+		    "it moves", what, wall_s() - m->suspected_wall,
+		    detector_usable(m->det) ? "" : " (no model yet)",
 		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
 	else
 		say(m, "suspected hang — %s — confirming; %s at %s unless it moves", what,

@@ -105,9 +105,28 @@ static double history_tail(const struct detector *d)
 	return binomial_tail(m, fails, RUNS_TEST_LEVEL);
 }
 
+/* Windows needed at the current interval before a verdict (rule c: fewer after a doubling). */
+static int detector_min_windows(const struct detector *d)
+{
+	return d->doublings > 0 && (d->cfg.rules & DETECTOR_RULE_FEWER_AFTER_DOUBLING) ?
+		       DETECTOR_MIN_WINDOWS_AFTER_DOUBLING : DETECTOR_MIN_WINDOWS;
+}
+
+/* Rule b: the latest windows at this interval all passed. */
+static bool detector_recent_passed(const struct detector *d)
+{
+	if (!(d->cfg.rules & DETECTOR_RULE_RECENT_PASSED) || d->history_count < DETECTOR_RECENT_PASSED)
+		return false;
+	for (int k = 1; k <= DETECTOR_RECENT_PASSED; k++)
+		if (!d->history[(d->history_count - k) % DETECTOR_HISTORY])
+			return false;
+	return true;
+}
+
 static bool detector_random_ok(const struct detector *d)
 {
-	return d->history_count >= DETECTOR_MIN_WINDOWS && history_tail(d) > DETECTOR_GATE_P;
+	return (d->history_count >= detector_min_windows(d) || detector_recent_passed(d)) &&
+	       history_tail(d) > DETECTOR_GATE_P;
 }
 
 static void detector_select_level(struct detector *d)
@@ -164,6 +183,15 @@ static void detector_flush_pending(struct detector *d)
 	}
 }
 
+static double detector_model_mean(const struct detector *d)
+{
+	double sum = 0.0;
+
+	for (int v = 0; v <= d->cfg.set_size; v++)
+		sum += v * d->hist[v];
+	return d->n > 0 ? sum / d->n : 0.0;
+}
+
 static bool detector_in_run(const struct detector *d)
 {
 	return d->runs[0].len > 0 || d->runs[1].len > 0;
@@ -176,7 +204,11 @@ static void detector_window_push(struct detector *d, int s)
 		return;
 	d->window_len = 0;
 
-	bool random = runs_test(d->window, DETECTOR_WINDOW).random;
+	/* Rule a: against the model's mean, a window inside one long phase (all high or all low)
+	 * fails, as it should; against its own mean it passes on its noise. */
+	bool random = (d->cfg.rules & DETECTOR_RULE_MODEL_MEAN) && d->n >= DETECTOR_WINDOW ?
+			      runs_test_against(d->window, DETECTOR_WINDOW, detector_model_mean(d)).random :
+			      runs_test(d->window, DETECTOR_WINDOW).random;
 
 	if (!detector_in_run(d)) {
 		detector_record_window(d, random);
@@ -223,6 +255,7 @@ void detector_config_default(struct detector_config *cfg)
 	cfg->max_interval_ms = DETECTOR_DEFAULT_MAX_INTERVAL_MS;
 	cfg->set_size = DETECTOR_DEFAULT_SET_SIZE;
 	cfg->seed = 1;
+	cfg->rules = DETECTOR_RULES_DEFAULT;
 }
 
 struct detector *detector_new(const struct detector_config *cfg)
@@ -290,7 +323,7 @@ static bool detector_run_significant(const struct detector *d, const struct run 
 	if (r->len >= DETECTOR_WINDOW)
 		windows += d->pending_len;
 	return r->product <= d->cfg.alpha && d->n >= DETECTOR_MIN_SAMPLES &&
-	       windows >= DETECTOR_MIN_WINDOWS &&
+	       (windows >= detector_min_windows(d) || detector_recent_passed(d)) &&
 	       r->active_ms > DETECTOR_GUARD_FACTOR * d->longest_healthy_ms;
 }
 
@@ -366,6 +399,11 @@ void detector_dismiss(struct detector *d)
 	}
 	detector_flush_pending(d);
 	detector_select_level(d);
+}
+
+bool detector_usable(const struct detector *d)
+{
+	return d->level.usable;
 }
 
 void detector_get_info(const struct detector *d, struct detector_info *info)

@@ -21,6 +21,8 @@
 #define DETECTOR_WINDOW 16          /* samples per runs-test window */
 #define DETECTOR_HISTORY 8          /* windows remembered at the current interval */
 #define DETECTOR_MIN_WINDOWS 4      /* windows at the current interval before any verdict */
+#define DETECTOR_MIN_WINDOWS_AFTER_DOUBLING 2 /* the same once I has doubled (rule c) */
+#define DETECTOR_RECENT_PASSED 2    /* or: this many latest windows passed (rule b) */
 #define DETECTOR_PENDING_MAX 64     /* windows held back during one suspicion run */
 /* Randomness bookkeeping: under random sampling a window fails with probability about
  * RUNS_TEST_LEVEL. The interval doubles when the failures among the remembered windows are
@@ -38,7 +40,21 @@ struct detector_config {
 	int set_size;           /* C: largest possible S */
 	int nsets;              /* rank sets the sampler alternates (1 or 2; 0 means 2) */
 	uint64_t seed;          /* seeds the sampling-step generator */
+	unsigned rules;         /* DETECTOR_RULE_* in force (detector_config_default: DETECTOR_RULES_DEFAULT) */
 };
+
+/* The refinements of the window rules (detector.c's header; bench/model_eval measures them):
+ * (a) code each runs-test window against the model's mean, not the window's own mean;
+ * (b) allow a verdict once the latest DETECTOR_RECENT_PASSED windows at this interval passed;
+ * (c) after a doubling, DETECTOR_MIN_WINDOWS_AFTER_DOUBLING windows suffice. */
+#define DETECTOR_RULE_MODEL_MEAN 1u
+#define DETECTOR_RULE_RECENT_PASSED 2u
+#define DETECTOR_RULE_FEWER_AFTER_DOUBLING 4u
+#define DETECTOR_RULES_ALL 7u
+/* What bench/model_eval showed to hold (bench/results/model.md): b brings the median delay of a
+ * hang 20 s into a job from 10 s to 2 s at the price of some false suspicions in long-phase
+ * jobs, which the confirmation window dismisses; c never hurt; a brought nothing measurable. */
+#define DETECTOR_RULES_DEFAULT (DETECTOR_RULE_RECENT_PASSED | DETECTOR_RULE_FEWER_AFTER_DOUBLING)
 
 enum detector_verdict {
 	DETECTOR_BUILDING,  /* no usable tolerance level yet: no verdicts */
@@ -81,6 +97,8 @@ double detector_next_step_ms(struct detector *d);
  * guard factor, and carry on. */
 void detector_dismiss(struct detector *d);
 void detector_get_info(const struct detector *d, struct detector_info *info);
+/* Is a tolerance level usable (the model can give verdicts)? */
+bool detector_usable(const struct detector *d);
 const char *detector_verdict_name(enum detector_verdict v);
 
 #endif

@@ -90,17 +90,12 @@ bool runs_is_random(int n1, int n0, int runs)
 	return runs > lo && runs < hi;
 }
 
-struct runs_result runs_test(const double *samples, int n)
+struct runs_result runs_test_against(const double *samples, int n, double boundary)
 {
 	struct runs_result res = { 0 };
-	double sum = 0.0;
-
-	for (int i = 0; i < n; i++)
-		sum += samples[i];
-	res.boundary = sum / n;
-
 	int prev = -1;
 
+	res.boundary = boundary;
 	for (int i = 0; i < n; i++) {
 		int plus = samples[i] >= res.boundary;
 
@@ -114,4 +109,13 @@ struct runs_result runs_test(const double *samples, int n)
 	}
 	res.random = runs_is_random(res.n1, res.n0, res.runs);
 	return res;
+}
+
+struct runs_result runs_test(const double *samples, int n)
+{
+	double sum = 0.0;
+
+	for (int i = 0; i < n; i++)
+		sum += samples[i];
+	return runs_test_against(samples, n, sum / n);
 }

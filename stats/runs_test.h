@@ -31,5 +31,7 @@ bool runs_is_random(int n1, int n0, int runs);
 
 /* Code the n samples against their mean and test them. n >= 1. */
 struct runs_result runs_test(const double *samples, int n);
+/* The same, coded against a given boundary ('+' if S >= boundary). */
+struct runs_result runs_test_against(const double *samples, int n, double boundary);
 
 #endif
