@@ -45,6 +45,7 @@ TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
 	$(B)/tests/apps/busywait $(B)/tests/apps/phases
 FIXTURES := $(APPS) $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
+	$(B)/tests/dstate $(B)/tests/evilname \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe
 
 .PHONY: all check unit cli fuzz install uninstall clean deps demo bench
@@ -109,6 +110,14 @@ $(B)/tests/apps/solver: tests/apps/solver.f90
 	@mkdir -p $(@D)
 	$(call say,MPIF90,$@)mpif90 -O2 -g -o $@ $<
 
+$(B)/tests/dstate: tests/fixtures/dstate.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -o $@ $<
+
+$(B)/tests/evilname: tests/fixtures/evilname.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -o $@ $<
+
 $(B)/tests/mpi_states: tests/fixtures/mpi_states.c
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)mpicc -std=gnu11 -O1 -g -o $@ $<
@@ -143,7 +152,15 @@ $(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/pidlist.c monitor/disc
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-fuzz: $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist
+$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/maps.c monitor/procfs.c
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
+
+$(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c sched/torque/sched_torque.c
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
+
+fuzz: $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs $(B)/fuzz/fuzz_torque
 	@sh tests/fuzz/run.sh $(B)
 
 # Measurements (numbers printed, never asserted): see bench/README.md. BENCH=full runs the

@@ -146,11 +146,11 @@ static int64_t naive_sample_thread(pid_t tid, int *frames)
 
 static int measure_naive(pid_t pid, int samples, int64_t *stops, int *frames)
 {
-	pid_t tids[TARGET_MAX_THREADS];
+	pid_t tids[4096];
 	int n = 0;
 
 	for (int i = 0; i < samples; i++) {
-		int nt = procfs_threads(pid, tids, TARGET_MAX_THREADS);
+		int nt = procfs_threads(pid, tids, 4096);
 		int64_t sum = 0;
 
 		for (int k = 0; k < nt; k++) {

@@ -3,6 +3,7 @@
  * verdict and the checks after it, and below them the sampling interval with its doublings.
  * The model's view comes from stats/timeline; the drawing is gnuplot's. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -224,12 +225,47 @@ static FILE *plot_create(const char *path)
 	return f;
 }
 
-/* Write data and script into a private directory, draw, and remove them (one cleanup path). */
+/* Copy the drawn picture to where the user asked (a file never named to gnuplot, which would
+ * run a name starting with '|' as a shell command): rename when on the same file system, else
+ * copy into a regular file, never through a symbolic link. 0, or -1 with one line said. */
+static int plot_deliver(const char *drawn, const char *output)
+{
+	char buf[65536];
+	ssize_t n;
+	int in, out, rc = 0;
+
+	if (rename(drawn, output) == 0)
+		return 0;
+	if (errno != EXDEV) {
+		cmd_error("plot", "cannot write %s: %s", output, strerror(errno));
+		return -1;
+	}
+	if ((in = open(drawn, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
+		cmd_error("plot", "cannot write %s: %s", output, strerror(errno));
+		if (in >= 0)
+			close(in);
+		return -1;
+	}
+	while (rc == 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			rc = -1;
+	if (close(out) != 0 || rc < 0) {
+		cmd_error("plot", "cannot write %s: %s", output, strerror(errno));
+		rc = -1;
+	}
+	close(in);
+	unlink(drawn);
+	return rc;
+}
+
+/* Write data and script into a private directory, draw into it, deliver the picture, and
+ * remove the rest (one cleanup path). */
 static int plot_draw(const char *output, const char *title, const struct trace *tr,
 		     const struct timeline *tl, double alpha)
 {
 	const char *tmp = getenv("TMPDIR");
-	char dir[PATH_MAX], data[PATH_MAX + 16], script[PATH_MAX + 16];
+	char dir[PATH_MAX], data[PATH_MAX + 16], script[PATH_MAX + 16], drawn[PATH_MAX + 16];
 	FILE *f;
 	int rc = -1;
 
@@ -240,16 +276,20 @@ static int plot_draw(const char *output, const char *title, const struct trace *
 	}
 	snprintf(data, sizeof(data), "%s/samples.tsv", dir);
 	snprintf(script, sizeof(script), "%s/plot.gp", dir);
+	snprintf(drawn, sizeof(drawn), "%s/picture", dir);
 	if (!(f = plot_create(data)))
 		goto out;
 	plot_write_data(f, tl);
 	if (fclose(f) != 0 || !(f = plot_create(script)))
 		goto out;
-	plot_write_script(f, data, output, plot_format(output), title, tr, tl, alpha);
+	plot_write_script(f, data, drawn, plot_format(output), title, tr, tl, alpha);
 	if (fclose(f) != 0)
 		goto out;
 	rc = plot_run_gnuplot(script, output);
+	if (rc == 0)
+		rc = plot_deliver(drawn, output);
 out:
+	unlink(drawn);
 	unlink(script);
 	unlink(data);
 	rmdir(dir);

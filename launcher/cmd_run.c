@@ -29,7 +29,6 @@
 #include "commands.h"
 #include "options.h"
 
-#define JOB_MAX 4096
 
 static const char run_usage[] =
 	"usage: parastack run [options] -- LAUNCHER [ARGS...]\n"
@@ -176,22 +175,25 @@ struct proc_id {
 	unsigned long long start;
 };
 
-/* The launcher and all its descendants, with start times so a reused pid is never hit. */
-static int job_processes(pid_t launcher, struct proc_id *out, int max)
+/* The launcher and all its descendants, however many, with start times so a reused pid is
+ * never hit: malloc'd (NULL when out of memory), *n of them. */
+static struct proc_id *job_processes(pid_t launcher, int *n)
 {
-	static pid_t queue[JOB_MAX];
-	int head = 0, tail = 0, n = 0;
+	struct pid_list queue = { 0 };
+	struct proc_id *out = NULL;
 
-	queue[tail++] = launcher;
-	while (head < tail && n < max) {
-		pid_t p = queue[head++];
-
-		out[n].pid = p;
-		out[n].start = procfs_start_time(p);
-		n++;
-		tail += procfs_children(p, queue + tail, JOB_MAX - tail);
+	*n = 0;
+	if (pid_list_push(&queue, launcher) < 0)
+		return NULL;
+	for (int head = 0; head < queue.n; head++)
+		procfs_children(queue.v[head], &queue);
+	if ((out = calloc((size_t)queue.n, sizeof(*out)))) {
+		for (int i = 0; i < queue.n; i++)
+			out[i] = (struct proc_id){ queue.v[i], procfs_start_time(queue.v[i]) };
+		*n = queue.n;
 	}
-	return n;
+	pid_list_free(&queue);
+	return out;
 }
 
 static int exit_status_of(int st)
@@ -228,8 +230,8 @@ static int wait_child(pid_t pid, int ms)
  * process of the job that is still there (identified by pid and start time). */
 static void end_job(pid_t launcher, int grace_s)
 {
-	static struct proc_id procs[JOB_MAX];
-	int n = job_processes(launcher, procs, JOB_MAX);
+	int n;
+	struct proc_id *procs = job_processes(launcher, &n);
 
 	kill(launcher, SIGTERM);
 	if (wait_child(launcher, grace_s * 1000) < 0)
@@ -242,6 +244,7 @@ static void end_job(pid_t launcher, int grace_s)
 		if (st && st == procs[i].start && state && state != 'Z')
 			kill(procs[i].pid, SIGKILL);
 	}
+	free(procs);
 	wait_child(launcher, 5000);
 }
 

@@ -104,7 +104,7 @@ static void emit_thread(struct symbolizer *sy, const struct target *t, const str
 /* Report one process; 0, or -1 after printing why it could not be done. */
 static int stack_one(pid_t pid, json_t *out)
 {
-	static struct thread_stack threads[TARGET_MAX_THREADS];
+	struct thread_stack *threads = NULL;
 	struct target t;
 	char err[512];
 	int n = 0;
@@ -112,7 +112,7 @@ static int stack_one(pid_t pid, json_t *out)
 	enum target_status st = target_open(&t, pid, err, sizeof(err));
 
 	if (st == TARGET_OK)
-		st = target_capture(&t, threads, TARGET_MAX_THREADS, &n, &state, err, sizeof(err));
+		st = target_capture(&t, &threads, &n, &state, err, sizeof(err));
 	if (st != TARGET_OK) {
 		cmd_error("stack", "%s", err);
 		target_close(&t);
@@ -130,6 +130,11 @@ static int stack_one(pid_t pid, json_t *out)
 		printf("process %d%s: %s%s\n", (int)pid, rank, rank_state_name(state),
 		       target_uses_mpi(&t) ? "" : " (no MPI library mapped)");
 	}
+	/* A main thread in uninterruptible sleep cannot stop until it leaves the kernel: not
+	 * stopped, it has no user-space frames to show, only where the kernel holds it. */
+	if (!out && t.in_kernel)
+		printf("  thread %d (main) in the kernel: uninterruptible sleep (D), wait channel %s; "
+		       "not stopped\n", (int)pid, t.wchan);
 	for (int i = 0; i < n; i++)
 		emit_thread(sy, &t, &threads[i], jthreads);
 	if (out) {
@@ -138,9 +143,14 @@ static int stack_one(pid_t pid, json_t *out)
 				      target_uses_mpi(&t));
 
 		json_object_set_new(j, "rank", t.rank >= 0 ? json_integer(t.rank) : json_null());
+		if (t.in_kernel) {
+			json_object_set_new(j, "in_kernel", json_true());
+			json_object_set_new(j, "wchan", json_string(t.wchan));
+		}
 		json_array_append_new(out, j);
 	}
 	symbolizer_close(sy);
+	free(threads);
 	target_close(&t);
 	return 0;
 }

@@ -89,18 +89,36 @@ void common_options_default(struct common_options *o)
 	detector_config_default(&o->model);
 }
 
+/* A sampling interval in ms: at least DETECTOR_MIN_INTERVAL_MS, or ranks would be stopped
+ * nearly all the time. */
+static int option_interval(const char *cmd, const char *name, const char *arg, double max,
+			   double *out)
+{
+	double v;
+
+	if (option_double(cmd, name, arg, 0.0, max, &v) < 0)
+		return -1;
+	if (v < DETECTOR_MIN_INTERVAL_MS) {
+		cmd_error(cmd, "--%s: %s ms is below %g ms; sampling that often would keep ranks stopped",
+			  name, arg, DETECTOR_MIN_INTERVAL_MS);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int common_option_apply(const char *cmd, struct common_options *o, const char *name,
 			const char *arg)
 {
 	if (!strcmp(name, "alpha"))
 		return option_double(cmd, name, arg, 0.0, 0.5, &o->model.alpha);
 	if (!strcmp(name, "interval"))
-		return option_double(cmd, name, arg, 0.0, 3600e3, &o->model.interval_ms);
+		return option_interval(cmd, name, arg, 3600e3, &o->model.interval_ms);
 	if (!strcmp(name, "max-interval"))
-		return option_double(cmd, name, arg, 0.0, 86400e3, &o->model.max_interval_ms);
+		return option_interval(cmd, name, arg, 86400e3, &o->model.max_interval_ms);
 	if (!strcmp(name, "set-size")) {
 		o->set_size_given = true;
-		return option_int(cmd, name, arg, 1, 4096, &o->model.set_size);
+		return option_int(cmd, name, arg, 1, DETECTOR_MAX_SET_SIZE, &o->model.set_size);
 	}
 	if (!strcmp(name, "seed"))
 		return option_u64(cmd, name, arg, &o->model.seed);

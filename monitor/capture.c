@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -139,12 +140,12 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 
 json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
 {
-	static struct thread_stack threads[TARGET_MAX_THREADS];
+	struct thread_stack *threads;
 	char err[512];
 	int n = 0;
 	enum rank_state state;
 
-	if (target_capture(t, threads, TARGET_MAX_THREADS, &n, &state, err, sizeof(err)) != TARGET_OK)
+	if (target_capture(t, &threads, &n, &state, err, sizeof(err)) != TARGET_OK)
 		return capture_exited(t->rank, t->pid, host);
 
 	json_t *rank = json_pack("{s:i, s:s, s:i, s:s}", "rank", t->rank, "host", host, "pid",
@@ -166,6 +167,7 @@ json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
 		json_object_set_new(rank, "in_kernel", json_true());
 		json_object_set_new(rank, "wchan", json_string(t->wchan));
 	}
+	free(threads);
 	return rank;
 }
 

@@ -76,6 +76,16 @@ long comm_max(long v)
 	return r;
 }
 
+void comm_bcast_bytes(char **buf, long *len)
+{
+	MPI_Bcast(len, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+	if (*len < 0)
+		return;
+	if (!*buf)
+		*buf = malloc((size_t)*len + 1);
+	MPI_Bcast(*buf, (int)*len, MPI_CHAR, 0, MPI_COMM_WORLD);
+}
+
 static int compare_entry(const void *a, const void *b)
 {
 	const struct table_entry *x = a, *y = b;
@@ -179,7 +189,8 @@ json_t *comm_recv_json(int from)
 	return j;
 }
 
-int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag)
+int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag,
+		  void (*idle)(void))
 {
 	int *msg = malloc((size_t)(max + 2) * sizeof(int));
 	MPI_Request req;
@@ -194,8 +205,11 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 			free(msg);
 			return 0;
 		}
-		if (!done)
+		if (!done) {
+			if (idle)
+				idle();
 			sleep_ms(poll_ms);
+		}
 	}
 	cmd = msg[0];
 	*n = msg[1] < max ? msg[1] : max;

@@ -41,6 +41,8 @@ int comm_elect_leader(struct comm *c, bool candidate);
 /* Sum and maximum over monitors (startup only; these block in MPI). */
 long comm_sum(long v);
 long comm_max(long v);
+/* Monitor 0's bytes (*len of them, -1: none) to every monitor: *buf malloc'd on the others. */
+void comm_bcast_bytes(char **buf, long *len);
 /* Everyone contributes its local processes; everyone gets the whole table, sorted by rank.
  * Returns the number of entries (*all malloc'd). */
 int comm_allgather_table(const struct comm *c, const struct job_proc *local, int nlocal,
@@ -58,10 +60,11 @@ void comm_recv_counts(int from, struct sample_counts *c);
 /* Wait for a JSON reply; NULL if it does not parse. */
 json_t *comm_recv_json(int from);
 
-/* Follower side: wait for the next command (checking every poll_ms); for CMD_SAMPLE, ranks
- * holds the round, the since-round, then the n - 2 ranks. Returns the command, or 0 when
- * stop_flag became set while waiting. */
-int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag);
+/* Follower side: wait for the next command (checking every poll_ms, and calling idle, when
+ * not NULL, each time); for CMD_SAMPLE, ranks holds the round, the since-round, then the n - 2
+ * ranks. Returns the command, or 0 when stop_flag became set while waiting. */
+int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag,
+		  void (*idle)(void));
 void comm_send_counts(const struct sample_counts *c);
 void comm_send_json(json_t *j);
 

@@ -12,7 +12,6 @@
 
 #include "procfs.h"
 
-#define WALK_MAX 4096
 
 static int compare_rank(const void *a, const void *b)
 {
@@ -83,49 +82,111 @@ static bool runs_this_program(pid_t pid)
 	return same_as_self(pid, &exe) == 1;
 }
 
-static bool seen(const pid_t *list, int n, pid_t p)
+/* A set of PIDs (open addressing), so a walk over thousands of processes stays linear. */
+struct pid_set {
+	pid_t *slot; /* 0: empty */
+	size_t cap;  /* a power of two */
+	size_t n;
+};
+
+static bool pid_set_add(struct pid_set *s, pid_t p);
+
+static bool pid_set_grow(struct pid_set *s)
 {
-	for (int i = 0; i < n; i++)
-		if (list[i] == p)
+	struct pid_set big = { calloc(s->cap ? s->cap * 2 : 256, sizeof(pid_t)), s->cap ? s->cap * 2 : 256, 0 };
+
+	if (!big.slot)
+		return false;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->slot[i])
+			pid_set_add(&big, s->slot[i]);
+	free(s->slot);
+	*s = big;
+	return true;
+}
+
+static bool pid_set_has(const struct pid_set *s, pid_t p)
+{
+	for (size_t i = s->cap ? (size_t)p * 2654435761u & (s->cap - 1) : 0; s->cap; i = (i + 1) & (s->cap - 1)) {
+		if (s->slot[i] == p)
 			return true;
+		if (!s->slot[i])
+			return false;
+	}
 	return false;
 }
 
-static bool is_rank_found(const struct job_proc *out, int n, pid_t pid, int rank)
+/* Add p; false when it was there already (or memory ran out). */
+static bool pid_set_add(struct pid_set *s, pid_t p)
 {
-	for (int i = 0; i < n; i++)
-		if (out[i].pid == pid && out[i].rank == rank)
+	if ((s->n + 1) * 2 > s->cap && !pid_set_grow(s))
+		return false;
+	for (size_t i = (size_t)p * 2654435761u & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		if (s->slot[i] == p)
+			return false;
+		if (!s->slot[i]) {
+			s->slot[i] = p;
+			s->n++;
 			return true;
+		}
+	}
+}
+
+/* Does an ancestor of p carry a rank? Then p is a helper a rank started (a shell it popen()ed,
+ * that shell's children), not a rank. */
+static bool below_a_rank(pid_t p)
+{
+	for (int depth = 0; depth < 64; depth++) {
+		p = procfs_parent(p);
+		if (p <= 1)
+			return false;
+		if (rank_of(p) >= 0)
+			return true;
+	}
 	return false;
 }
 
 int discover_job(const pid_t *roots, int nroots, struct job_proc *out, int max)
 {
-	static pid_t queue[WALK_MAX];
-	int tail = 0, n = 0;
+	struct pid_list queue = { 0 };
+	struct pid_set queued = { 0 };
+	int n = 0;
 
-	for (int i = 0; i < nroots && tail < WALK_MAX; i++)
-		if (roots[i] > 0 && !seen(queue, tail, roots[i]) && procfs_state(roots[i]))
-			queue[tail++] = roots[i];
-	for (int head = 0; head < tail; head++) {
-		pid_t p = queue[head], kids[256];
-		int nk = procfs_children(p, kids, 256);
+	for (int i = 0; i < nroots; i++)
+		if (roots[i] > 0 && procfs_state(roots[i]) && pid_set_add(&queued, roots[i]))
+			pid_list_push(&queue, roots[i]);
+	for (int head = 0; head < queue.n; head++) {
+		pid_t p = queue.v[head];
+		int rank = runs_this_program(p) ? -1 : rank_of(p);
 
-		for (int k = 0; k < nk && tail < WALK_MAX; k++)
-			if (!seen(queue, tail, kids[k]))
-				queue[tail++] = kids[k];
-		if (n >= max || runs_this_program(p))
+		/* A rank's own children are its helpers: the walk stops there. */
+		if (rank >= 0 && !below_a_rank(p)) {
+			if (n < max) {
+				out[n].pid = p;
+				out[n].rank = rank;
+				out[n].world_size = procfs_world_size(p);
+			}
+			n++;
+			continue;
+		}
+		if (rank >= 0)
 			continue;
 
-		int rank = rank_of(p);
+		int before = queue.n;
 
-		if (rank < 0 || is_rank_found(out, n, procfs_parent(p), rank))
-			continue;
-		out[n].pid = p;
-		out[n].rank = rank;
-		out[n].world_size = procfs_world_size(p);
-		n++;
+		procfs_children(p, &queue);
+		/* Drop children queued already (a root's descendant may be a root too). */
+		int kept = before;
+
+		for (int k = before; k < queue.n; k++)
+			if (pid_set_add(&queued, queue.v[k]))
+				queue.v[kept++] = queue.v[k];
+		queue.n = kept;
 	}
+	pid_list_free(&queue);
+	free(queued.slot);
+	if (n > max)
+		n = max;
 	qsort(out, (size_t)n, sizeof(*out), compare_rank);
 	return n;
 }
@@ -141,26 +202,33 @@ static bool same_host(pid_t pid)
 
 int discover_env_roots(const char *name, const char *value, pid_t *out, int max)
 {
-	static pid_t match[WALK_MAX];
-	int nmatch = 0, n = 0;
+	struct pid_list match = { 0 };
+	struct pid_set matched = { 0 };
+	int n = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 
 	if (!d)
 		return 0;
-	while ((e = readdir(d)) && nmatch < WALK_MAX) {
+	while ((e = readdir(d))) {
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 
 		pid_t p = (pid_t)strtol(e->d_name, NULL, 10);
 
-		if (procfs_env_is(p, name, value) && same_host(p))
-			match[nmatch++] = p;
+		if (procfs_env_is(p, name, value) && same_host(p) && pid_list_push(&match, p) == 0)
+			pid_set_add(&matched, p);
 	}
 	closedir(d);
-	for (int i = 0; i < nmatch && n < max; i++)
-		if (!seen(match, nmatch, procfs_parent(match[i])))
-			out[n++] = match[i];
+	for (int i = 0; i < match.n && n < max; i++) {
+		pid_t parent = procfs_parent(match.v[i]);
+
+		/* The topmost: its parent did not match. */
+		if (parent <= 0 || !pid_set_has(&matched, parent))
+			out[n++] = match.v[i];
+	}
+	pid_list_free(&match);
+	free(matched.slot);
 	return n;
 }
 

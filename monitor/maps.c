@@ -1,7 +1,9 @@
 /* maps — parsing /proc/PID/maps, classifying modules by file name, and collecting the address
  * ranges of MPI_* functions from the symbol tables of application modules (libelf). */
 #include "maps.h"
+#include "procfs.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* Shared objects of MPI implementations and the fabrics beneath them (name prefixes). */
@@ -191,11 +194,35 @@ static bool is_progress_symbol(const char *name)
 	return false;
 }
 
+/* MPI's polling calls (MPI_Test*, MPI_Iprobe, ...; their PMPI_ and Fortran names): a rank that
+ * loops over them waits as surely as one blocked in MPI_Wait. */
+static bool is_polling_symbol(const char *name)
+{
+	static const char *const calls[] = { "test", "testall", "testany", "testsome", "iprobe",
+					     "improbe", "test_cancelled", NULL };
+	char base[64];
+	size_t n;
+
+	if (!strncasecmp(name, "ompi_", 5) && (n = strlen(name)) > 7 && !strcmp(name + n - 2, "_f"))
+		snprintf(base, sizeof(base), "mpi_%.*s", (int)(n - 7), name + 5);
+	else
+		snprintf(base, sizeof(base), "%s", name + (tolower((unsigned char)name[0]) == 'p'));
+	n = strlen(base);
+	while (n && base[n - 1] == '_')
+		base[--n] = '\0';
+	if (strncasecmp(base, "mpi_", 4))
+		return false;
+	for (int i = 0; calls[i]; i++)
+		if (!strcasecmp(base + 4, calls[i]))
+			return true;
+	return false;
+}
+
 /* Add the ranges of one module's start-up functions and progress engines and, when want_mpi
  * (an application module), of its MPI_* functions. */
 static void maps_scan_symbols(struct maps *mp, int path_index, bool want_mpi)
 {
-	int fd = open(mp->paths[path_index], O_RDONLY | O_CLOEXEC);
+	int fd = mp->path_ok[path_index] ? procfs_open_mapped(mp->pid, mp->paths[path_index]) : -1;
 
 	if (fd < 0)
 		return;
@@ -233,6 +260,8 @@ static void maps_scan_symbols(struct maps *mp, int path_index, bool want_mpi)
 				ranges_push(&mp->init_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
 			if (is_progress_symbol(name))
 				ranges_push(&mp->progress_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
+			if (is_polling_symbol(name))
+				ranges_push(&mp->polling_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
 			if (want_mpi && is_mpi_symbol(name))
 				ranges_push(&mp->mpi_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
 		}
@@ -245,7 +274,8 @@ static void maps_scan_symbols(struct maps *mp, int path_index, bool want_mpi)
 static bool is_main_mpi_library(const struct maps *mp, int path_index)
 {
 	static const char *const libs[] = { "libmpi.so", "libmpich.so", "libopen-pal.so",
-					    "libucp.so", "libuct.so", NULL };
+					    "libucp.so", "libuct.so", "libmpi_mpifh.so", "libmpi_usempi",
+					    "libmpifort.so", NULL };
 	const char *base = strrchr(mp->paths[path_index], '/');
 
 	base = base ? base + 1 : mp->paths[path_index];
@@ -275,12 +305,47 @@ static void maps_find_mpi_symbols(struct maps *mp)
 	}
 }
 
+/* Which of the mapped files may be opened at all (path_ok). */
+static void maps_check_files(struct maps *mp)
+{
+	mp->path_ok = calloc((size_t)mp->npaths + 1, sizeof(bool));
+	for (int i = 0; mp->path_ok && i < mp->npaths; i++) {
+		int fd = procfs_open_mapped(mp->pid, mp->paths[i]);
+
+		mp->path_ok[i] = fd >= 0;
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+int maps_parse_line(char *line, struct mapping *m, char **name)
+{
+	char perms[8] = "";
+	int name_at = 0;
+	unsigned long long start, end, off;
+
+	memset(m, 0, sizeof(*m));
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &name_at) < 4 ||
+	    !name_at || strlen(perms) < 4 || end <= start)
+		return -1;
+	m->start = start;
+	m->end = end;
+	m->offset = off;
+	m->exec = perms[2] == 'x';
+	m->write = perms[1] == 'w';
+	m->path_index = -1;
+	*name = line + name_at;
+	(*name)[strcspn(*name, "\n")] = '\0';
+	return 0;
+}
+
 int maps_load(pid_t pid, struct maps *mp)
 {
 	char path[64], exe[4096];
 	int cap = 0;
 
 	memset(mp, 0, sizeof(*mp));
+	mp->pid = pid;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 
 	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
@@ -304,24 +369,11 @@ int maps_load(pid_t pid, struct maps *mp)
 	char line[4352];
 
 	while (fgets(line, sizeof(line), f)) {
-		struct mapping m = { 0 };
-		char perms[8];
-		int name_at = 0;
-		unsigned long long start, end, off;
+		struct mapping m;
+		char *name;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off,
-			   &name_at) < 4)
+		if (maps_parse_line(line, &m, &name) < 0)
 			continue;
-		m.start = start;
-		m.end = end;
-		m.offset = off;
-		m.exec = perms[2] == 'x';
-		m.write = perms[1] == 'w';
-		m.path_index = -1;
-
-		char *name = line + name_at;
-
-		name[strcspn(name, "\n")] = '\0';
 		if (*name) {
 			m.path_index = maps_intern_path(mp, name);
 			m.kind = maps_classify_path(name, mp->exe);
@@ -342,6 +394,7 @@ int maps_load(pid_t pid, struct maps *mp)
 		errno = ESRCH;
 		return -1;
 	}
+	maps_check_files(mp);
 	maps_find_mpi_symbols(mp);
 	return 0;
 }
@@ -356,6 +409,8 @@ void maps_free(struct maps *mp)
 	free(mp->mpi_syms.r);
 	free(mp->init_syms.r);
 	free(mp->progress_syms.r);
+	free(mp->polling_syms.r);
+	free(mp->path_ok);
 	memset(mp, 0, sizeof(*mp));
 }
 
@@ -375,6 +430,11 @@ const struct mapping *maps_find(const struct maps *mp, uint64_t addr)
 			return &mp->m[mid];
 	}
 	return NULL;
+}
+
+bool maps_file_ok(const struct maps *mp, const struct mapping *m)
+{
+	return m && m->path_index >= 0 && mp->path_ok && mp->path_ok[m->path_index];
 }
 
 const char *maps_path(const struct maps *mp, const struct mapping *m)
@@ -401,6 +461,11 @@ bool maps_in_init(const struct maps *mp, uint64_t addr)
 bool maps_in_progress_engine(const struct maps *mp, uint64_t addr)
 {
 	return ranges_hold(&mp->progress_syms, addr);
+}
+
+bool maps_in_polling_call(const struct maps *mp, uint64_t addr)
+{
+	return ranges_hold(&mp->polling_syms, addr);
 }
 
 bool maps_in_mpi(const struct maps *mp, uint64_t addr)

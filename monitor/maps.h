@@ -29,10 +29,14 @@ struct addr_ranges {
 };
 
 struct maps {
+	pid_t pid;
 	struct mapping *m;
 	int len;
 	char **paths;
 	int npaths;
+	/* Per path: may its file be opened (a regular file, as the target sees it)? Only those are
+	 * handed to the unwinder and the symbol readers: a planted FIFO would block them. */
+	bool *path_ok;
 	char *exe; /* path of the main executable, or NULL */
 	/* Address ranges of MPI_/PMPI_/mpi_/pmpi_ functions in application modules (static MPI,
 	 * Fortran bindings linked into the executable). */
@@ -41,14 +45,21 @@ struct maps {
 	struct addr_ranges init_syms;
 	/* ... and of its progress engines (opal_progress, ucp_worker_progress, MPID_Progress_*). */
 	struct addr_ranges progress_syms;
+	/* ... and of its polling calls (MPI_Test*, MPI_Iprobe, MPI_Improbe and their bindings). */
+	struct addr_ranges polling_syms;
 };
 
+/* One line of /proc/PID/maps: the mapping, and *name pointing at its path in line (cut at the
+ * newline; "" for anonymous memory). 0, or -1 when the line is not one (for tests, fuzzing). */
+int maps_parse_line(char *line, struct mapping *m, char **name);
 /* Load the map of pid. 0, or -1 with errno. */
 int maps_load(pid_t pid, struct maps *mp);
 void maps_free(struct maps *mp);
 /* The mapping containing addr, or NULL. */
 const struct mapping *maps_find(const struct maps *mp, uint64_t addr);
 const char *maps_path(const struct maps *mp, const struct mapping *m);
+/* May the file behind mapping m be opened (see path_ok)? false for anonymous memory. */
+bool maps_file_ok(const struct maps *mp, const struct mapping *m);
 /* What code addr lies in: MODULE_MPI for an MPI module or an MPI_* symbol of an application
  * module, else the kind of its mapping; -1 when it is in no mapping. One lookup. */
 int maps_kind_at(const struct maps *mp, uint64_t addr);
@@ -58,6 +69,8 @@ bool maps_in_mpi(const struct maps *mp, uint64_t addr);
 bool maps_in_init(const struct maps *mp, uint64_t addr);
 /* Is addr inside one of the MPI library's progress engines? */
 bool maps_in_progress_engine(const struct maps *mp, uint64_t addr);
+/* Is addr inside one of MPI's polling calls (MPI_Test*, MPI_Iprobe, ...)? */
+bool maps_in_polling_call(const struct maps *mp, uint64_t addr);
 
 /* Classify a shared object by its file name (exposed for tests and configuration). */
 enum module_kind maps_classify_path(const char *path, const char *exe);

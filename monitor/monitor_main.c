@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "discover.h"
 #include "pidlist.h"
 #include "exitcodes.h"
+#include "outfile.h"
 #include "procfs.h"
 #include "report.h"
 #include "signals.h"
@@ -37,6 +39,7 @@
 #define ACTIVE_POLL_MS 2
 #define GRACE_MS 5000   /* end_listed: SIGTERM to SIGKILL */
 #define ROUND_AGAIN 100 /* watch_round: discover the job's next MPI run */
+#define ROUND_MIN_MS 1000 /* rounds start at most this often */
 
 static volatile int stop_requested;
 
@@ -544,14 +547,10 @@ static json_t *model_json(struct monitor *m)
 
 static void write_report(struct monitor *m, json_t *report)
 {
-	char tmp[4096];
+	char err[PATH_MAX + 128];
 
-	if (!m->report_path)
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", m->report_path);
-	if (json_dump_file(report, tmp, JSON_INDENT(2)) < 0 || rename(tmp, m->report_path) < 0)
-		fprintf(stderr, "parastack: cannot write the report to %s: %s\n", m->report_path,
-			strerror(errno));
+	if (m->report_path && outfile_replace_json(m->report_path, report, err, sizeof(err)) < 0)
+		fprintf(stderr, "parastack: %s\n", err);
 }
 
 /* Clock time of the Unix time t, "12:03:10 UTC". */
@@ -637,6 +636,7 @@ static bool wait_until(struct monitor *m, double until)
 			return false;
 		if (left <= 0)
 			return true;
+		snapshot_reap_pending();
 		sleep_ms(left < 250 ? left : 250);
 	}
 }
@@ -766,6 +766,12 @@ static int leader_loop(struct monitor *m)
 	}
 }
 
+/* Threads seized but not yet stopped (in the kernel) are detached as soon as they stop. */
+static void reap_pending(void)
+{
+	snapshot_reap_pending();
+}
+
 /* Serve the leader until it says stop (0, CMD_STOP) or discover again (CMD_AGAIN). */
 static int follower_loop(struct monitor *m)
 {
@@ -777,7 +783,7 @@ static int follower_loop(struct monitor *m)
 			active |= local_index(m, m->sets.set[k][i]) >= 0;
 	for (;;) {
 		int cmd = comm_wait_cmd(ranks, MAX_RANKS, &n, active ? ACTIVE_POLL_MS : IDLE_POLL_MS,
-					&stop_requested);
+					&stop_requested, reap_pending);
 		struct sample_counts c = { 0 };
 
 		if (cmd == CMD_SAMPLE && n >= 2) {
@@ -891,16 +897,28 @@ static int watch_round(struct monitor *m, int round)
 	return status;
 }
 
-/* --pids-file: the listed ranks (every monitor reads the whole file). */
+/* --pids-file: the listed ranks. Monitor 0 reads the file and sends its bytes to the others:
+ * on nodes without a shared file system, another node's file of the same name must not decide
+ * which processes are watched or ended. */
 static int load_pids(struct monitor *m)
 {
-	char err[600];
+	char err[600] = "", msg[512];
+	char *text = NULL;
+	size_t n = 0;
+	long len = -1;
 
+	if (m->c.me == 0 && (text = pidlist_load_file(m->pids_path, &n, err, sizeof(err))))
+		len = (long)n;
+	comm_bcast_bytes(&text, &len);
 	m->pids = calloc(PIDLIST_MAX, sizeof(*m->pids));
-	m->npids = m->pids ? pidlist_read_file(m->pids_path, m->pids, PIDLIST_MAX, err, sizeof(err)) : -1;
+	m->npids = len < 0 || !m->pids || !text ? -1 :
+		   pidlist_parse_text(text, (size_t)len, m->pids, PIDLIST_MAX, msg, sizeof(msg));
+	if (m->npids < 0 && len >= 0)
+		snprintf(err, sizeof(err), "%s: %s", m->pids_path, m->pids && text ? msg : "out of memory");
+	free(text);
 	if (m->npids < 0) {
 		if (m->c.me == 0)
-			cmd_error("monitor", "%s", m->pids ? err : "out of memory");
+			cmd_error("monitor", "%s", err);
 		return -1;
 	}
 	return 0;
@@ -979,8 +997,10 @@ int main(int argc, char **argv)
 	m->on_launcher_host = !m->launcher_host || !strcmp(m->launcher_host, m->c.host);
 	comm_elect_leader(&m->c, m->launcher && m->on_launcher_host);
 	if (is_leader(m)) {
-		if (m->trace_path && !(m->trace = fopen(m->trace_path, "w")))
-			fprintf(stderr, "parastack: cannot write the trace %s: %s\n", m->trace_path, strerror(errno));
+		char err[PATH_MAX + 128];
+
+		if (m->trace_path && !(m->trace = outfile_open_stream(m->trace_path, err, sizeof(err))))
+			fprintf(stderr, "parastack: the trace: %s\n", err);
 		if (m->trace) {
 			fprintf(m->trace, "# parastack trace: t_ms S C (alpha %g, seed %llu)\n",
 				m->opt.model.alpha, (unsigned long long)m->opt.model.seed);
@@ -992,10 +1012,15 @@ int main(int argc, char **argv)
 	if (m->trace)
 		fprintf(m->trace, "# t_ms 0 is unix time %.6f\n", wall_s());
 	for (int round = 0;; round++) {
+		double started = mono_ms();
+
 		status = watch_round(m, round);
 		round_release(m);
 		if (status != ROUND_AGAIN)
 			break;
+		/* A job whose ranks keep vanishing at once is not discovered again in a tight loop. */
+		if (mono_ms() - started < ROUND_MIN_MS)
+			sleep_ms(ROUND_MIN_MS - (mono_ms() - started));
 	}
 	if (is_leader(m)) {
 		if (status == MONITOR_EXIT_NONE && !m->reported && m->report_path) {

@@ -191,30 +191,41 @@ int pidlist_parse_text(const char *text, size_t n, struct pid_entry *out, int ma
 	return count;
 }
 
-int pidlist_read_file(const char *path, struct pid_entry *out, int max, char *err, size_t len)
+char *pidlist_load_file(const char *path, size_t *n, char *err, size_t len)
 {
 	FILE *f = fopen(path, "r");
-	char *text = NULL, msg[512];
-	size_t n = 0;
-	int r;
+	char *text = NULL;
 
 	if (!f) {
 		snprintf(err, len, "cannot read the PID file %s: %s", path, strerror(errno));
-		return -1;
+		return NULL;
 	}
 	/* At most 64 KiB ranks of ~40 bytes; refuse anything much larger. */
 	text = malloc(4 << 20);
-	n = text ? fread(text, 1, 4 << 20, f) : 0;
-	if (text && n == 4 << 20 && fgetc(f) != EOF) {
+	*n = text ? fread(text, 1, 4 << 20, f) : 0;
+	if (!text)
+		snprintf(err, len, "%s: out of memory", path);
+	else if (*n == 4 << 20 && fgetc(f) != EOF) {
 		snprintf(err, len, "the PID file %s is larger than 4 MiB", path);
 		free(text);
-		fclose(f);
-		return -1;
+		text = NULL;
 	}
 	fclose(f);
-	r = text ? pidlist_parse_text(text, n, out, max, msg, sizeof(msg)) : -1;
+	return text;
+}
+
+int pidlist_read_file(const char *path, struct pid_entry *out, int max, char *err, size_t len)
+{
+	char msg[512];
+	size_t n;
+	char *text = pidlist_load_file(path, &n, err, len);
+	int r;
+
+	if (!text)
+		return -1;
+	r = pidlist_parse_text(text, n, out, max, msg, sizeof(msg));
 	if (r < 0)
-		snprintf(err, len, "%s: %s", path, text ? msg : "out of memory");
+		snprintf(err, len, "%s: %s", path, msg);
 	free(text);
 	return r;
 }

@@ -30,6 +30,8 @@ int pidlist_parse_list(const char *text, struct pid_entry *out, int max, char *e
 int pidlist_parse_text(const char *text, size_t n, struct pid_entry *out, int max, char *err,
 		       size_t len);
 int pidlist_read_file(const char *path, struct pid_entry *out, int max, char *err, size_t len);
+/* The bytes of a PID file (malloc'd, *n of them), or NULL with err. */
+char *pidlist_load_file(const char *path, size_t *n, char *err, size_t len);
 
 /* Check e (a process of this machine) before attaching: it exists, is no zombie, may be traced
  * by this user (the kernel's own ptrace access check, through /proc/PID/mem, which stops

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Read a whole small /proc file into buf (NUL-terminated); length, or -1 with errno. */
@@ -46,8 +47,12 @@ static const char *stat_field(pid_t pid, int n, char *buf, size_t len)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if (read_proc_file(path, buf, len) <= 0)
 		return NULL;
+	return procfs_parse_stat_field(buf, n);
+}
 
-	char *p = strrchr(buf, ')');
+const char *procfs_parse_stat_field(const char *buf, int n)
+{
+	const char *p = strrchr(buf, ')');
 
 	if (!p || p[1] != ' ')
 		return NULL;
@@ -65,6 +70,71 @@ static int compare_pid(const void *a, const void *b)
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 
 	return (x > y) - (x < y);
+}
+
+int pid_list_push(struct pid_list *l, pid_t p)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 64;
+		pid_t *v = realloc(l->v, (size_t)cap * sizeof(*v));
+
+		if (!v) {
+			errno = ENOMEM;
+			return -1;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = p;
+	return 0;
+}
+
+void pid_list_free(struct pid_list *l)
+{
+	free(l->v);
+	*l = (struct pid_list){ 0 };
+}
+
+/* Main thread first: its tid equals the pid and is the smallest, but be explicit. */
+static void main_thread_first(pid_t pid, pid_t *tids, int n)
+{
+	qsort(tids, (size_t)n, sizeof(pid_t), compare_pid);
+	for (int i = 0; i < n; i++)
+		if (tids[i] == pid && i) {
+			memmove(tids + 1, tids, (size_t)i * sizeof(pid_t));
+			tids[0] = pid;
+		}
+}
+
+int procfs_thread_list(pid_t pid, struct pid_list *l)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+
+	DIR *dir = opendir(path);
+	struct dirent *de;
+
+	l->n = 0;
+	if (!dir) {
+		if (errno == ENOENT)
+			errno = ESRCH;
+		return -1;
+	}
+	while ((de = readdir(dir))) {
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+
+		if (*end || tid <= 0)
+			continue;
+		if (pid_list_push(l, (pid_t)tid) < 0) {
+			closedir(dir);
+			return -1;
+		}
+	}
+	closedir(dir);
+	main_thread_first(pid, l->v, l->n);
+	return l->n;
 }
 
 int procfs_threads(pid_t pid, pid_t *tids, int max)
@@ -93,13 +163,7 @@ int procfs_threads(pid_t pid, pid_t *tids, int max)
 		tids[n++] = (pid_t)tid;
 	}
 	closedir(dir);
-	qsort(tids, (size_t)n, sizeof(pid_t), compare_pid);
-	/* Main thread first: its tid equals the pid and is the smallest, but be explicit. */
-	for (int i = 0; i < n; i++)
-		if (tids[i] == pid && i) {
-			memmove(tids + 1, tids, (size_t)i * sizeof(pid_t));
-			tids[0] = pid;
-		}
+	main_thread_first(pid, tids, n);
 	return n;
 }
 
@@ -118,13 +182,18 @@ static char *read_environ(pid_t pid, ssize_t *len)
 }
 
 /* The value of name in an environment buffer, or NULL. */
-static const char *env_lookup(const char *buf, ssize_t len, const char *name)
+const char *procfs_env_lookup(const char *buf, size_t len, const char *name)
 {
 	size_t nl = strlen(name);
 
-	for (const char *p = buf; p < buf + len; p += strlen(p) + 1)
-		if (!strncmp(p, name, nl) && p[nl] == '=')
+	for (const char *p = buf, *end = buf + len; p < end;) {
+		size_t n = strnlen(p, (size_t)(end - p));
+
+		/* The value must end inside the buffer: a last entry without its NUL is cut. */
+		if (n < (size_t)(end - p) && n > nl && !strncmp(p, name, nl) && p[nl] == '=')
 			return p + nl + 1;
+		p += n + 1;
+	}
 	return NULL;
 }
 
@@ -132,7 +201,7 @@ bool procfs_env_is(pid_t pid, const char *name, const char *value)
 {
 	ssize_t len;
 	char *buf = read_environ(pid, &len);
-	const char *v = buf ? env_lookup(buf, len, name) : NULL;
+	const char *v = buf ? procfs_env_lookup(buf, (size_t)len, name) : NULL;
 	bool found = v && !strcmp(v, value);
 
 	free(buf);
@@ -146,7 +215,7 @@ long procfs_env_number(pid_t pid, const char *const *names)
 	long found = -1;
 
 	for (size_t i = 0; buf && names[i] && found < 0; i++) {
-		const char *v = env_lookup(buf, len, names[i]);
+		const char *v = procfs_env_lookup(buf, (size_t)len, names[i]);
 		char *end;
 		long r = v ? strtol(v, &end, 10) : -1;
 
@@ -191,27 +260,65 @@ pid_t procfs_parent(pid_t pid)
 	return p ? (pid_t)strtol(p, NULL, 10) : 0;
 }
 
-int procfs_children(pid_t pid, pid_t *out, int max)
+/* A whole /proc file, however long, into a malloc'd NUL-terminated buffer; NULL if unreadable. */
+static char *read_proc_all(const char *path)
 {
-	pid_t tids[512];
-	int nt = procfs_threads(pid, tids, 512), n = 0;
-	char path[96], buf[8192];
+	size_t cap = 4096, got = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	for (int i = 0; i < nt && n < max; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tids[i]);
-		if (read_proc_file(path, buf, sizeof(buf)) <= 0)
+	if (!buf || fd < 0) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	for (;;) {
+		if (got + 1 == cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+
+		ssize_t n = read(fd, buf + got, cap - 1 - got);
+
+		if (n < 0 && errno == EINTR)
 			continue;
-		for (char *p = buf; *p && n < max;) {
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return buf;
+}
+
+int procfs_children(pid_t pid, struct pid_list *l)
+{
+	struct pid_list tids = { 0 };
+	int nt = procfs_thread_list(pid, &tids), before = l->n;
+	char path[96];
+
+	for (int i = 0; i < nt; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tids.v[i]);
+
+		char *buf = read_proc_all(path);
+
+		for (char *p = buf; p && *p;) {
 			char *end;
 			long c = strtol(p, &end, 10);
 
-			if (end == p)
+			if (end == p || pid_list_push(l, (pid_t)c) < 0)
 				break;
-			out[n++] = (pid_t)c;
 			p = end;
 		}
+		free(buf);
 	}
-	return n;
+	pid_list_free(&tids);
+	return l->n - before;
 }
 
 char procfs_state(pid_t pid)
@@ -238,9 +345,21 @@ pid_t procfs_tracer(pid_t pid)
 	if (read_proc_file(path, buf, sizeof(buf)) <= 0)
 		return -1;
 
-	char *p = strstr(buf, "\nTracerPid:");
+	return (pid_t)procfs_parse_status_number(buf, "TracerPid");
+}
 
-	return p ? (pid_t)strtol(p + 11, NULL, 10) : -1;
+long procfs_parse_status_number(const char *buf, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, k) && p[k] == ':') {
+			char *end;
+			long v = strtol(p + k + 1, &end, 10);
+
+			return end == p + k + 1 ? -1 : v;
+		}
+	return -1;
 }
 
 void procfs_explain_eperm(pid_t pid, char *buf, size_t len)
@@ -271,4 +390,24 @@ void procfs_wchan(pid_t tid, char *buf, size_t len)
 	if (read_proc_file(path, buf, len) <= 0 || !buf[0] || !strcmp(buf, "0"))
 		snprintf(buf, len, "?");
 	buf[strcspn(buf, "\n")] = '\0';
+}
+
+int procfs_open_mapped(pid_t pid, const char *path)
+{
+	char *full = NULL;
+	struct stat st;
+	int fd;
+
+	if (path[0] != '/' || asprintf(&full, "/proc/%d/root%s", (int)pid, path) < 0)
+		return errno = EINVAL, -1;
+	fd = open(full, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	free(full);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return errno = EINVAL, -1;
+	}
+	fcntl(fd, F_SETFL, 0);
+	return fd;
 }

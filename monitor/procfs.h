@@ -7,9 +7,22 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* A list of PIDs that grows as needed (a node may run thousands of ranks, a rank thousands of
+ * threads): no fixed cap. */
+struct pid_list {
+	pid_t *v;
+	int n, cap;
+};
+/* Append p; 0, or -1 (ENOMEM). */
+int pid_list_push(struct pid_list *l, pid_t p);
+void pid_list_free(struct pid_list *l);
+
 /* Threads of pid, from /proc/PID/task, the main thread (tid == pid) first. Returns the count
  * (>= 0) written to tids (at most max), or -1 with errno (ESRCH when the process is gone). */
 int procfs_threads(pid_t pid, pid_t *tids, int max);
+/* Every thread of pid into l (replacing what it held), the main thread first; the count, or
+ * -1 with errno (ESRCH when the process is gone, ENOMEM). */
+int procfs_thread_list(pid_t pid, struct pid_list *l);
 
 /* The first of the named variables (NULL-terminated list) set to a whole number >= 0 in the
  * process's environment; -1 when none is, or the environment is unreadable. */
@@ -29,14 +42,21 @@ int procfs_world_size(pid_t pid);
 /* Parent pid from /proc/PID/stat; 0 if unreadable. */
 pid_t procfs_parent(pid_t pid);
 
-/* Children of every thread of pid (/proc/PID/task/TID/children); count written (<= max). */
-int procfs_children(pid_t pid, pid_t *out, int max);
+/* Append the children of every thread of pid (/proc/PID/task/TID/children) to l; how many
+ * were appended (0 when pid is gone). */
+int procfs_children(pid_t pid, struct pid_list *l);
 
 /* One-letter state from /proc/PID/stat ('R', 'S', 'D', 'T', 't', 'Z', ...), or 0 if gone. */
 char procfs_state(pid_t pid);
 
 /* The kernel function a sleeping thread waits in (/proc/TID/wchan), or "?" when unknown. */
 void procfs_wchan(pid_t tid, char *buf, size_t len);
+
+/* Open a file that pid maps (a path from /proc/PID/maps) for reading, as pid sees it (through
+ * /proc/PID/root: a container's files, not ours), without blocking (a FIFO planted where a
+ * deleted library was cannot hold us) and only if it is a regular file. An fd, or -1 with
+ * errno (EINVAL: not a regular file). */
+int procfs_open_mapped(pid_t pid, const char *path);
 
 /* TracerPid from /proc/PID/status; 0 when untraced, -1 when unreadable. */
 pid_t procfs_tracer(pid_t pid);
@@ -48,6 +68,14 @@ int procfs_exit_code(pid_t pid);
 /* Start time (clock ticks since boot, field 22 of /proc/PID/stat); 0 if unreadable. Pairs
  * with the pid to tell a process from a later one that reuses its number. */
 unsigned long long procfs_start_time(pid_t pid);
+
+/* The parsers behind these readers, on text already read (for tests and fuzzing). */
+/* Field n (n >= 3) of a /proc/PID/stat line, counted after the command name's last ')'. */
+const char *procfs_parse_stat_field(const char *buf, int n);
+/* The number after "key:" at the start of a line of /proc/PID/status; -1 when none. */
+long procfs_parse_status_number(const char *buf, const char *key);
+/* The value of name in an environment block (NUL-separated, len bytes); NULL when absent. */
+const char *procfs_env_lookup(const char *buf, size_t len, const char *name);
 
 /* Why ptrace on pid may have failed with EPERM, as a phrase for an error message. */
 void procfs_explain_eperm(pid_t pid, char *buf, size_t len);

@@ -22,17 +22,24 @@ uint64_t progress_hash_bytes(uint64_t h, const void *p, size_t n)
 }
 
 /* Where a waiting rank's fingerprint stops, counting from the outermost frame: before the
- * first progress-engine frame, or before the first runtime-library frame (sched_yield, poll)
- * once the stack has entered MPI. Below that point a rank blocked for good still changes at
- * every sample; above it, only a rank that gets somewhere does. */
-static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n)
+ * first progress-engine frame, before the first polling call (MPI_Test*, MPI_Iprobe), or before
+ * the first runtime-library frame (sched_yield, poll) once the stack has entered MPI. Below
+ * that point a rank blocked for good still changes at every sample; above it, only a rank that
+ * gets somewhere does. *polling: the cut is at a polling call, whose caller may alternate
+ * between several of them (Iprobe, Testall) without getting anywhere. */
+static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n, bool *polling)
 {
 	bool in_mpi = false;
 
+	*polling = false;
 	for (int i = n - 1; i >= 0; i--) {
 		uint64_t pc = frame_lookup_pc(ips, i);
 		int kind = maps_kind_at(mp, pc);
 
+		if (maps_in_polling_call(mp, pc)) {
+			*polling = true;
+			return i + 1;
+		}
 		if (maps_in_progress_engine(mp, pc) || (in_mpi && kind == MODULE_RUNTIME))
 			return i + 1;
 		in_mpi |= kind == MODULE_MPI;
@@ -43,11 +50,16 @@ static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n)
 uint64_t progress_fingerprint(const struct maps *mp, const uint64_t *ips, const uint64_t *fhash,
 			      int n)
 {
-	int cut = fingerprint_cut(mp, ips, n);
+	bool polling;
+	int cut = fingerprint_cut(mp, ips, n, &polling);
 	uint64_t h = (uint64_t)(n - cut);
 
-	for (int i = n - 1; i >= cut; i--)
+	for (int i = n - 1; i >= cut; i--) {
+		/* The polling loop's frame: where it calls from is not progress, its state is. */
+		if (!(polling && i == cut))
+			h = progress_mix(h, ips[i]);
 		h = progress_mix(h, fhash[i]);
+	}
 	return h;
 }
 

@@ -47,6 +47,29 @@ static bool same(const char *a, const char *b)
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
+/* "0-2,4-7" from sorted ranks, however many: malloc'd (NULL when out of memory). */
+static char *ranges_dup(const int *ranks, int n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (int i = 0; i < n;) {
+		int j = i;
+
+		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+			j++;
+		fprintf(f, "%s%d", i ? "," : "", ranks[i]);
+		if (j > i)
+			fprintf(f, "-%d", ranks[j]);
+		i = j + 1;
+	}
+	fclose(f);
+	return buf;
+}
+
 void report_ranges(const int *ranks, int n, char *buf, size_t len)
 {
 	size_t o = 0;
@@ -65,11 +88,24 @@ void report_ranges(const int *ranks, int n, char *buf, size_t len)
 	}
 }
 
+/* The rank's object in a snapshot: snapshots are sorted by rank (report_sort_by_rank), so a
+ * binary search, which keeps reports of large jobs linear; a linear look when unsorted. */
 static json_t *find_rank(json_t *snap, int rank)
 {
-	size_t i;
+	size_t lo = 0, hi = json_array_size(snap), i;
 	json_t *o;
 
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = rank_of(json_array_get(snap, mid));
+
+		if (r == rank)
+			return json_array_get(snap, mid);
+		if (r < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	json_array_foreach(snap, i, o)
 		if (rank_of(o) == rank)
 			return o;
@@ -187,7 +223,6 @@ json_t *report_groups(json_t *snap)
 		json_t *rl = json_object_get(g, "rank_list");
 		size_t nr = json_array_size(rl);
 		int *ranks = calloc(nr ? nr : 1, sizeof(int));
-		char ranges[1024];
 
 		for (size_t r = 0; r < nr; r++)
 			ranks[r] = (int)json_integer_value(json_array_get(rl, r));
@@ -195,8 +230,11 @@ json_t *report_groups(json_t *snap)
 		json_array_clear(rl);
 		for (size_t r = 0; r < nr; r++)
 			json_array_append_new(rl, json_integer(ranks[r]));
-		report_ranges(ranks, (int)nr, ranges, sizeof(ranges));
-		json_object_set_new(g, "ranks", json_string(ranges));
+
+		char *ranges = ranges_dup(ranks, (int)nr);
+
+		json_object_set_new(g, "ranks", json_string(ranges ? ranges : "?"));
+		free(ranges);
 		json_object_set_new(g, "count", json_integer((json_int_t)nr));
 		free(ranks);
 		json_array_append(list, g);
@@ -221,13 +259,17 @@ void report_sort_by_rank(json_t *ranks)
 static void add(json_t *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add(json_t *diag, const char *fmt, ...)
 {
-	char buf[2048];
+	char *buf = NULL;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = vasprintf(&buf, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		return;
 	json_array_append_new(diag, json_string(buf));
+	free(buf);
 }
 
 /* Where a rank is: its innermost application frame, with file:line when known. */
@@ -290,8 +332,9 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 	const char *first_coll = NULL, *final_ranks = NULL, *exited = NULL;
 	bool mixed_colls = false;
 	int np2p = 0, ngroups_mpi = 0;
-	char colls[1024] = "";
-	size_t o = 0;
+	char *colls = NULL;
+	size_t colls_len = 0;
+	FILE *cf = open_memstream(&colls, &colls_len); /* grows: any number of groups */
 
 	json_array_foreach(groups, i, g) {
 		const char *call = str(g, "mpi_call"), *state = str(g, "state");
@@ -310,18 +353,20 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		if (!strcmp(call, "MPI_Finalize")) {
 			final_ranks = str(g, "ranks");
 		} else if (in_list(call, collectives)) {
-			if (!first_coll || strcmp(first_coll, call))
-				o += (size_t)snprintf(colls + o, sizeof(colls) - o, "%s%s in %s",
-						      o ? ", " : "", str(g, "ranks"), call);
+			if (cf && (!first_coll || strcmp(first_coll, call)))
+				fprintf(cf, "%s%s in %s", ftell(cf) ? ", " : "", str(g, "ranks"), call);
 			mixed_colls |= first_coll && strcmp(first_coll, call);
 			first_coll = first_coll ? first_coll : call;
 		} else {
 			np2p++;
 		}
 	}
+	if (cf)
+		fclose(cf);
 	if (mixed_colls)
 		add(diag, "mismatched collectives: ranks %s — every rank must call the same collectives in the same order",
-		    colls);
+		    colls ? colls : "?");
+	free(colls);
 	if (final_ranks && ngroups_mpi > 1)
 		add(diag, "rank(s) %s already called MPI_Finalize while others still wait: they left the computation early",
 		    final_ranks);
@@ -510,14 +555,17 @@ void report_print(FILE *out, json_t *report)
 		str(report, "hang_type"), json_array_size(json_object_get(report, "dead_ranks")) ?
 		", after a rank died (a crash, not an ordinary hang)" : "");
 	if (json_array_size(json_object_get(report, "faulty_ranks"))) {
-		int ranks[4096], n = 0;
-		char r[1024];
+		json_t *fr = json_object_get(report, "faulty_ranks");
+		int *ranks = calloc(json_array_size(fr) + 1, sizeof(int)), n = 0;
+		char *r;
 
-		json_array_foreach(json_object_get(report, "faulty_ranks"), i, v)
-			if (n < 4096)
+		json_array_foreach(fr, i, v)
+			if (ranks)
 				ranks[n++] = (int)json_integer_value(v);
-		report_ranges(ranks, n, r, sizeof(r));
-		fprintf(out, "  faulty rank(s): %s\n", r);
+		r = ranges_dup(ranks, n);
+		fprintf(out, "  faulty rank(s): %s\n", r ? r : "?");
+		free(r);
+		free(ranks);
 	} else {
 		fprintf(out, "  faulty rank(s): none in application code: every live rank waits in MPI\n");
 	}

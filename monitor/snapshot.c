@@ -16,10 +16,12 @@
 
 #define STOP_DEADLINE_NS 1000000000LL /* give up waiting for the stop after 1 s */
 #define SPIN_NS 30000LL               /* then poll, before sleeping, for 30 us */
-#define PENDING_MAX 64
 
-static pid_t pending[PENDING_MAX]; /* seized threads that had not stopped by the deadline */
-static int npending;
+/* Seized threads this tracer still owes a wait: those that had not stopped by the deadline
+ * (detached once they stop) and those that died while seized (reaped, or their parent could
+ * never collect them). As many as there are: a thread is never forgotten traced. */
+static pid_t *pending;
+static int npending, pending_cap;
 
 static int64_t now_ns(void)
 {
@@ -82,8 +84,22 @@ static int wait_for_stop(pid_t tid, int *status)
 
 static void remember_pending(pid_t tid)
 {
-	if (npending < PENDING_MAX)
-		pending[npending++] = tid;
+	if (npending == pending_cap) {
+		int cap = pending_cap ? pending_cap * 2 : 64;
+		pid_t *p = realloc(pending, (size_t)cap * sizeof(*p));
+
+		if (!p) {
+			/* No memory to remember it: wait for it here, as long as it takes to stop. */
+			int status;
+
+			if (waitpid(tid, &status, __WALL) == tid && WIFSTOPPED(status))
+				ptrace(PTRACE_DETACH, tid, NULL, NULL);
+			return;
+		}
+		pending = p;
+		pending_cap = cap;
+	}
+	pending[npending++] = tid;
 }
 
 int snapshot_reap_pending(void)
@@ -96,6 +112,8 @@ int snapshot_reap_pending(void)
 			i++;
 			continue;
 		}
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r == pending[i] && WIFSTOPPED(status)) {
 			int sig = (status >> 16) == 0 ? WSTOPSIG(status) : 0;
 
@@ -186,8 +204,9 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
 		e = errno;
-		/* Not stopped, so PTRACE_DETACH cannot work; the kernel drops the seize when the
-		 * thread is gone, which is the only way INTERRUPT fails on a seized thread. */
+		/* Not stopped, so PTRACE_DETACH cannot work: the thread is gone, the only way
+		 * INTERRUPT fails on a seized thread. Its death is ours to collect. */
+		remember_pending(tid);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return fail_errno(e, "ptrace(INTERRUPT, ", tid, err, errlen);
 	}
@@ -203,6 +222,9 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 				 (int)tid, procfs_state(tid) ? procfs_state(tid) : '?');
 			st = SNAPSHOT_TIMEOUT;
 		} else {
+			/* Reaped already when waitpid reported its end; else owed. */
+			if (e != ESRCH)
+				remember_pending(tid);
 			st = fail_errno(e, "waitpid(", tid, err, errlen);
 		}
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -218,8 +240,14 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 		inject = sig; /* a signal-delivery stop: hand the signal back on detach */
 
 	st = copy_state(tid, s, stack_max, err, errlen);
-	if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)inject) < 0 && st == SNAPSHOT_OK)
-		st = fail_errno(errno, "ptrace(DETACH, ", tid, err, errlen);
+	if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)inject) < 0) {
+		/* Killed while stopped (SIGKILL): its death is ours to collect, or its parent
+		 * (mpirun, orted, slurmstepd) could never reap it while we live. */
+		e = errno;
+		remember_pending(tid);
+		if (st == SNAPSHOT_OK)
+			st = fail_errno(e, "ptrace(DETACH, ", tid, err, errlen);
+	}
 	s->stopped_ns = now_ns() - t0;
 	s->held_ns = now_ns() - t_stopped;
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -2,6 +2,7 @@
  * contain the pc, innermost first: each DW_TAG_inlined_subroutine is a logical frame whose
  * caller's position is its DW_AT_call_file/DW_AT_call_line. */
 #include "symbolize.h"
+#include "procfs.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -12,12 +13,32 @@
 
 struct symbolizer {
 	Dwfl *dwfl;
+	pid_t pid;
 };
 
 static char *debuginfo_path;
+/* The process whose modules libdw is finding now (find_elf has no argument for it). */
+static __thread pid_t finding_for;
+
+/* A module's ELF file, opened as the target sees it and only if it is a regular file (never a
+ * FIFO planted at "<path> (deleted)", which would block the open); [vdso] and the like as
+ * libdw finds them. */
+static int safe_find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+			 char **file_name, Elf **elfp)
+{
+	if (name && name[0] == '/') {
+		int fd = procfs_open_mapped(finding_for, name);
+
+		if (fd < 0)
+			return -1;
+		*file_name = strdup(name);
+		return fd;
+	}
+	return dwfl_linux_proc_find_elf(mod, userdata, name, base, file_name, elfp);
+}
 
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
+	.find_elf = safe_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -28,6 +49,8 @@ struct symbolizer *symbolizer_open(pid_t pid)
 
 	if (!sy)
 		return NULL;
+	sy->pid = pid;
+	finding_for = pid;
 	sy->dwfl = dwfl_begin(&proc_callbacks);
 	if (!sy->dwfl || dwfl_linux_proc_report(sy->dwfl, pid) != 0 ||
 	    dwfl_report_end(sy->dwfl, NULL, NULL) != 0) {
@@ -46,9 +69,41 @@ void symbolizer_close(struct symbolizer *sy)
 	free(sy);
 }
 
+/* Length of the valid UTF-8 sequence at s that is no control character (C1 included), or 0. */
+static int utf8_printable(const unsigned char *s)
+{
+	unsigned char b = s[0];
+	int n = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((b == 0xe0 && s[1] < 0xa0) || (b == 0xed && s[1] > 0x9f) || (b == 0xf0 && s[1] < 0x90) ||
+	    (b == 0xf4 && s[1] > 0x8f) || (b == 0xc2 && s[1] < 0xa0))
+		return 0;
+	return n;
+}
+
+/* Names come from the watched binary's debug information: whatever bytes it holds reach the
+ * user's terminal and the JSON report. Control characters (an escape sequence would drive the
+ * terminal) and bytes that are not UTF-8 (JSON cannot hold them) are written as \xNN. */
 static void copy_str(char *dst, size_t len, const char *src)
 {
-	snprintf(dst, len, "%s", src ? src : "");
+	const unsigned char *s = (const unsigned char *)(src ? src : "");
+	size_t o = 0;
+
+	while (*s && o + 5 < len) {
+		int n = *s >= 0x80 ? utf8_printable(s) : *s >= 0x20 && *s != 0x7f;
+
+		if (n == 0) {
+			o += (size_t)snprintf(dst + o, len - o, "\\x%02x", *s++);
+			continue;
+		}
+		memcpy(dst + o, s, (size_t)n);
+		o += (size_t)n;
+		s += n;
+	}
+	dst[o] = '\0';
 }
 
 /* Name of a subprogram or inlined-subroutine DIE, following abstract origins. */
@@ -113,6 +168,10 @@ int symbolize(struct symbolizer *sy, uint64_t pc, bool return_address, struct sy
 	      int max)
 {
 	uint64_t lookup = return_address && pc ? pc - 1 : pc;
+
+	if (sy)
+		finding_for = sy->pid;
+
 	Dwfl_Module *mod = sy ? dwfl_addrmodule(sy->dwfl, lookup) : NULL;
 
 	frame_basics(mod, pc, lookup, &out[0]);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "procfs.h"
@@ -114,6 +115,7 @@ void target_close(struct target *t)
 	t->unw_state = NULL;
 	snapshot_release(&t->snap);
 	maps_free(&t->maps);
+	pid_list_free(&t->tids);
 }
 
 bool target_uses_mpi(const struct target *t)
@@ -159,7 +161,7 @@ static enum target_status target_threads(struct target *t, int *n, char *err, si
 
 	if (st != TARGET_OK)
 		return st;
-	*n = procfs_threads(t->pid, t->tids, TARGET_MAX_THREADS);
+	*n = procfs_thread_list(t->pid, &t->tids);
 	if (*n <= 0) {
 		snprintf(err, len, "process %d exited", (int)t->pid);
 		return TARGET_GONE;
@@ -205,10 +207,10 @@ enum target_status target_sample(struct target *t, enum rank_state *state,
 	if (st != TARGET_OK)
 		return st;
 	for (int i = 0; i < n; i++) {
-		if (target_thread_in_kernel(t, t->tids[i]))
+		if (target_thread_in_kernel(t, t->tids.v[i]))
 			continue;
-		st = target_thread(t, t->tids[i], &th, cost, err, len);
-		if (st == TARGET_GONE && t->tids[i] != t->pid)
+		st = target_thread(t, t->tids.v[i], &th, cost, err, len);
+		if (st == TARGET_GONE && t->tids.v[i] != t->pid)
 			continue; /* a thread ended between listing and stopping it */
 		if (st != TARGET_OK)
 			return st;
@@ -225,31 +227,39 @@ enum target_status target_sample(struct target *t, enum rank_state *state,
 	return TARGET_OK;
 }
 
-enum target_status target_capture(struct target *t, struct thread_stack *threads, int max,
-				  int *n, enum rank_state *state, char *err, size_t len)
+enum target_status target_capture(struct target *t, struct thread_stack **threads, int *n,
+				  enum rank_state *state, char *err, size_t len)
 {
 	int nt, got = 0;
 	enum target_status st = target_threads(t, &nt, err, len);
 
 	*n = 0;
+	*threads = NULL;
 	*state = RANK_UNKNOWN;
 	t->in_kernel = false;
 	if (st != TARGET_OK)
 		return st;
-	for (int i = 0; i < nt && got < max; i++) {
-		if (target_thread_in_kernel(t, t->tids[i]))
+	if (!(*threads = calloc((size_t)nt, sizeof(**threads)))) {
+		snprintf(err, len, "out of memory for %d threads' stacks", nt);
+		return TARGET_FAILED;
+	}
+	for (int i = 0; i < nt; i++) {
+		if (target_thread_in_kernel(t, t->tids.v[i]))
 			continue;
-		st = target_thread(t, t->tids[i], &threads[got], NULL, err, len);
-		if (st == TARGET_GONE && t->tids[i] != t->pid)
+		st = target_thread(t, t->tids.v[i], &(*threads)[got], NULL, err, len);
+		if (st == TARGET_GONE && t->tids.v[i] != t->pid)
 			continue;
-		if (st != TARGET_OK)
+		if (st != TARGET_OK) {
+			free(*threads);
+			*threads = NULL;
 			return st;
+		}
 		got++;
 	}
 	*n = got;
 	*state = RANK_OUT_MPI;
 	for (int i = 0; i < got; i++)
-		if (threads[i].counted && threads[i].in_mpi)
+		if ((*threads)[i].counted && (*threads)[i].in_mpi)
 			*state = RANK_IN_MPI;
 	return TARGET_OK;
 }

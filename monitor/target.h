@@ -11,10 +11,10 @@
 
 #include "classify.h"
 #include "maps.h"
+#include "procfs.h"
 #include "snapshot.h"
 #include "unwind.h"
 
-#define TARGET_MAX_THREADS 512
 #define TARGET_MAX_FRAMES 128
 
 enum target_status {
@@ -49,7 +49,7 @@ struct target {
 	void *unw_state;
 	struct snapshot snap;
 	size_t stack_max;
-	pid_t tids[TARGET_MAX_THREADS];
+	struct pid_list tids;   /* the threads of the latest sample (grows as needed) */
 	/* Of the latest target_sample: the deciding thread's fingerprint (progress.h), whether it
 	 * is still inside MPI_Init, and whether it sat in uninterruptible sleep (D). */
 	uint64_t fingerprint;
@@ -63,9 +63,9 @@ void target_close(struct target *t);
 /* Is the process IN_MPI or OUT_MPI now? cost may be NULL. */
 enum target_status target_sample(struct target *t, enum rank_state *state,
 				 struct sample_cost *cost, char *err, size_t len);
-/* Every thread's frames; *n threads written (at most max). */
-enum target_status target_capture(struct target *t, struct thread_stack *threads, int max,
-				  int *n, enum rank_state *state, char *err, size_t len);
+/* Every thread's frames: *threads malloc'd (the caller frees it), *n of them. */
+enum target_status target_capture(struct target *t, struct thread_stack **threads, int *n,
+				  enum rank_state *state, char *err, size_t len);
 /* Does this process map an MPI library (or link MPI statically)? */
 bool target_uses_mpi(const struct target *t);
 

@@ -18,8 +18,8 @@ struct unwinder_ops {
 	void (*flush)(void *state);
 	/* Frames of the snapshot, innermost first, into ips (at most max); the count. For all but
 	 * the innermost frame an entry is a return address. When fhash is not NULL, fhash[i] is
-	 * frame i's progress hash (progress.h): its address, the callee-saved registers as that
-	 * frame sees them, and its own stack bytes. */
+	 * frame i's progress hash (progress.h): the callee-saved registers as that frame sees them
+	 * and its own stack bytes. */
 	int (*unwind)(void *state, const struct snapshot *s, const struct maps *mp, uint64_t *ips,
 		      uint64_t *fhash, int max);
 };

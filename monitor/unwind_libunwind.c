@@ -46,6 +46,9 @@ static void *module_upt(struct lu_state *st, uint64_t ip)
 	const struct mapping *m = maps_find(cur.mp, ip);
 	int idx = m ? m->path_index : -1;
 
+	/* libunwind opens the mapped file by its name: only one known to be a regular file. */
+	if (idx >= 0 && !maps_file_ok(cur.mp, m))
+		return NULL;
 	if (idx < 0) {
 		if (!st->upt_anon)
 			st->upt_anon = _UPT_create(st->pid);
@@ -294,7 +297,7 @@ static int lu_unwind(void *state, const struct snapshot *s, const struct maps *m
 		if (fhash && n > 0)
 			fhash[n - 1] = frame_bytes_hash(fhash[n - 1], s, prev_sp, sp);
 		if (fhash)
-			fhash[n] = progress_mix(progress_mix(0, ip), frame_regs_hash(&c));
+			fhash[n] = frame_regs_hash(&c);
 		prev_sp = sp;
 		ips[n++] = ip;
 	} while (n < max && unw_step(&c) > 0);

@@ -261,7 +261,8 @@ void detector_config_default(struct detector_config *cfg)
 struct detector *detector_new(const struct detector_config *cfg)
 {
 	if (!(cfg->alpha > 0.0 && cfg->alpha < 1.0) || !(cfg->interval_ms > 0.0) ||
-	    cfg->max_interval_ms < cfg->interval_ms || cfg->set_size < 1)
+	    cfg->max_interval_ms < cfg->interval_ms || cfg->set_size < 1 ||
+	    cfg->set_size > DETECTOR_MAX_SET_SIZE)
 		return NULL;
 
 	struct detector *d = calloc(1, sizeof(*d));

@@ -17,6 +17,8 @@
 #define DETECTOR_DEFAULT_INTERVAL_MS 400.0
 #define DETECTOR_DEFAULT_MAX_INTERVAL_MS 30000.0
 #define DETECTOR_DEFAULT_SET_SIZE 10
+#define DETECTOR_MAX_SET_SIZE 4096   /* C: what an option or a trace may ask for */
+#define DETECTOR_MIN_INTERVAL_MS 10.0 /* I: sampling more often would keep ranks stopped */
 #define DETECTOR_MIN_SAMPLES 11     /* no verdict on a model smaller than this */
 #define DETECTOR_WINDOW 16          /* samples per runs-test window */
 #define DETECTOR_HISTORY 8          /* windows remembered at the current interval */
@@ -83,8 +85,8 @@ struct detector_info {
 struct detector;
 
 void detector_config_default(struct detector_config *cfg);
-/* NULL on a bad configuration (alpha outside (0,1), non-positive interval, set size < 1) or
- * when memory runs out. */
+/* NULL on a bad configuration (alpha outside (0,1), non-positive interval, set size outside
+ * 1..DETECTOR_MAX_SET_SIZE) or when memory runs out. */
 struct detector *detector_new(const struct detector_config *cfg);
 void detector_free(struct detector *d);
 

@@ -1,13 +1,14 @@
 /* trace — parsing and writing "t_ms S C" sample traces, strictly: a replay of a damaged file
  * must fail loudly on the line at fault rather than evaluate garbage. */
 #include "trace.h"
+#include "detector.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TRACE_MAX_SET 1000000 /* bounds the replay's histogram */
+#define TRACE_MAX_SET DETECTOR_MAX_SET_SIZE /* as many as --set-size may ask for */
 
 static const char *skip_space(const char *p)
 {

@@ -9,19 +9,111 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-static void init_once(void)
-{
-	static bool done;
+#define PROBE_TIMEOUT_MS 10000 /* a controller that does not answer in this long is not there */
 
-	if (!done) {
-		slurm_init(NULL);
-		done = true;
+/* Read a child's first stderr line (libslurm's own words) into why, waiting at most until
+ * deadline_ms; the child is killed past it. The child's exit status, or -1 on a timeout. */
+static int probe_wait(pid_t pid, int errfd, char *why, size_t len)
+{
+	struct pollfd pfd = { .fd = errfd, .events = POLLIN };
+	size_t got = 0;
+	int status = -1;
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	why[0] = '\0';
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+
+		long left = PROBE_TIMEOUT_MS - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) == 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			why[got] = '\0';
+			why[strcspn(why, "\n")] = '\0';
+			return -1;
+		}
+
+		ssize_t n = read(errfd, why + got, got + 1 < len ? len - 1 - got : 0);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
 	}
+	why[got] = '\0';
+	why[strcspn(why, "\n")] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* libslurm's line "prog: error: what went wrong, retrying in 1sec up to 60sec": the middle. */
+static const char *slurm_words(char *line)
+{
+	static const char *const heads[] = { "error: ", "fatal: ", NULL };
+	char *p = line, *q;
+	size_t prog = strlen(program_invocation_short_name);
+
+	if (!strncmp(p, program_invocation_short_name, prog) && !strncmp(p + prog, ": ", 2))
+		p += prog + 2;
+	for (int i = 0; heads[i]; i++)
+		if ((q = strstr(p, heads[i])))
+			p = q + strlen(heads[i]);
+	if ((q = strstr(p, ", retrying")))
+		*q = '\0';
+	return *p ? p : "no configuration or controller found";
+}
+
+/* Can Slurm be asked from here? libslurm exits the whole process (fatal()) when it finds no
+ * configuration, and retries an absent controller for a minute, printing as it goes: so a child
+ * asks first, with its words captured and a deadline. Asked once per process. */
+static int slurm_reachable(char *err, size_t len)
+{
+	static int known = -1; /* -1 not asked yet, 0 no, 1 yes */
+	static char reason[256];
+	int fds[2];
+
+	if (known < 0 && pipe(fds) == 0) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			dup2(fds[1], STDERR_FILENO);
+			close(fds[0]);
+			close(fds[1]);
+			slurm_init(NULL);
+			_exit(slurm_ping(0) == SLURM_SUCCESS ? 0 : 3);
+		}
+		close(fds[1]);
+
+		int rc = pid < 0 ? -1 : probe_wait(pid, fds[0], reason, sizeof(reason));
+
+		close(fds[0]);
+		known = rc == 0;
+		if (rc < 0)
+			snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+				 "%sno answer within %d s", reason[0] ? ", retrying; " : "", PROBE_TIMEOUT_MS / 1000);
+		else if (rc != 0 && !reason[0])
+			snprintf(reason, sizeof(reason), "its controller does not answer");
+	}
+	if (known == 1) {
+		static bool done;
+
+		if (!done)
+			slurm_init(NULL);
+		done = true;
+		return 0;
+	}
+	snprintf(err, len, "Slurm cannot be asked from here: %s", slurm_words(reason));
+	return -1;
 }
 
 static void fail(char *err, size_t len, const char *call, uint32_t id)
@@ -56,28 +148,35 @@ int sched_slurm_parse_jobid(const char *text, uint32_t *id)
 	return 0;
 }
 
-/* Expand a host list expression ("n[1-4]") into job->nodes. */
-static void expand_nodes(const char *expr, struct slurm_job_info *job)
+/* Expand a host list expression ("n[1-4]") into job->nodes. 0, or -1 when the job has more
+ * nodes or longer names than the list holds (never a list cut short). */
+static int expand_nodes(const char *expr, struct slurm_job_info *job)
 {
 	hostlist_t hl = slurm_hostlist_create(expr ? expr : "");
 	char *h;
+	int rc = 0;
 
 	job->num_nodes = 0;
 	if (!hl)
-		return;
-	while ((h = slurm_hostlist_shift(hl)) && job->num_nodes < SCHED_SLURM_NODES_MAX) {
-		snprintf(job->nodes[job->num_nodes++], SCHED_SLURM_NAME_MAX, "%s", h);
+		return 0;
+	while (rc == 0 && (h = slurm_hostlist_shift(hl))) {
+		if (job->num_nodes == SCHED_SLURM_NODES_MAX || strlen(h) >= SCHED_SLURM_NAME_MAX)
+			rc = -1;
+		else
+			snprintf(job->nodes[job->num_nodes++], SCHED_SLURM_NAME_MAX, "%s", h);
 		free(h);
 	}
 	slurm_hostlist_destroy(hl);
+	return rc;
 }
 
 int sched_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t len)
 {
 	job_info_msg_t *msg = NULL;
 
-	init_once();
 	memset(job, 0, sizeof(*job));
+	if (slurm_reachable(err, len) < 0)
+		return -1;
 	if (slurm_load_job(&msg, id, SHOW_ALL) != SLURM_SUCCESS) {
 		fail(err, len, "slurm_load_job", id);
 		return -1;
@@ -95,9 +194,17 @@ int sched_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t l
 	job->exit_status = WIFEXITED(j->exit_code) ? WEXITSTATUS(j->exit_code) : 128 + WTERMSIG(j->exit_code);
 	job->num_tasks = (int)j->num_tasks;
 	snprintf(job->batch_host, sizeof(job->batch_host), "%s", j->batch_host ? j->batch_host : "");
+	int too_big = j->nodes && strlen(j->nodes) >= sizeof(job->nodes_expr);
+
 	snprintf(job->nodes_expr, sizeof(job->nodes_expr), "%s", j->nodes ? j->nodes : "");
-	expand_nodes(j->nodes, job);
+	too_big |= expand_nodes(j->nodes, job) < 0;
 	slurm_free_job_info_msg(msg);
+	if (too_big) {
+		snprintf(err, len, "Slurm job %u has more than %d nodes, or names longer than %d "
+			 "characters: more than parastack can watch", id, SCHED_SLURM_NODES_MAX,
+			 SCHED_SLURM_NAME_MAX - 1);
+		return -1;
+	}
 	return 0;
 }
 
@@ -142,7 +249,8 @@ int sched_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, c
 	job_step_info_response_msg_t *steps = NULL;
 	int n = 0;
 
-	init_once();
+	if (slurm_reachable(err, len) < 0)
+		return -1;
 	if (slurm_get_job_steps(0, id, NO_VAL, &steps, SHOW_ALL) != SLURM_SUCCESS) {
 		fail(err, len, "slurm_get_job_steps", id);
 		return -1;
@@ -166,7 +274,8 @@ int sched_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, c
 
 int sched_slurm_cancel(uint32_t id, char *err, size_t len)
 {
-	init_once();
+	if (slurm_reachable(err, len) < 0)
+		return -1;
 	if (slurm_kill_job(id, SIGKILL, 0) != SLURM_SUCCESS) {
 		fail(err, len, "slurm_kill_job", id);
 		return -1;

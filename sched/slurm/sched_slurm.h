@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SCHED_SLURM_NODES_MAX 256
+#define SCHED_SLURM_NODES_MAX 8192 /* a larger job gets a one-line error, never a cut list */
 #define SCHED_SLURM_NAME_MAX 64
 
 struct slurm_job_info {
@@ -19,7 +19,7 @@ struct slurm_job_info {
 	int num_nodes;
 	int num_tasks;
 	char batch_host[SCHED_SLURM_NAME_MAX];
-	char nodes_expr[1024]; /* as Slurm writes it, e.g. "n[1-4]" */
+	char nodes_expr[65536]; /* as Slurm writes it, e.g. "n[1-4]" */
 	char nodes[SCHED_SLURM_NODES_MAX][SCHED_SLURM_NAME_MAX]; /* expanded, in order */
 };
 

@@ -78,17 +78,13 @@ bool sched_torque_valid_jobid(const char *text)
 	return *p == '.' ? valid_host(p + 1) : *p == '\0';
 }
 
-int sched_torque_read_nodefile(const char *path, struct torque_job *j, char *err, size_t len)
+int sched_torque_parse_nodefile(FILE *f, const char *path, struct torque_job *j, char *err,
+				size_t len)
 {
 	char line[1024];
 	int lineno = 0;
-	FILE *f = fopen(path, "r");
 
 	j->nhosts = j->slots = 0;
-	if (!f) {
-		snprintf(err, len, "cannot read the node file %s: %s", path, strerror(errno));
-		return -1;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		char *host = strip(line);
 
@@ -97,21 +93,33 @@ int sched_torque_read_nodefile(const char *path, struct torque_job *j, char *err
 			continue;
 		if (!valid_host(host)) {
 			snprintf(err, len, "%s, line %d: '%.64s' is not a host name", path, lineno, host);
-			fclose(f);
 			return -1;
 		}
 		if (add_slot(j, host) < 0) {
 			snprintf(err, len, "%s: more than %d distinct hosts", path, SCHED_TORQUE_HOSTS_MAX);
-			fclose(f);
 			return -1;
 		}
 	}
-	fclose(f);
 	if (j->slots == 0) {
 		snprintf(err, len, "the node file %s lists no host", path);
 		return -1;
 	}
 	return 0;
+}
+
+int sched_torque_read_nodefile(const char *path, struct torque_job *j, char *err, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int rc;
+
+	if (!f) {
+		j->nhosts = j->slots = 0;
+		snprintf(err, len, "cannot read the node file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	rc = sched_torque_parse_nodefile(f, path, j, err, len);
+	fclose(f);
+	return rc;
 }
 
 int sched_torque_from_env(struct torque_job *j, char *err, size_t len)

@@ -8,6 +8,7 @@
 #define PARASTACK_SCHED_TORQUE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #define SCHED_TORQUE_HOSTS_MAX 256
@@ -32,6 +33,9 @@ bool sched_torque_valid_jobid(const char *text);
 /* Read a node file (one host name per slot; blank lines ignored) into j's hosts and slots.
  * 0, or -1 with err naming the file and the line at fault. */
 int sched_torque_read_nodefile(const char *path, struct torque_job *j, char *err, size_t len);
+/* The same on an open stream (path names it in messages): for tests and fuzzing. */
+int sched_torque_parse_nodefile(FILE *f, const char *path, struct torque_job *j, char *err,
+				size_t len);
 
 /* The Torque job this process runs in, from the environment: 1 when PBS_JOBID and
  * PBS_NODEFILE are set and valid, 0 when not in a Torque job (PBS_JOBID unset), -1 with err

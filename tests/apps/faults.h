@@ -7,7 +7,8 @@
  *   PS_EXIT         exit status of a healthy run that ends by itself (default 0)
  *   PS_PRINT_PIDS   when set, each rank prints "rank R pid P" and "rank R host H" at start
  *   PS_HELPER       when set, each rank forks a helper process that sleeps until the rank ends
- *                   (it carries the rank's environment, as helpers do, and is no rank)
+ *                   (it carries the rank's environment, as helpers do, and is no rank); "deep":
+ *                   the helper forks one of its own (a grandchild, as a popen()ed shell's)
  *   PS_ELAPSED      when set, rank 0 prints "elapsed SECONDS" (from MPI_Init) as the job ends:
  *                   the benchmarks' fixed-work time, free of launch costs
  *   PS_FAULT_LOG    when set, the faulty rank appends "UNIX_TIME RANK KIND" to this file as its
@@ -70,6 +71,8 @@ static inline void app_start(int *argc, char ***argv, int *rank, int *size, stru
 	faults_init(f);
 	if (getenv("PS_HELPER") && fork() == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (!strcmp(getenv("PS_HELPER"), "deep") && fork() == 0)
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 		for (;;)
 			pause();
 	}

@@ -29,6 +29,10 @@ bad "negative interval" 2 "interval" --interval -5 --pids 1
 bad "seed not a number" 2 "seed" --seed x --pids 1
 bad "unknown option" 2 "unknown" --frobnicate --pids 1
 bad "no such process" 1 "PID 4194303: no such process; nothing was attached" --pids 4194303
+# A Slurm job where Slurm cannot be asked: one line of ours, none of libslurm's.
+: >"$TMP/empty-slurm.conf"
+run env SLURM_CONF="$TMP/empty-slurm.conf" "$PARASTACK" attach --slurm-job 5
+expect_error "no Slurm here" 1 "Slurm cannot be asked from here"
 start "$TMP/sleep.out" sleep 300
 SLEEPER=$BG
 bad "not an MPI process" 1 "PID $SLEEPER: maps no MPI library" --pids "$SLEEPER"

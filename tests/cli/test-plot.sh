@@ -30,6 +30,21 @@ expect_status "default output" 0
 if [ -s "$TMP/cwd/healthy.svg" ]; then ok; else fail "default output: no $TMP/cwd/healthy.svg"; fi
 expect_grep "healthy: no verdict" "no hang verdict" "$OUT"
 
+# Names gnuplot would run as a shell command ('|' first) are only ever file names: from the
+# trace's name (the default output) or from -o.
+cp "$TMP/healthy.trace" "$TMP/cwd/|touch pwned;.trace"
+run sh -c "cd '$TMP/cwd' && '$abs' plot '|touch pwned;.trace'"
+expect_status "a trace named like a pipe" 0
+if [ ! -e "$TMP/cwd/pwned" ] && [ -s "$TMP/cwd/|touch pwned;.svg" ]; then ok; else fail "plot ran a shell command from the trace's name"; fi
+run sh -c "cd '$TMP/cwd' && '$abs' plot -o '|touch pwned2.svg' ../healthy.trace"
+expect_status "-o named like a pipe" 0
+if [ ! -e "$TMP/cwd/pwned2.svg" ] && [ -s "$TMP/cwd/|touch pwned2.svg" ]; then ok; else fail "plot ran a shell command from -o"; fi
+# The picture replaces a symbolic link, never writes through it.
+echo keep >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/link.svg"
+run "$PARASTACK" plot -o "$TMP/link.svg" "$TMP/healthy.trace"
+if [ "$(cat "$TMP/victim")" = keep ] && [ ! -L "$TMP/link.svg" ]; then ok; else fail "plot wrote through a symbolic link"; fi
+
 # --data: the model's view, one row per sample taken; a dense trace is sampled like replay.
 run "$PARASTACK" plot --data "$TMP/hang.trace"
 expect_status "data" 0

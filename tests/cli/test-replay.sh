@@ -70,6 +70,17 @@ for bad in "--alpha abc" "--alpha 0" "--alpha 1" "--alpha -0.1" "--alpha nan" "-
 	run "$PARASTACK" replay $bad "$TMP/healthy.trace"
 	expect_error "option $bad" 2 "parastack replay: --"
 done
+# What a file or an option may ask for is bounded: no 8 MB histogram from a trace's C, no
+# monitor stopping ranks continuously.
+printf '0 1 1000000\n' >"$TMP/huge-c.trace"
+run "$PARASTACK" replay "$TMP/huge-c.trace"
+expect_error "C = 10^6 in a trace" 1 "set size C = 1000000 is out of range (1..4096)"
+run "$PARASTACK" replay --interval 1e-9 "$TMP/healthy.trace"
+expect_error "--interval 1e-9" 2 "below 10 ms"
+run "$PARASTACK" run --interval 1e-9 -- true
+expect_error "run --interval 1e-9" 2 "below 10 ms"
+run "$PARASTACK" replay --set-size 5000 "$TMP/healthy.trace"
+expect_error "--set-size 5000" 2 "set-size"
 run "$PARASTACK" replay --set-size 12 "$TMP/healthy.trace"
 expect_error "set size mismatch" 2 "set size is C = 10 but --set-size is 12"
 run "$PARASTACK" replay --frobnicate "$TMP/healthy.trace"

@@ -188,9 +188,27 @@ expect_status "missing launcher" 127
 expect_grep "missing launcher message" "cannot start /nonexistent/launcher" "$ERR"
 run "$PARASTACK" run --report "$TMP/serial.json" -- sh -c 'exit 5'
 expect_status "a job that is not MPI ends with its status" 5
+# Output files are never written through a planted symbolic link (parastack may run as root):
+# not the report's old fixed temporary name, not the trace.
+echo keep >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/planted.json.tmp"
+ln -s "$TMP/victim" "$TMP/planted.trace"
+run "$PARASTACK" run --report "$TMP/planted.json" --trace "$TMP/planted.trace" -- sh -c 'exit 0'
+expect_status "planted links: the job runs" 0
+if [ "$(cat "$TMP/victim")" = keep ]; then ok; else fail "a planted link was written through: $(head -c 200 "$TMP/victim")"; fi
+jreport_file() { if jq -e "$2" "$1" >/dev/null 2>&1; then ok; else fail "$3: jq '$2' false on $1"; fi; }
+jreport_file "$TMP/planted.json" '.verdict == "none"' "planted links: the report is written"
+expect_grep "planted links: the trace refused in one line" "the trace: cannot write $TMP/planted.trace: .*symbolic link" "$ERR"
+# A stale SLURM_JOB_ID where Slurm cannot be asked: one line, and the job runs all the same.
+: >"$TMP/empty-slurm.conf"
+run env SLURM_JOB_ID=123 SLURM_CONF="$TMP/empty-slurm.conf" "$PARASTACK" run -- sh -c 'echo the job ran; exit 4'
+expect_status "stale SLURM_JOB_ID: the job runs" 4
+expect_grep "stale SLURM_JOB_ID: the job's output" "the job ran" "$OUT"
+expect_error "stale SLURM_JOB_ID: one line" 4 "Slurm cannot be asked from here: .*; watching this node only"
 # --- more ranks than two sets hold (--set-size 2, 6 ranks), each with a helper process it forked
-# (same rank in its environment, not a rank): the sets rotate over all ranks, helpers are no ranks.
-prun helpers PS_HELPER=1 PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --set-size 2 $FAST
+# and a helper of that helper (same rank in their environment, not ranks): the sets rotate over
+# all ranks, helpers at any depth are no ranks.
+prun helpers PS_HELPER=deep PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --set-size 2 $FAST
 expect_hang "more than 2C ranks, with helpers" computation '[4]'
 jreport "helpers are not ranks" '[.ranks[].rank] == [0,1,2,3,4,5]'
 

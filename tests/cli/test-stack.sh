@@ -75,7 +75,29 @@ if mpirun_start "$TMP/mpi" 5 "$FIX/mpi_states"; then
 	expect_chain "rank 3 in MPI_Test" "$(funcs '.[0].threads[0]')" "PMPI_Test wait_in_test_loop main"
 	run "$FIX/sample_loop" "$R0" 50
 	if [ "$(printf '%s\n' "$OUT" | grep -c '^OUT_MPI$')" -eq 50 ]; then ok; else fail "computing rank: $OUT"; fi
+	# Progress fingerprints: a rank blocked for good shows one fingerprint in every sample
+	# (in MPI_Recv, MPI_Barrier, an MPI_Test loop, MPI_Allreduce), though its progress engine
+	# runs all the while.
+	for r in 1 2 3 4; do
+		eval "pid=\$R$r"
+		run "$FIX/sample_loop" --fingerprint "$pid" 20 20
+		distinct=$(printf '%s\n' "$OUT" | awk '{ print $1, $3 }' | sort -u | wc -l)
+		if [ "$distinct" -eq 1 ] && printf '%s' "$OUT" | grep -q "^IN_MPI fp [0-9a-f]* init 0 kernel 0$"; then ok; else fail "blocked rank $r: fingerprints vary: $(printf '%s\n' "$OUT" | sort | uniq -c)"; fi
+	done
 	for r in "$R0" "$R1" "$R2" "$R3" "$R4"; do expect_untraced "MPI rank $r" "$r"; done
+fi
+# A rank waiting inside MPI_Init (rank 0 starts late): starting, not hung.
+if LATE_INIT=60 mpirun_start "$TMP/late" 3 "$FIX/mpi_states"; then
+	run "$FIX/sample_loop" --fingerprint "$(rank_pid "$TMP/late" 1)" 5 50
+	if [ "$(printf '%s\n' "$OUT" | grep -c ' init 1 ')" -eq 5 ]; then ok; else fail "rank in MPI_Init not seen there: $OUT"; fi
+	stop_started_one "$MPIRUN"
+fi
+# A job that gets somewhere: the fingerprints of a rank waiting in MPI change between samples.
+if PS_PRINT_PIDS=1 mpirun_start "$TMP/moving" 4 "$BUILD/tests/apps/stencil"; then
+	run "$FIX/sample_loop" --fingerprint "$(rank_pid "$TMP/moving" 1)" 40 50
+	distinct=$(printf '%s\n' "$OUT" | grep '^IN_MPI' | awk '{ print $3 }' | sort -u | wc -l)
+	if [ "$distinct" -ge 3 ]; then ok; else fail "a moving rank showed $distinct fingerprint(s) in MPI: $OUT"; fi
+	stop_started_one "$MPIRUN"
 fi
 
 if mpirun_start "$TMP/mpif" 3 "$FIX/mpi_states_f"; then
@@ -87,7 +109,56 @@ if mpirun_start "$TMP/mpif" 3 "$FIX/mpi_states_f"; then
 	expect_chain "Fortran rank 0" "$(funcs '.[0].threads[0]')" "compute_kernel MAIN__"
 	expect_chain "Fortran MPI_RECV binding" "$(funcs '.[1].threads[0]')" "PMPI_Recv ompi_recv_f MAIN__"
 	expect_chain "Fortran MPI_BARRIER binding" "$(funcs '.[2].threads[0]')" "PMPI_Barrier ompi_barrier_f MAIN__"
+	for pid in "$F1" "$F2"; do
+		run "$FIX/sample_loop" --fingerprint "$pid" 20 20
+		if [ "$(printf '%s\n' "$OUT" | awk '{ print $3 }' | sort -u | wc -l)" -eq 1 ]; then ok; else fail "blocked Fortran rank $pid: fingerprints vary"; fi
+	done
 fi
+
+# --- a process in uninterruptible sleep (D): never seized, never taken for gone ------------------
+start "$TMP/dstate" "$FIX/dstate" 4
+DS=$BG
+wait_for "$TMP/dstate" "^pid "
+sleep 0.3
+run "$FIX/sample_loop" --fingerprint "$DS" 5
+if [ "$RC" -eq 0 ] && [ "$(printf '%s\n' "$OUT" | grep -c 'kernel 1$')" -eq 5 ]; then ok; else fail "D-state process: $OUT $ERR"; fi
+run "$PARASTACK" stack --json "$DS"
+expect_json "stack: in the kernel, with its wait channel" '.[0].in_kernel == true and (.[0].wchan | length > 0)'
+run "$PARASTACK" stack "$DS"
+expect_grep "stack text: in the kernel" "in the kernel: uninterruptible sleep (D)" "$OUT"
+reap_other_state() { # PID STATE SECONDS: wait until the process is in STATE
+	deadline=$(($(date +%s) + $3))
+	while [ "$(proc_state "$1")" != "$2" ]; do [ "$(date +%s)" -ge "$deadline" ] && return 1; sleep 0.1; done
+}
+if reap_other_state "$DS" S 10; then ok; else fail "D-state process: still $(proc_state "$DS") after its sleep"; fi
+expect_untraced "D-state process after it left the kernel" "$DS"
+stop_started_one "$DS"
+
+# --- a target that unlinks its executable and plants a FIFO where "<path> (deleted)" was: the
+# mapped file is opened without blocking, seen not to be a regular file, and skipped.
+cp "$FIX/callchain-O0" "$TMP/planted"
+start "$TMP/planted.out" "$TMP/planted" sleep
+PLANTED=$BG
+wait_for "$TMP/planted.out" ready
+rm "$TMP/planted"
+mkfifo "$TMP/planted (deleted)"
+RUN_TIMEOUT=30 run "$PARASTACK" stack "$PLANTED"
+expect_status "stack of a target with a planted FIFO (no block)" 0
+RUN_TIMEOUT=30 run "$FIX/sample_loop" "$PLANTED" 5
+expect_status "sampling a target with a planted FIFO (no block)" 0
+expect_untraced "planted FIFO target" "$PLANTED"
+stop_started_one "$PLANTED"
+
+# --- names from a binary's debug information are escaped, never sent raw to the terminal ------
+start "$TMP/evil.out" "$FIX/evilname"
+EVIL=$BG
+sleep 0.3
+run "$PARASTACK" stack "$EVIL"
+if printf '%s' "$OUT" | LC_ALL=C grep -q "$(printf '\033')\|$(printf '\007')"; then fail "stack: a control byte reached the terminal"; else ok; fi
+expect_grep "stack: the escaped file name" 'evil\\x1b\]0;pwned\\x07\\xff\.c' "$OUT"
+run "$PARASTACK" stack --json "$EVIL"
+expect_json "stack --json: the file name kept, escaped" '[.[0].threads[0].frames[] | select(.func == "evil_loop") | .file | endswith("evil\\x1b]0;pwned\\x07\\xff.c")] == [true]'
+stop_started_one "$EVIL"
 
 # --- bad PIDs ------------------------------------------------------------------------------
 run "$PARASTACK" stack --json 4194303 "$CC0"

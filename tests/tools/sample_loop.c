@@ -1,11 +1,14 @@
 /* sample_loop — sample a process's IN_MPI/OUT_MPI state in a tight loop, the way the monitor
  * does, printing one line per sample ("IN_MPI" or "OUT_MPI"): used by the tests that kill the
  * sampler at random moments and check that the target is left running and untraced.
- * usage: sample_loop PID [COUNT [PAUSE_MS]] (COUNT 0 or absent: forever; PAUSE_MS between
- * samples, default none) */
+ * usage: sample_loop [--fingerprint] PID [COUNT [PAUSE_MS]] (COUNT 0 or absent: forever;
+ * PAUSE_MS between samples, default none). --fingerprint adds to each line the rank's progress
+ * fingerprint and whether it is in MPI_Init and in the kernel: "IN_MPI fp 1a2b... init 0
+ * kernel 0". */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../../monitor/signals.h"
@@ -24,6 +27,11 @@ int main(int argc, char **argv)
 {
 	struct target t;
 	char err[512];
+	int fingerprint = argc > 1 && !strcmp(argv[1], "--fingerprint");
+
+	argc -= fingerprint;
+	argv += fingerprint;
+
 	long count = argc > 2 ? atol(argv[2]) : 0, pause_ms = argc > 3 ? atol(argv[3]) : 0;
 
 	if (argc < 2 || target_open(&t, (pid_t)atoi(argv[1]), err, sizeof(err)) != TARGET_OK) {
@@ -40,7 +48,11 @@ int main(int argc, char **argv)
 			target_close(&t);
 			return 1;
 		}
-		printf("%s\n", rank_state_name(st));
+		if (fingerprint)
+			printf("%s fp %016llx init %d kernel %d\n", rank_state_name(st),
+			       (unsigned long long)t.fingerprint, t.in_init, t.in_kernel);
+		else
+			printf("%s\n", rank_state_name(st));
 		if (pause_ms > 0) {
 			struct timespec ts = { pause_ms / 1000, (pause_ms % 1000) * 1000000L };
 

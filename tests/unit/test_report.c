@@ -236,6 +236,79 @@ START_TEST(frozen_rank_is_faulty_even_in_mpi)
 }
 END_TEST
 
+/* 600 groups waiting in alternating collectives, with long call paths from the watched binary:
+ * the text of the mismatch sentence grows with them (it once overran a 1 KiB stack buffer). */
+START_TEST(many_groups_in_collectives_are_bounded_by_nothing)
+{
+	json_t *s = json_array(), *none = json_array();
+	char path[300];
+
+	for (int r = 0; r < 600; r++) {
+		snprintf(path, sizeof(path), "main > solver_%d_%0200d > %s", r, 0,
+			 r % 2 ? "MPI_Barrier" : "MPI_Allreduce");
+		json_array_append_new(s, rank_obj(r, "IN_MPI", r % 2 ? "MPI_Barrier" : "MPI_Allreduce", path));
+	}
+
+	json_t *rep = report_build(s, none, 1700000000.5, json_object(), "test");
+	json_t *diag = json_object_get(rep, "diagnosis");
+	size_t i;
+	json_t *d;
+	size_t longest = 0;
+
+	ck_assert_int_eq(json_array_size(json_object_get(rep, "groups")), 600);
+	ck_assert(diag_has(diag, "mismatched collectives"));
+	json_array_foreach(diag, i, d)
+		if (strlen(json_string_value(d)) > longest)
+			longest = strlen(json_string_value(d));
+	ck_assert_uint_gt(longest, 4096); /* every group named, not cut */
+	json_decref(rep);
+	json_decref(none);
+	json_decref(s);
+}
+END_TEST
+
+/* Every other rank of 4,000 in one group: its ranges are longer than any fixed buffer. */
+START_TEST(scattered_ranks_keep_every_range)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < 4000; r++)
+		json_array_append_new(s, rank_obj(r, "IN_MPI", r % 2 ? "MPI_Recv" : "MPI_Send",
+						  r % 2 ? "main > MPI_Recv" : "main > MPI_Send"));
+
+	json_t *groups = report_groups(s);
+	const char *ranges = json_string_value(json_object_get(json_array_get(groups, 0), "ranks"));
+
+	ck_assert_ptr_nonnull(strstr(ranges, ",3998"));
+	json_decref(groups);
+	json_decref(s);
+}
+END_TEST
+
+/* A rank in uninterruptible sleep in every snapshot: an io hang, with its wait channel. */
+START_TEST(rank_in_the_kernel_is_an_io_hang)
+{
+	json_t *s = snapshot(4, "IN_MPI", "MPI_Recv", "main > MPI_Recv", "IN_MPI", "MPI_Recv",
+			     "main > MPI_Recv");
+	json_t *r2 = json_array_get(s, 2);
+	char what[256];
+
+	json_object_set_new(r2, "state", json_string("OUT_MPI"));
+	json_object_set_new(r2, "in_kernel", json_true());
+	json_object_set_new(r2, "wchan", json_string("nfs_wait_bit_killable"));
+
+	json_t *faulty = report_faulty(&s, 1);
+	json_t *rep = report_build(s, faulty, 1700000000.5, json_object(), "test");
+
+	ck_assert_str_eq(json_string_value(json_object_get(rep, "hang_type")), "io");
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "wait channel nfs_wait_bit_killable"));
+	ck_assert(!diag_has(json_object_get(rep, "diagnosis"), "point-to-point communication"));
+	report_summary(s, what, sizeof(what));
+	ck_assert_str_eq(what, "rank 2 blocked in the kernel (uninterruptible sleep)");
+	json_decref(rep), json_decref(faulty), json_decref(s);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -250,6 +323,9 @@ Suite *report_suite(void)
 	tcase_add_test(tc, computation_hang_names_the_rank);
 	tcase_add_test(tc, dead_rank_is_named_with_its_signal);
 	tcase_add_test(tc, frozen_rank_is_faulty_even_in_mpi);
+	tcase_add_test(tc, many_groups_in_collectives_are_bounded_by_nothing);
+	tcase_add_test(tc, scattered_ranks_keep_every_range);
+	tcase_add_test(tc, rank_in_the_kernel_is_an_io_hang);
 	suite_add_tcase(s, tc);
 	return s;
 }

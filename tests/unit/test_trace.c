@@ -59,6 +59,7 @@ static const struct bad_case bad_cases[] = {
 	{ "0 -1 10\n", "line 1: S = -1 is outside" },
 	{ "0 0 0\n", "line 1: set size C = 0" },
 	{ "0 0 99999999999\n", "line 1: set size C = 99999999999 is out of range" },
+	{ "0 1 1000000\n", "line 1: set size C = 1000000 is out of range (1..4096)" },
 	{ "0 1 10\n1 1 10\n2 1 12\n", "line 3: set size C = 12 differs" },
 	{ "100 1 10\n50 1 10\n", "line 2: time 50 ms goes back" },
 	{ "#! model alpha=0.001 interval=400\n0 1 10\n", "line 1: expected \"#! model" },

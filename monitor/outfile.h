@@ -1,0 +1,18 @@
+/* outfile — the files parastack writes for its user (the JSON report, the trace): never written
+ * through a symbolic link or into something that is not a regular file, and a report replaced
+ * whole (a unique temporary file beside it, then rename), so a reader never sees half of one
+ * and a planted "REPORT.tmp" link cannot redirect the write (parastack may run as root). */
+#ifndef PARASTACK_OUTFILE_H
+#define PARASTACK_OUTFILE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Write j (indented) to path, replacing it whole. 0, or -1 with a one-line reason in err. */
+int outfile_replace_json(const char *path, json_t *j, char *err, size_t len);
+/* A stream writing path from its start, opened without following a final symbolic link and
+ * only onto a regular file; NULL with a one-line reason in err. */
+FILE *outfile_open_stream(const char *path, char *err, size_t len);
+
+#endif
