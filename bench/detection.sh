@@ -33,20 +33,23 @@ record() {
 	[ -s "$9" ] && cp "$9" "$WORK/trace-$1-$2-$RUN.trace"
 }
 
-# faulted APP KIND AFTER_LO AFTER_HI: one run of a test application with a fault.
+# faulted APP KIND AFTER_LO AFTER_HI [RANKS [LABEL]]: one run of a test application with a fault
+# (RANKS, default NP: 8 on this machine's 2 cores is a job that lives in MPI; LABEL names the
+# row of the table, default APP).
 faulted() {
 	RUN=$((RUN + 1))
-	rank=$(randint 0 $((NP - 1)))
+	np=${5:-$NP}
+	rank=$(randint 0 $((np - 1)))
 	after=$(rand "$3" "$4")
 	log=$WORK/fault-$RUN.log rep=$WORK/report-$RUN.json tr=$WORK/run-$RUN.trace
 	say "detection: run $RUN: $1 $2 on rank $rank after $after s"
 	start=$(now)
 	bg "$WORK/run-$RUN.out" env PS_FAULT="$2" PS_FAULT_RANK="$rank" PS_FAULT_AFTER="$after" \
 		PS_FAULT_LOG="$log" "$PARASTACK" run --seed "$RUN" --report "$rep" --trace "$tr" \
-		-- mpirun --oversubscribe --bind-to none -np $NP "$APPS/$1"
+		-- mpirun --oversubscribe --bind-to none -np "$np" "$APPS/$1"
 	finish_bg "$BG" "$(awk -v a="$after" 'BEGIN { printf "%d", a + 240 }')"
 	fault=$(cut -d' ' -f1 "$log" 2>/dev/null | head -n 1)
-	record "$1" "$2" "$rank" "${fault:--}" "$start" "$(now)" "$RC" "$rep" "$tr" "$WORK/run-$RUN.out"
+	record "${6:-$1}" "$2" "$rank" "${fault:--}" "$start" "$(now)" "$RC" "$rep" "$tr" "$WORK/run-$RUN.out"
 }
 
 # lammps_stopped AFTER_LO AFTER_HI: LAMMPS with one rank SIGSTOPped in application code.
@@ -104,10 +107,17 @@ for _ in $(seq "$N"); do
 		faulted stencil "$kind" 15 25
 	done
 	# Hangs with no history: a collective skipped right after MPI_Init.
-	faulted stencil skip 1 2
-	[ "$BENCH" = full ] && faulted stencil spin 110 130
+	faulted stencil skip 1 2 "$NP" "stencil, 1-2 s in"
 	faulted phases spin 40 55
 	lammps_stopped 20 30
+	if [ "$BENCH" = full ]; then
+		# Early (no history) and late, every kind; and 8 ranks on 2 cores.
+		for kind in spin sleep deadlock skip io; do
+			faulted stencil "$kind" 1 2 "$NP" "stencil, 1-2 s in"
+			faulted stencil "$kind" 110 130 "$NP" "stencil, 110-130 s in"
+			faulted stencil "$kind" 25 35 8 "stencil, 8 ranks"
+		done
+	fi
 done
 MPIRUN="mpirun --oversubscribe --bind-to none -np $NP"
 # shellcheck disable=SC2086

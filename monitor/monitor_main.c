@@ -1023,8 +1023,12 @@ int main(int argc, char **argv)
 			sleep_ms(ROUND_MIN_MS - (mono_ms() - started));
 	}
 	if (is_leader(m)) {
+		if (status == MONITOR_EXIT_NONE && !m->last_model)
+			say(m, "no MPI ranks found: nothing was watched (the job started no MPI program, "
+			    "or its processes carry no MPI rank in their environment)");
 		if (status == MONITOR_EXIT_NONE && !m->reported && m->report_path) {
-			json_t *r = report_none(m->last_model ? json_incref(m->last_model) : json_null());
+			json_t *r = report_none(m->last_model ? json_incref(m->last_model) : json_null(),
+						m->last_model != NULL);
 
 			write_report(m, r);
 			json_decref(r);

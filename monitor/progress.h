@@ -1,8 +1,25 @@
 /* progress — is a rank getting anywhere? A fingerprint of the rank's stack taken from the
- * samples the monitor takes anyway (no extra stop): per frame, its address, the callee-saved
- * registers as that frame sees them and its own stack bytes; per rank, the frames that a
- * rank blocked for good keeps unchanged (design.md §4, "What the fingerprint holds"). Two
- * samples of a rank with the same fingerprint: it did not move between them. */
+ * samples the monitor takes anyway (no extra stop). Two samples of a rank with the same
+ * fingerprint: it did not move between them.
+ *
+ * What the fingerprint holds, and why (found on real Open MPI 4.1 jobs, tests/cli/test-stack.sh
+ * and the stencil/phases/busywait apps): for the deciding thread, from the outermost frame
+ * inward, each frame's return address, the callee-saved registers (rbx, rbp, r12-r15) as that
+ * frame sees them (libunwind recovers them: a loop counter or pointer an application frame keeps
+ * in a register lives there, saved by a callee) and up to PROGRESS_FRAME_BYTES of its own stack
+ * (its locals). It stops at the MPI library's progress engine (opal_progress,
+ * ucp_worker_progress, MPID_Progress_*): a rank deadlocked in MPI_Recv or a collective spins
+ * there, and the frames below change at every sample (which BTL it polls, sched_yield or poll
+ * when cores are shared); every frame above it - the application's, the MPI call's, the
+ * collective algorithm's (its loop over peers), the request wait - stays identical for as long
+ * as nothing arrives. So: identical in every sample of a deadlocked rank (MPI_Recv, Barrier,
+ * Allreduce, Sendrecv, C and Fortran bindings), different from one sample to the next in a
+ * healthy rank (another call, another iteration, another step of the collective). A rank that
+ * polls (MPI_Test*, MPI_Iprobe in a loop) is cut at the polling call, and the return address of
+ * the loop's frame is left out: alternating between MPI_Iprobe and MPI_Testall is not progress.
+ * What it cannot see: one MPI call moving data for longer than the confirmation window with
+ * the same frames above the progress engine (a basic-linear Alltoall of gigabytes waits in
+ * one waitall). */
 #ifndef PARASTACK_PROGRESS_H
 #define PARASTACK_PROGRESS_H
 

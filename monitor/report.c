@@ -517,9 +517,10 @@ void report_summary(json_t *snap, char *buf, size_t len)
 		snprintf(buf, len, "communication error: every rank waits in MPI");
 }
 
-json_t *report_none(json_t *model)
+json_t *report_none(json_t *model, bool watched)
 {
-	return json_pack("{s:s, s:n, s:[], s:n, s:[], s:[], s:[], s:o}", "verdict", "none",
+	return json_pack("{s:s, s:n, s:[], s:n, s:[], s:[], s:[], s:o}", "verdict",
+			 watched ? "none" : "unwatched",
 			 "hang_type", "faulty_ranks", "detected_at", "ranks", "groups", "diagnosis",
 			 "model", model);
 }

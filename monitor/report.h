@@ -31,8 +31,9 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
  * rank 2", "ranks 1,3 blocked in the kernel (wait channel ...)", or "communication error: every
  * rank waits in MPI". */
 void report_summary(json_t *snap, char *buf, size_t len);
-/* A report for a job that ended without a hang. */
-json_t *report_none(json_t *model);
+/* A report for a job that ended without a hang: verdict "none", or "unwatched" when no MPI
+ * rank was ever found (nothing was watched: scripts must not take that for a clean run). */
+json_t *report_none(json_t *model, bool watched);
 /* Human text, for stderr (the job's output). */
 void report_print(FILE *out, json_t *report);
 

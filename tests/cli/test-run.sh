@@ -28,6 +28,9 @@ prun() {
 	REPORT="$TMP/$name.json"
 }
 
+# jreport_file FILE JQ-EXPR NAME: a JSON file satisfies a jq expression.
+jreport_file() { if jq -e "$2" "$1" >/dev/null 2>&1; then ok; else fail "$3: jq '$2' false on $1"; fi; }
+
 # expect_job_gone NAME: every rank pid in the report is gone (the job was really ended).
 expect_job_gone() {
 	alive=""
@@ -188,6 +191,9 @@ expect_status "missing launcher" 127
 expect_grep "missing launcher message" "cannot start /nonexistent/launcher" "$ERR"
 run "$PARASTACK" run --report "$TMP/serial.json" -- sh -c 'exit 5'
 expect_status "a job that is not MPI ends with its status" 5
+# Nothing watched is said, and the JSON cannot be taken for a clean run.
+expect_error "no ranks: said once" 5 "no MPI ranks found: nothing was watched"
+jreport_file "$TMP/serial.json" '.verdict == "unwatched" and .hang_type == null' "no ranks: verdict unwatched"
 # Output files are never written through a planted symbolic link (parastack may run as root):
 # not the report's old fixed temporary name, not the trace.
 echo keep >"$TMP/victim"
@@ -196,15 +202,15 @@ ln -s "$TMP/victim" "$TMP/planted.trace"
 run "$PARASTACK" run --report "$TMP/planted.json" --trace "$TMP/planted.trace" -- sh -c 'exit 0'
 expect_status "planted links: the job runs" 0
 if [ "$(cat "$TMP/victim")" = keep ]; then ok; else fail "a planted link was written through: $(head -c 200 "$TMP/victim")"; fi
-jreport_file() { if jq -e "$2" "$1" >/dev/null 2>&1; then ok; else fail "$3: jq '$2' false on $1"; fi; }
-jreport_file "$TMP/planted.json" '.verdict == "none"' "planted links: the report is written"
+jreport_file "$TMP/planted.json" '.verdict == "unwatched"' "planted links: the report is written"
 expect_grep "planted links: the trace refused in one line" "the trace: cannot write $TMP/planted.trace: .*symbolic link" "$ERR"
 # A stale SLURM_JOB_ID where Slurm cannot be asked: one line, and the job runs all the same.
 : >"$TMP/empty-slurm.conf"
 run env SLURM_JOB_ID=123 SLURM_CONF="$TMP/empty-slurm.conf" "$PARASTACK" run -- sh -c 'echo the job ran; exit 4'
 expect_status "stale SLURM_JOB_ID: the job runs" 4
 expect_grep "stale SLURM_JOB_ID: the job's output" "the job ran" "$OUT"
-expect_error "stale SLURM_JOB_ID: one line" 4 "Slurm cannot be asked from here: .*; watching this node only"
+expect_grep "stale SLURM_JOB_ID: one line of ours" "Slurm cannot be asked from here: .*; watching this node only" "$ERR"
+if printf '%s\n' "$ERR" | grep -q "error:\|fatal:"; then fail "stale SLURM_JOB_ID: libslurm's own lines reached the user: $ERR"; else ok; fi
 # --- more ranks than two sets hold (--set-size 2, 6 ranks), each with a helper process it forked
 # and a helper of that helper (same rank in their environment, not ranks): the sets rotate over
 # all ranks, helpers at any depth are no ranks.
