@@ -64,13 +64,13 @@ static void run_healthy(enum tracegen_kind kind, uint64_t seed, double minutes, 
 	tracegen_init(&g, &gc);
 	for (double ts = 0.0; ts <= gc.duration_ms; ts += detector_next_step_ms(d)) {
 		enum detector_verdict v = detector_add(d, ts, tracegen_s_at(&g, ts));
-		bool suspicious = v == DETECTOR_SUSPECT || v == DETECTOR_HANG;
+		bool ongoing = detector_hang_ongoing(d);
 
 		if (suspected < 0 && v == DETECTOR_HANG) {
 			suspected = ts;
 			t->suspicions++;
-		} else if (suspected >= 0 && (!suspicious || ts - suspected >= window_ms)) {
-			t->confirmations += suspicious;
+		} else if (suspected >= 0 && (!ongoing || ts - suspected >= window_ms)) {
+			t->confirmations += ongoing;
 			suspected = -1.0;
 			detector_dismiss(d);
 		}
@@ -103,7 +103,7 @@ static double run_hang(enum tracegen_kind kind, uint64_t seed, double hang_s, un
 		if (v == DETECTOR_HANG && suspected < 0) {
 			suspected = ts;
 			(*false_before)++;
-		} else if (suspected >= 0 && v != DETECTOR_HANG && v != DETECTOR_SUSPECT) {
+		} else if (suspected >= 0 && !detector_hang_ongoing(d)) {
 			suspected = -1.0;
 			detector_dismiss(d);
 		}

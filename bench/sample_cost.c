@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <libunwind-ptrace.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,8 @@ static pid_t start_target(const char *bin, const char *mode, int threads, int de
 
 		snprintf(t, sizeof(t), "%d", threads);
 		snprintf(d, sizeof(d), "%d", depth);
+		/* The fixture ends with the benchmark, even when that is stopped by a signal. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(fds[1], 1);
 		close(fds[0]);
 		execl(bin, bin, mode, t, d, (char *)NULL);

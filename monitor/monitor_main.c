@@ -691,6 +691,7 @@ static int confirm_step(struct monitor *m, double t, enum detector_verdict v,
 	detector_get_info(m->det, &in);
 
 	struct confirm_sample cs = { .t_ms = t - m->t0_ms, .verdict = v,
+				     .hang_ongoing = detector_hang_ongoing(m->det),
 				     .longest_healthy_ms = in.longest_healthy_ms, .live = c->live,
 				     .moved = c->moved, .still = c->still, .kernel = c->kernel,
 				     .init = c->init };
@@ -706,6 +707,7 @@ static int confirm_step(struct monitor *m, double t, enum detector_verdict v,
 	case CONFIRM_MOVED:
 		say(m, "the suspected hang moved on (%s); watching goes on",
 		    c->moved ? "a rank waiting in MPI got further" : "the sampled ranks compute again");
+		/* detector_dismiss below; a run that ended by itself has nothing left to dismiss. */
 		m->since = 0;
 		detector_dismiss(m->det);
 		trace_event(m, t, TRACE_EVENT_SLOWDOWN);

@@ -5,8 +5,8 @@
  * kernel), opens one by itself once it has lasted half a window, and confirms once it has
  * lasted a whole one: this covers jobs that hang before the model has a history (a hang in or
  * right after MPI_Init, an early deadlock) and needs nothing from the model.
- * CONFIRMING: a rank seen to move, or a sample the model no longer finds suspicious, dismisses
- * (MOVED); the deadline passed with evidence and nothing moved confirms (HANG).
+ * CONFIRMING: a rank seen to move, or the model's suspicion run ending (the job computes
+ * again), dismisses (MOVED); the deadline passed with evidence and nothing moved confirms (HANG).
  * HUNG: a reported hang (--on-hang=report) that starts to move again is RESOLVED. */
 #include "confirm.h"
 
@@ -54,11 +54,6 @@ static bool has_evidence(const struct confirm *c)
 	return c->evidence > 0 || c->all_in_kernel;
 }
 
-static bool suspicious(enum detector_verdict v)
-{
-	return v == DETECTOR_SUSPECT || v == DETECTOR_HANG;
-}
-
 static void open_window(struct confirm *c, const struct confirm_sample *s,
 			enum confirm_basis basis)
 {
@@ -76,11 +71,12 @@ static void open_window(struct confirm *c, const struct confirm_sample *s,
 	c->deadline_ms = c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms);
 }
 
-/* Is the job, as far as the model can tell, still hanging? (A window opened by evidence alone
- * is ended only by a rank that moves.) */
-static bool still_suspicious(const struct confirm *c, enum detector_verdict v)
+/* Is the job, as far as the model can tell, still hanging? Its hang verdict's suspicion run
+ * goes on (a sample of the rank set that holds a faulty rank in application code does not end
+ * it). A window opened by evidence alone is ended only by a rank that moves. */
+static bool still_suspicious(const struct confirm *c, const struct confirm_sample *s)
 {
-	return c->basis == CONFIRM_BY_EVIDENCE || suspicious(v);
+	return c->basis == CONFIRM_BY_EVIDENCE || s->hang_ongoing;
 }
 
 enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s)
@@ -110,7 +106,7 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 		}
 		return CONFIRM_NOTHING;
 	case CONFIRMING:
-		if (moved || !still_suspicious(c, s->verdict)) {
+		if (moved || !still_suspicious(c, s)) {
 			c->state = WATCHING;
 			c->dismissed++;
 			quiet_restart(c, s);
@@ -126,7 +122,7 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 		}
 		return CONFIRM_NOTHING;
 	case HUNG:
-		if (moved || !still_suspicious(c, s->verdict)) {
+		if (moved || !still_suspicious(c, s)) {
 			c->state = WATCHING;
 			quiet_restart(c, s);
 			return CONFIRM_RESOLVED;

@@ -19,6 +19,7 @@
 struct confirm_sample {
 	double t_ms;
 	enum detector_verdict verdict; /* the model's, for this sample */
+	bool hang_ongoing;             /* detector_hang_ongoing(): the model still sees the hang */
 	double longest_healthy_ms;     /* the detector's */
 	int live;   /* ranks sampled */
 	int moved;  /* seen to move since their previous sample (taken since the `since` round) */

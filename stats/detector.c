@@ -407,6 +407,11 @@ bool detector_usable(const struct detector *d)
 	return d->level.usable;
 }
 
+bool detector_hang_ongoing(const struct detector *d)
+{
+	return d->runs[0].hung || d->runs[1].hung;
+}
+
 void detector_get_info(const struct detector *d, struct detector_info *info)
 {
 	memset(info, 0, sizeof(*info));

@@ -101,6 +101,10 @@ void detector_dismiss(struct detector *d);
 void detector_get_info(const struct detector *d, struct detector_info *info);
 /* Is a tolerance level usable (the model can give verdicts)? */
 bool detector_usable(const struct detector *d);
+/* Is a suspicion run that reached a hang verdict still going on? (It ends when its own rank set
+ * shows a non-suspicion, or the other set shows the job computing: not merely because the set
+ * holding a faulty OUT_MPI rank is sampled.) */
+bool detector_hang_ongoing(const struct detector *d);
 const char *detector_verdict_name(enum detector_verdict v);
 
 #endif

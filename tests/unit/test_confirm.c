@@ -7,8 +7,10 @@
 static enum confirm_event feed(struct confirm *c, double t_s, enum detector_verdict v, int moved,
 			       int still)
 {
+	/* A hang verdict's run goes on while the model keeps saying hang or suspicion. */
 	struct confirm_sample s = { .t_ms = t_s * 1e3, .verdict = v, .live = 4, .moved = moved,
-				    .still = still };
+				    .still = still,
+				    .hang_ongoing = v == DETECTOR_HANG || v == DETECTOR_SUSPECT };
 
 	return confirm_add(c, &s);
 }
@@ -47,6 +49,28 @@ START_TEST(a_rank_that_moves_dismisses)
 }
 END_TEST
 
+/* The rank set that holds a faulty rank in application code is sampled: not a suspicion for
+ * that set, but the hang's run goes on, and the window with it. */
+START_TEST(the_faulty_ranks_set_does_not_dismiss)
+{
+	struct confirm c;
+	struct confirm_sample s = { .verdict = DETECTOR_HANG, .hang_ongoing = true, .still = 1 };
+
+	confirm_init(&c, 10);
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_SUSPECTED);
+	s.t_ms = 5e3;
+	s.verdict = DETECTOR_HEALTHY;
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	s.t_ms = 10e3;
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_HANG);
+	/* Reported: resolved only when the run ends or a rank moves. */
+	s.t_ms = 11e3;
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	s.hang_ongoing = false;
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_RESOLVED);
+}
+END_TEST
+
 START_TEST(no_confirmation_without_evidence)
 {
 	struct confirm c;
@@ -62,8 +86,8 @@ END_TEST
 START_TEST(window_grows_with_the_longest_healthy_run)
 {
 	struct confirm c;
-	struct confirm_sample s = { .t_ms = 0, .verdict = DETECTOR_HANG, .longest_healthy_ms = 20e3,
-				    .still = 1 };
+	struct confirm_sample s = { .t_ms = 0, .verdict = DETECTOR_HANG, .hang_ongoing = true,
+				    .longest_healthy_ms = 20e3, .still = 1 };
 
 	confirm_init(&c, 10);
 	ck_assert_double_eq_tol(confirm_window_ms(&c, 20e3), 40e3, 1e-9);
@@ -146,7 +170,7 @@ END_TEST
 START_TEST(ranks_in_the_kernel_are_an_io_hang)
 {
 	struct confirm c;
-	struct confirm_sample s = { .verdict = DETECTOR_HANG, .kernel = 1 };
+	struct confirm_sample s = { .verdict = DETECTOR_HANG, .hang_ongoing = true, .kernel = 1 };
 
 	confirm_init(&c, 10);
 	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_SUSPECTED);
@@ -175,6 +199,7 @@ Suite *confirm_suite(void)
 
 	tcase_add_test(tc, suspicion_then_confirmation_after_the_window);
 	tcase_add_test(tc, a_rank_that_moves_dismisses);
+	tcase_add_test(tc, the_faulty_ranks_set_does_not_dismiss);
 	tcase_add_test(tc, no_confirmation_without_evidence);
 	tcase_add_test(tc, window_grows_with_the_longest_healthy_run);
 	tcase_add_test(tc, confirm_zero_acts_on_the_verdict);
