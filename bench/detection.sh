@@ -151,7 +151,7 @@ analyse() {
 	awk -F'\t' '
 	function expect(k) { return (k == "spin" || k == "sleep" || k == "sigstop") ? "computation" : k == "io" ? "io" : "communication" }
 	$2 != "healthy" {
-		key = $1 " " $2
+		key = $1 SUBSEP $2
 		if (!(key in runs)) name[++n] = key
 		runs[key]++
 		if ($8 == "hang" && $4 != "-" && $9 + 0 >= $4 - 1) {
@@ -171,7 +171,7 @@ analyse() {
 	END {
 		for (i = 1; i <= n; i++) {
 			k = name[i]
-			split(k, a, " ")
+			split(k, a, SUBSEP)
 			printf "%s\t%s\t%d\t%d\t%d\t%d\t%.4f\t%d\t%d\t%s\t%s\n", a[1], a[2], runs[k], th[k], fa[k], typeok[k], pr[k], tf[k], nofault[k], delays[k], e2e[k]
 		}
 	}' "$WORK/runs.tsv"

@@ -29,7 +29,7 @@ say "== model (synthetic hours)"
 	cat <<EOF
 \`bench/model_eval\` replays the detector over synthetic traces (tests/lib/tracegen): healthy jobs
 with short phases (~1 s computing, short collectives) and long phases (~12 s computing, ~7 s with
-every rank in MPI), and hangs at 20, 60 and 180 s into short-phase jobs, for each set of the
+every rank in MPI), and hangs from 20 s to 10 min into short- and long-phase jobs, for each set of the
 window rules of stats/detector.h (a: runs-test windows coded against the model's mean; b: a
 verdict once the latest 2 windows passed; c: 2 windows instead of 4 after a doubling). A false
 suspicion costs one line in the job's output; a false confirmation (the suspicion run outlasting

@@ -418,6 +418,9 @@ static void sample_local(struct monitor *m, const int *ranks, int n, long round,
 		c->out += st == RANK_OUT_MPI;
 		c->kernel += t->in_kernel;
 		c->init += t->in_init;
+		/* A rank held in the kernel cannot be unwound: its sample says nothing of progress. */
+		if (t->in_kernel)
+			continue;
 		switch (progress_update(&m->prog[k], round, since, st, t->fingerprint)) {
 		case PROGRESS_MOVED: c->moved++; break;
 		case PROGRESS_STILL: c->still++; break;
@@ -716,7 +719,7 @@ static int confirm_step(struct monitor *m, double t, enum detector_verdict v,
 		if (m->conf.window_ms == 0)
 			m->suspected_wall = wall_s();
 		if (!diagnose(m)) {
-			m->conf.state = WATCHING;
+			confirm_dismiss(&m->conf, cs.t_ms);
 			trace_event(m, t, TRACE_EVENT_SLOWDOWN);
 			return 0;
 		}

@@ -22,11 +22,14 @@ uint64_t progress_hash_bytes(uint64_t h, const void *p, size_t n)
 }
 
 /* Where a waiting rank's fingerprint stops, counting from the outermost frame: before the
- * first progress-engine frame, before the first polling call (MPI_Test*, MPI_Iprobe), or before
- * the first runtime-library frame (sched_yield, poll) once the stack has entered MPI. Below
- * that point a rank blocked for good still changes at every sample; above it, only a rank that
- * gets somewhere does. *polling: the cut is at a polling call, whose caller may alternate
- * between several of them (Iprobe, Testall) without getting anywhere. */
+ * first polling call (MPI_Test*, MPI_Iprobe); else before the frame that calls the progress
+ * engine (opal_progress, ...) or, once the stack has entered MPI, a runtime library (sched_yield,
+ * poll): that frame is the wait loop, and a blocked rank is caught now in it, now in what it
+ * calls; else before the interrupted frame itself when that is in MPI (the same wait loop,
+ * caught between two calls). Below the cut a rank blocked for good still changes at every
+ * sample; above it, only a rank that gets somewhere does. *polling: the cut is at a polling
+ * call, whose caller may alternate between several of them (Iprobe, Testall) without getting
+ * anywhere. */
 static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n, bool *polling)
 {
 	bool in_mpi = false;
@@ -40,11 +43,14 @@ static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n, bo
 			*polling = true;
 			return i + 1;
 		}
-		if (maps_in_progress_engine(mp, pc) || (in_mpi && kind == MODULE_RUNTIME))
-			return i + 1;
+		if (maps_in_progress_engine(mp, pc) || (in_mpi && kind == MODULE_RUNTIME)) {
+			bool loop_in_mpi = i + 1 < n && maps_in_mpi(mp, frame_lookup_pc(ips, i + 1));
+
+			return loop_in_mpi ? i + 2 : i + 1;
+		}
 		in_mpi |= kind == MODULE_MPI;
 	}
-	return 0;
+	return in_mpi && n > 0 ? 1 : 0;
 }
 
 uint64_t progress_fingerprint(const struct maps *mp, const uint64_t *ips, const uint64_t *fhash,
@@ -68,6 +74,10 @@ enum progress_result progress_update(struct progress *p, long seq, long since, i
 {
 	enum progress_result r = PROGRESS_UNKNOWN;
 
+	/* Waiting in MPI with no fingerprint (an unwind cut short): no evidence, and the previous
+	 * sample stays the one to compare with. */
+	if (state == RANK_IN_MPI && fp == 0)
+		return PROGRESS_UNKNOWN;
 	if (p->seq > 0 && p->seq >= since) {
 		if (state != p->state)
 			r = PROGRESS_MOVED;

@@ -68,7 +68,8 @@ struct sample_counts {
 #define SAMPLE_COUNTS_INTS 6
 
 /* Compare the sample of round seq with the rank's previous one (only if taken in round
- * `since` or later), then remember it. */
+ * `since` or later), then remember it. A sample in MPI without a fingerprint (fp 0) is no
+ * evidence and is not remembered. */
 enum progress_result progress_update(struct progress *p, long seq, long since, int state,
 				     uint64_t fp);
 

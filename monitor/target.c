@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "procfs.h"
 #include "progress.h"
+
+#define KERNEL_RECHECKS 3
 
 static enum target_status from_snapshot(enum snapshot_status st)
 {
@@ -169,21 +172,40 @@ static enum target_status target_threads(struct target *t, int *n, char *err, si
 	return TARGET_OK;
 }
 
-/* What a deciding thread tells of the rank beyond its state: its progress fingerprint and
- * whether it is still starting (inside MPI_Init). */
+/* Did the unwind reach the thread's first frame (_start in the executable, or the C library's
+ * thread start)? A stack cut short (an instruction without unwind information) would look like
+ * movement. */
+static bool unwind_complete(const struct target *t, const struct thread_stack *th)
+{
+	const struct mapping *m = th->nframes ? maps_find(&t->maps, frame_lookup_pc(th->ips, th->nframes - 1)) : NULL;
+	const char *path = maps_path(&t->maps, m);
+
+	return m && (m->kind == MODULE_RUNTIME || (path && t->maps.exe && !strcmp(path, t->maps.exe)));
+}
+
+/* What a deciding thread tells of the rank beyond its state: its progress fingerprint (0 when
+ * the unwind was incomplete: no evidence either way) and whether it is still starting (inside
+ * MPI_Init). */
 static void target_note_decider(struct target *t, const struct thread_stack *th)
 {
-	t->fingerprint = progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes);
+	t->fingerprint = unwind_complete(t, th) ?
+				 progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes) : 0;
 	t->in_init = false;
 	for (int i = 0; i < th->nframes && !t->in_init; i++)
 		t->in_init = maps_in_init(&t->maps, frame_lookup_pc(th->ips, i));
 }
 
 /* A thread in uninterruptible sleep (D) stops only when it leaves the kernel: it is not seized
- * (it would stay traced until then); for the main thread, the rank notes its wait channel. */
+ * (it would stay traced until then); for the main thread, the rank notes its wait channel. A
+ * page fault or a short lock wait shows D for microseconds: only a D state seen again after
+ * KERNEL_RECHECKS pauses of a millisecond counts. */
 static bool target_thread_in_kernel(struct target *t, pid_t tid)
 {
-	if (procfs_state(tid) != 'D')
+	int seen = 0;
+
+	while (procfs_state(tid) == 'D' && ++seen <= KERNEL_RECHECKS)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	if (seen <= KERNEL_RECHECKS)
 		return false;
 	if (tid == t->pid) {
 		t->in_kernel = true;

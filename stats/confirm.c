@@ -5,8 +5,8 @@
  * kernel), opens one by itself once it has lasted half a window, and confirms once it has
  * lasted a whole one: this covers jobs that hang before the model has a history (a hang in or
  * right after MPI_Init, an early deadlock) and needs nothing from the model.
- * CONFIRMING: a rank seen to move, or the model's suspicion run ending (the job computes
- * again), dismisses (MOVED); the deadline passed with evidence and nothing moved confirms (HANG).
+ * CONFIRMING: ranks seen to move (in CONFIRM_MOVES samples), or the model's suspicion run
+ * ending (the job computes again), dismiss (MOVED); the deadline passed with evidence and nothing moved confirms (HANG).
  * HUNG: a reported hang (--on-hang=report) that starts to move again is RESOLVED. */
 #include "confirm.h"
 
@@ -33,10 +33,10 @@ bool confirm_is_io(const struct confirm *c)
 	return c->all_in_kernel;
 }
 
-/* A new stretch of quiet samples begins (nothing moved since). */
-static void quiet_restart(struct confirm *c, const struct confirm_sample *s)
+/* A new stretch of quiet samples begins at t_ms (nothing moved since). */
+static void quiet_restart(struct confirm *c, double t_ms)
 {
-	c->quiet_since_ms = s->t_ms;
+	c->quiet_since_ms = t_ms;
 	c->evidence = 0;
 	c->all_in_kernel = true;
 }
@@ -44,9 +44,16 @@ static void quiet_restart(struct confirm *c, const struct confirm_sample *s)
 static void quiet_add(struct confirm *c, const struct confirm_sample *s)
 {
 	if (c->quiet_since_ms < 0)
-		quiet_restart(c, s);
+		quiet_restart(c, s->t_ms);
 	c->evidence += s->still;
 	c->all_in_kernel &= s->kernel > 0;
+}
+
+void confirm_dismiss(struct confirm *c, double t_ms)
+{
+	c->state = WATCHING;
+	c->dismissed++;
+	quiet_restart(c, t_ms);
 }
 
 static bool has_evidence(const struct confirm *c)
@@ -60,13 +67,14 @@ static void open_window(struct confirm *c, const struct confirm_sample *s,
 	c->state = CONFIRMING;
 	c->basis = basis;
 	c->suspicions++;
+	c->moves = 0;
 	if (basis == CONFIRM_BY_EVIDENCE) {
 		/* The quiet stretch so far is the first part of the window. */
 		c->suspected_ms = c->quiet_since_ms;
 	} else {
 		/* The window's evidence is what it sees itself. */
 		c->suspected_ms = s->t_ms;
-		quiet_restart(c, s);
+		quiet_restart(c, s->t_ms);
 	}
 	c->deadline_ms = c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms);
 }
@@ -88,7 +96,7 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 	switch (c->state) {
 	case WATCHING:
 		if (moved)
-			quiet_restart(c, s);
+			quiet_restart(c, s->t_ms);
 		else
 			quiet_add(c, s);
 		if (s->verdict == DETECTOR_HANG) {
@@ -106,25 +114,26 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 		}
 		return CONFIRM_NOTHING;
 	case CONFIRMING:
-		if (moved || !still_suspicious(c, s)) {
-			c->state = WATCHING;
-			c->dismissed++;
-			quiet_restart(c, s);
+		c->moves += moved;
+		if (c->moves >= CONFIRM_MOVES || !still_suspicious(c, s)) {
+			confirm_dismiss(c, s->t_ms);
 			return CONFIRM_MOVED;
 		}
 		quiet_add(c, s);
 		/* The window may have grown (a rank entered MPI_Init, say). */
 		if (c->deadline_ms < c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms))
 			c->deadline_ms = c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms);
-		if (s->t_ms >= c->deadline_ms && has_evidence(c)) {
+		if (s->t_ms >= c->deadline_ms && has_evidence(c) && !moved) {
 			c->state = HUNG;
+			c->moves = 0;
 			return CONFIRM_HANG;
 		}
 		return CONFIRM_NOTHING;
 	case HUNG:
-		if (moved || !still_suspicious(c, s)) {
+		c->moves += moved;
+		if (c->moves >= CONFIRM_MOVES || !still_suspicious(c, s)) {
 			c->state = WATCHING;
-			quiet_restart(c, s);
+			quiet_restart(c, s->t_ms);
 			return CONFIRM_RESOLVED;
 		}
 		return CONFIRM_NOTHING;

@@ -14,6 +14,8 @@
 #define CONFIRM_GROWTH 2.0         /* the window is at least this times the longest healthy
 				    * suspicion run the job has shown */
 #define CONFIRM_INIT_GRACE_S 600.0 /* ranks inside MPI_Init are starting, not hung */
+#define CONFIRM_MOVES 2            /* samples showing movement that dismiss a window: one odd
+				    * sample is not enough, a job that moves shows many */
 
 /* What one sample found among the C sampled ranks. */
 struct confirm_sample {
@@ -49,6 +51,7 @@ struct confirm {
 	double deadline_ms;    /* when it confirms, unless something moves */
 	double quiet_since_ms; /* no rank seen to move since then */
 	long evidence;         /* "still" comparisons in the current stretch */
+	int moves;             /* samples with movement since the window opened (or the hang) */
 	bool all_in_kernel;    /* some rank in D in every sample of the current stretch */
 	bool started;          /* a rank was in MPI_Init in the latest sample */
 	double last_ms;
@@ -59,6 +62,9 @@ void confirm_init(struct confirm *c, double window_s);
 /* Feed one sample; what happens now. After CONFIRM_SUSPECTED the caller counts progress only
  * from samples taken from this round on. */
 enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s);
+/* A hang it confirmed was found to move after all (the check after --confirm 0): watching
+ * goes on, as after CONFIRM_MOVED. */
+void confirm_dismiss(struct confirm *c, double t_ms);
 /* The window in force now, in ms (grows with the job's longest healthy suspicion run). */
 double confirm_window_ms(const struct confirm *c, double longest_healthy_ms);
 /* The confirmed hang was one of ranks stuck in the kernel (every sample of the window). */

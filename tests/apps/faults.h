@@ -1,6 +1,6 @@
 /* faults — fault injection for the test applications, from the environment:
  *   PS_FAULT        spin | sleep | deadlock | skip | exit | stall | io   (unset: healthy)
- *   PS_FAULT_RANK   the rank that misbehaves (default 1)
+ *   PS_FAULT_RANK   the rank that misbehaves (default 1; -1: every rank)
  *   PS_FAULT_AFTER  seconds after MPI_Init before it does (default 30)
  *   PS_STALL        seconds a "stall" lasts before the rank recovers (default 3)
  *   PS_ITERS        iterations before the application ends by itself (default: run forever)
@@ -113,7 +113,8 @@ static inline void app_end(const struct faults *f, int rank)
 /* Is it time for this rank's fault (once)? */
 static inline enum fault faults_due(struct faults *f, int rank)
 {
-	if (f->kind == FAULT_NONE || f->fired || rank != f->rank || MPI_Wtime() - f->t0 < f->after)
+	if (f->kind == FAULT_NONE || f->fired || (rank != f->rank && f->rank != -1) ||
+	    MPI_Wtime() - f->t0 < f->after)
 		return FAULT_NONE;
 	f->fired = 1;
 	faults_log(f, rank);

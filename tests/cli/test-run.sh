@@ -153,6 +153,11 @@ prun io PS_FAULT=io PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 expect_hang "rank in D" io '[1]'
 jreport "io: the rank is in the kernel, alive" '.dead_ranks == [] and ([.ranks[] | select(.rank == 1) | .in_kernel and (.wchan | length > 0)] == [true])'
 expect_grep "io: diagnosis" "blocked in the kernel (uninterruptible sleep" "$ERR"
+# Every rank in the kernel (a hung file system under the whole job): an io hang of all of them,
+# never "the job's ranks have all exited".
+prun allio PS_FAULT=io PS_FAULT_RANK=-1 PS_FAULT_AFTER=3 -- stencil --confirm 10
+expect_hang "every rank in D" io '[0,1,2,3,4,5]'
+if printf '%s' "$ERR" | grep -q "have all exited"; then fail "ranks in D taken for exited ones"; else ok; fi
 run "$PARASTACK" run --confirm soon -- true
 expect_error "bad --confirm" 2 "--confirm: 'soon' is not a number of seconds"
 
@@ -211,6 +216,12 @@ expect_status "stale SLURM_JOB_ID: the job runs" 4
 expect_grep "stale SLURM_JOB_ID: the job's output" "the job ran" "$OUT"
 expect_grep "stale SLURM_JOB_ID: one line of ours" "Slurm cannot be asked from here: .*; watching this node only" "$ERR"
 if printf '%s\n' "$ERR" | grep -q "error:\|fatal:"; then fail "stale SLURM_JOB_ID: libslurm's own lines reached the user: $ERR"; else ok; fi
+# --- a node with more ranks under one parent than any fixed table held (256 once): 300 processes
+# that carry a launcher's rank are all found (they sleep in their own code: no hang).
+run "$PARASTACK" run --local -- sh -c 'i=0; while [ $i -lt 300 ]; do OMPI_COMM_WORLD_RANK=$i OMPI_COMM_WORLD_SIZE=300 sleep 6 & i=$((i + 1)); done; wait'
+expect_status "300 ranks under one parent: the job ends by itself" 0
+expect_grep "300 ranks under one parent: all found" "watching 300 ranks" "$ERR"
+
 # --- more ranks than two sets hold (--set-size 2, 6 ranks), each with a helper process it forked
 # and a helper of that helper (same rank in their environment, not ranks): the sets rotate over
 # all ranks, helpers at any depth are no ranks.
