@@ -84,8 +84,9 @@ are replayed by the model exactly as the live monitor samples them (its randomiz
 interval doubling), once per seed: each seed is another run's sampling of the same behaviour.
 "hours replayed" is seeds x trace length. The fixed-timeout detectors of the paper's Table 1 on
 the same traces, for contrast. (The live healthy runs are in [detection.md](detection.md).)
-ParaStack gives no verdict before four randomness windows at the current interval (about 26 s
-at 400 ms), so only the part of a trace after that can raise an alarm: the quick set's traces
+ParaStack gives no verdict before two randomness windows at the current interval have passed
+(about 13 s at 400 ms; or four, passed or not), so only the part of a trace after that can raise
+an alarm: the quick set's traces
 are short, and \`BENCH=full\` records ten times longer ones.
 
 Traces:

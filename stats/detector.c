@@ -20,8 +20,11 @@
  *   stops the second communication phase from being called a hang; in a settled job it costs
  *   nothing, since k = ceil(log_q alpha) samples already outlast healthy runs.
  *
- * No verdict comes before DETECTOR_MIN_WINDOWS windows at the current interval: with no history
- * at all, the first long communication phase of a job looks exactly like a hang.
+ * No verdict comes before DETECTOR_MIN_WINDOWS windows at the current interval (after a doubling,
+ * DETECTOR_MIN_WINDOWS_AFTER_DOUBLING), unless the latest DETECTOR_RECENT_PASSED windows passed
+ * (the rules of detector.h, measured by bench/model_eval): with no history at all, the first
+ * long communication phase of a job looks exactly like a hang. What the earlier verdicts cost
+ * (false suspicions in long-phase jobs) the confirmation window (confirm.h) pays.
  *
  * Suspicion runs are kept per rank set (see struct run): only a non-suspicion of its own set
  * ends a run, or a sample of the other set with more than one rank above the threshold.
