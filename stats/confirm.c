@@ -30,7 +30,7 @@ double confirm_window_ms(const struct confirm *c, double longest_healthy_ms)
 
 bool confirm_is_io(const struct confirm *c)
 {
-	return c->all_in_kernel;
+	return c->all_in_kernel && c->kernel_samples > 0;
 }
 
 /* A new stretch of quiet samples begins at t_ms (nothing moved since). */
@@ -39,14 +39,23 @@ static void quiet_restart(struct confirm *c, double t_ms)
 	c->quiet_since_ms = t_ms;
 	c->evidence = 0;
 	c->all_in_kernel = true;
+	c->kernel_samples = 0;
 }
 
 static void quiet_add(struct confirm *c, const struct confirm_sample *s)
 {
 	if (c->quiet_since_ms < 0)
 		quiet_restart(c, s->t_ms);
+	/* Until a stretch holds evidence, it starts over at each sample that brings none (ranks
+	 * computing, say): the window counts from the first evidence, and ranks that settle into
+	 * the kernel one by one are not judged by the samples before they all did. */
+	if (c->evidence == 0 && s->still == 0 && s->kernel == 0) {
+		quiet_restart(c, s->t_ms);
+		return;
+	}
 	c->evidence += s->still;
 	c->all_in_kernel &= s->kernel > 0;
+	c->kernel_samples += s->kernel > 0;
 }
 
 void confirm_dismiss(struct confirm *c, double t_ms)
@@ -58,7 +67,7 @@ void confirm_dismiss(struct confirm *c, double t_ms)
 
 static bool has_evidence(const struct confirm *c)
 {
-	return c->evidence > 0 || c->all_in_kernel;
+	return c->evidence > 0 || confirm_is_io(c);
 }
 
 static void open_window(struct confirm *c, const struct confirm_sample *s,

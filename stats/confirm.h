@@ -52,7 +52,8 @@ struct confirm {
 	double quiet_since_ms; /* no rank seen to move since then */
 	long evidence;         /* "still" comparisons in the current stretch */
 	int moves;             /* samples with movement since the window opened (or the hang) */
-	bool all_in_kernel;    /* some rank in D in every sample of the current stretch */
+	bool all_in_kernel;    /* some rank in D in every sample of the current stretch... */
+	int kernel_samples;    /* ...of which there was at least one */
 	bool started;          /* a rank was in MPI_Init in the latest sample */
 	double last_ms;
 	int suspicions, dismissed;

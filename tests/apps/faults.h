@@ -59,6 +59,9 @@ static inline void faults_init(struct faults *f)
 	f->stall = env_double("PS_STALL", 3);
 	f->iters = (long)env_double("PS_ITERS", -1);
 	f->exit_status = (int)env_double("PS_EXIT", 0);
+	/* One start time for every rank: a fault of every rank (PS_FAULT_RANK=-1) fires in the same
+	 * iteration everywhere, not on ranks already blocked by a neighbour that started sooner. */
+	MPI_Barrier(MPI_COMM_WORLD);
 	f->t0 = MPI_Wtime();
 }
 

@@ -197,6 +197,28 @@ START_TEST(ranks_in_the_kernel_are_an_io_hang)
 }
 END_TEST
 
+/* Ranks computing, then every one of them in the kernel for good (a hung file system), with no
+ * model verdict (S stays at C): the window counts from when they all sat there. */
+START_TEST(ranks_settling_into_the_kernel)
+{
+	struct confirm c;
+	struct confirm_sample s = { .verdict = DETECTOR_BUILDING };
+
+	confirm_init(&c, 10);
+	for (s.t_ms = 0; s.t_ms < 3e3; s.t_ms += 500)
+		ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	/* The stretch starts at the last sample without evidence (2.5 s). */
+	s.kernel = 3;
+	for (; s.t_ms < 7.5e3; s.t_ms += 500)
+		ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_SUSPECTED);
+	for (s.t_ms += 500; s.t_ms < 12.5e3; s.t_ms += 500)
+		ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_HANG);
+	ck_assert(confirm_is_io(&c));
+}
+END_TEST
+
 Suite *confirm_suite(void)
 {
 	Suite *s = suite_create("confirm");
@@ -212,6 +234,7 @@ Suite *confirm_suite(void)
 	tcase_add_test(tc, movement_restarts_the_quiet_stretch);
 	tcase_add_test(tc, ranks_in_mpi_init_are_starting);
 	tcase_add_test(tc, ranks_in_the_kernel_are_an_io_hang);
+	tcase_add_test(tc, ranks_settling_into_the_kernel);
 	suite_add_tcase(s, tc);
 	return s;
 }
