@@ -149,22 +149,24 @@ static int64_t naive_sample_thread(pid_t tid, int *frames)
 
 static int measure_naive(pid_t pid, int samples, int64_t *stops, int *frames)
 {
-	pid_t tids[4096];
+	struct pid_list tids = { 0 };
 	int n = 0;
 
 	for (int i = 0; i < samples; i++) {
-		int nt = procfs_threads(pid, tids, 4096);
+		int nt = procfs_thread_list(pid, &tids);
 		int64_t sum = 0;
 
 		for (int k = 0; k < nt; k++) {
-			int64_t s = naive_sample_thread(tids[k], frames);
+			int64_t s = naive_sample_thread(tids.v[k], frames);
 
 			if (s < 0)
-				return n;
+				goto out;
 			sum += s;
 		}
 		stops[n++] = nt ? sum / nt : 0;
 	}
+out:
+	pid_list_free(&tids);
 	return n;
 }
 

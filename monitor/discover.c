@@ -89,20 +89,14 @@ struct pid_set {
 	size_t n;
 };
 
-static bool pid_set_add(struct pid_set *s, pid_t p);
-
-static bool pid_set_grow(struct pid_set *s)
+static void pid_set_put(struct pid_set *s, pid_t p)
 {
-	struct pid_set big = { calloc(s->cap ? s->cap * 2 : 256, sizeof(pid_t)), s->cap ? s->cap * 2 : 256, 0 };
+	size_t i = (size_t)p * 2654435761u & (s->cap - 1);
 
-	if (!big.slot)
-		return false;
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->slot[i])
-			pid_set_add(&big, s->slot[i]);
-	free(s->slot);
-	*s = big;
-	return true;
+	while (s->slot[i])
+		i = (i + 1) & (s->cap - 1);
+	s->slot[i] = p;
+	s->n++;
 }
 
 static bool pid_set_has(const struct pid_set *s, pid_t p)
@@ -116,20 +110,28 @@ static bool pid_set_has(const struct pid_set *s, pid_t p)
 	return false;
 }
 
+static bool pid_set_grow(struct pid_set *s)
+{
+	size_t cap = s->cap ? s->cap * 2 : 256;
+	struct pid_set big = { calloc(cap, sizeof(pid_t)), cap, 0 };
+
+	if (!big.slot)
+		return false;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->slot[i])
+			pid_set_put(&big, s->slot[i]);
+	free(s->slot);
+	*s = big;
+	return true;
+}
+
 /* Add p; false when it was there already (or memory ran out). */
 static bool pid_set_add(struct pid_set *s, pid_t p)
 {
-	if ((s->n + 1) * 2 > s->cap && !pid_set_grow(s))
+	if (pid_set_has(s, p) || ((s->n + 1) * 2 > s->cap && !pid_set_grow(s)))
 		return false;
-	for (size_t i = (size_t)p * 2654435761u & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		if (s->slot[i] == p)
-			return false;
-		if (!s->slot[i]) {
-			s->slot[i] = p;
-			s->n++;
-			return true;
-		}
-	}
+	pid_set_put(s, p);
+	return true;
 }
 
 /* Does an ancestor of p carry a rank? Then p is a helper a rank started (a shell it popen()ed,

@@ -144,6 +144,14 @@ static bool is_mpi_symbol(const char *name)
 	       !strncmp(name, "mpi_", 4) || !strncmp(name, "pmpi_", 5);
 }
 
+static bool name_in(const char *name, const char *const *list)
+{
+	for (int i = 0; list[i]; i++)
+		if (!strcmp(name, list[i]))
+			return true;
+	return false;
+}
+
 /* The start-up calls: a rank inside one of these is starting, not hung (Open MPI's and MPICH's
  * bodies of MPI_Init, and the Fortran bindings). */
 static bool is_init_symbol(const char *name)
@@ -153,10 +161,7 @@ static bool is_init_symbol(const char *name)
 		"pmpi_init_", "mpi_init_thread_", "pmpi_init_thread_", "ompi_init_f",
 		"ompi_init_thread_f", NULL };
 
-	for (int i = 0; init[i]; i++)
-		if (!strcmp(name, init[i]))
-			return true;
-	return false;
+	return name_in(name, init);
 }
 
 /* Load bias of a module: where its file offset 0 is mapped, minus the first PT_LOAD vaddr. */
@@ -188,10 +193,7 @@ static bool is_progress_symbol(const char *name)
 		"MPIDI_CH3I_Progress", "MPIDI_progress_test", "MPIDI_Progress_test",
 		"MPIR_Progress_hook_exec_all", NULL };
 
-	for (int i = 0; engines[i]; i++)
-		if (!strcmp(name, engines[i]))
-			return true;
-	return false;
+	return name_in(name, engines);
 }
 
 /* MPI's polling calls (MPI_Test*, MPI_Iprobe, ...; their PMPI_ and Fortran names): a rank that

@@ -137,36 +137,6 @@ int procfs_thread_list(pid_t pid, struct pid_list *l)
 	return l->n;
 }
 
-int procfs_threads(pid_t pid, pid_t *tids, int max)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-
-	DIR *dir = opendir(path);
-
-	if (!dir) {
-		if (errno == ENOENT)
-			errno = ESRCH;
-		return -1;
-	}
-
-	int n = 0;
-	struct dirent *de;
-
-	while ((de = readdir(dir)) && n < max) {
-		char *end;
-		long tid = strtol(de->d_name, &end, 10);
-
-		if (*end || tid <= 0)
-			continue;
-		tids[n++] = (pid_t)tid;
-	}
-	closedir(dir);
-	main_thread_first(pid, tids, n);
-	return n;
-}
-
 #define ENVIRON_MAX (256 * 1024)
 
 /* pid's environment (malloc'd, NUL-separated, *len bytes), or NULL when unreadable. */

@@ -17,9 +17,6 @@ struct pid_list {
 int pid_list_push(struct pid_list *l, pid_t p);
 void pid_list_free(struct pid_list *l);
 
-/* Threads of pid, from /proc/PID/task, the main thread (tid == pid) first. Returns the count
- * (>= 0) written to tids (at most max), or -1 with errno (ESRCH when the process is gone). */
-int procfs_threads(pid_t pid, pid_t *tids, int max);
 /* Every thread of pid into l (replacing what it held), the main thread first; the count, or
  * -1 with errno (ESRCH when the process is gone, ENOMEM). */
 int procfs_thread_list(pid_t pid, struct pid_list *l);

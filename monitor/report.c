@@ -72,20 +72,10 @@ static char *ranges_dup(const int *ranks, int n)
 
 void report_ranges(const int *ranks, int n, char *buf, size_t len)
 {
-	size_t o = 0;
+	char *all = ranges_dup(ranks, n);
 
-	buf[0] = '\0';
-	for (int i = 0; i < n && o < len;) {
-		int j = i;
-
-		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
-			j++;
-		if (j == i)
-			o += (size_t)snprintf(buf + o, len - o, "%s%d", o ? "," : "", ranks[i]);
-		else
-			o += (size_t)snprintf(buf + o, len - o, "%s%d-%d", o ? "," : "", ranks[i], ranks[j]);
-		i = j + 1;
-	}
+	snprintf(buf, len, "%s", all ? all : "");
+	free(all);
 }
 
 /* The rank's object in a snapshot: snapshots are sorted by rank (report_sort_by_rank), so a
