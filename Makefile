@@ -9,6 +9,7 @@
 
 PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
+LIBDIR  ?= $(PREFIX)/lib
 MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 VERSION := 0.1.0
@@ -40,16 +41,20 @@ Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
 PROGRAMS := $(B)/parastack $(B)/parastack-monitor $(B)/parastack-sbatch $(B)/parastack-qsub
+# The recording layer preloaded into the ranks (record/), found next to the programs in the
+# build tree and in LIBDIR/parastack once installed.
+RECORD_LIB := $(B)/libparastack-mpi.so
 TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 # Processes with known states for the sampler's tests (tests/fixtures).
 APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
-	$(B)/tests/apps/busywait $(B)/tests/apps/phases
+	$(B)/tests/apps/busywait $(B)/tests/apps/phases $(B)/tests/apps/commfaults \
+	$(B)/tests/apps/commfaults_f $(B)/tests/apps/commfaults_fh
 FIXTURES := $(APPS) $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/dstate $(B)/tests/evilname \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe
 
 .PHONY: all check unit cli fuzz install uninstall clean deps demo bench
-all: $(PROGRAMS)
+all: $(PROGRAMS) $(RECORD_LIB)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -65,6 +70,10 @@ $(B)/mpiobj/%.o: %.c
 
 $(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,launcher/options.c $(MONITOR_SRC) $(STATS_SRC) $(SCHED_SRC))
 	$(call say,LINK,$@)mpicc $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
+
+$(RECORD_LIB): record/parastack_mpi.c record/record_format.h
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)mpicc -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden $(WARN) -o $@ $< -ldl
 
 $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(STATS_SRC) $(SCHED_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
@@ -106,6 +115,14 @@ $(B)/tests/apps/%: tests/apps/%.c tests/apps/faults.h
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)mpicc -std=gnu11 -O2 -g -pthread -o $@ $< -lm
 
+$(B)/tests/apps/commfaults_f: tests/apps/commfaults_f.F90
+	@mkdir -p $(@D)
+	$(call say,MPIF90,$@)mpif90 -O1 -g -J $(@D) -o $@ $<
+
+$(B)/tests/apps/commfaults_fh: tests/apps/commfaults_f.F90
+	@mkdir -p $(@D)
+	$(call say,MPIF90,$@)mpif90 -O1 -g -DUSE_MPIF_H -J $(@D) -o $@ $<
+
 $(B)/tests/apps/solver: tests/apps/solver.f90
 	@mkdir -p $(@D)
 	$(call say,MPIF90,$@)mpif90 -O2 -g -o $@ $<
@@ -138,6 +155,10 @@ $(B)/bench/trace_eval: $(call obj,obj,bench/trace_eval.c $(STATS_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
+$(B)/bench/record_micro: bench/record_micro.c
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)mpicc -std=gnu11 -O2 -g -o $@ $<
+
 $(B)/bench/model_eval: $(call obj,obj,bench/model_eval.c $(TESTLIB_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
@@ -168,7 +189,7 @@ fuzz: $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs $(B)/fuz
 bench:
 	$(Q)sh scripts/install-deps --bench
 	$(Q)$(MAKE) --no-print-directory all $(B)/bench/sample_cost $(B)/bench/trace_eval \
-		$(B)/bench/model_eval $(FIXTURES)
+		$(B)/bench/model_eval $(B)/bench/record_micro $(FIXTURES)
 	$(Q)sh bench/run.sh $(B)
 
 # Unit tests run twice: as built, and under AddressSanitizer/UBSan (CK_FORK=no so a sanitizer
@@ -183,8 +204,8 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/tests/unit-asan
 
 # The bench programs are built here too, so a change cannot leave them broken unnoticed.
-cli: $(PROGRAMS) $(B)/tests/tracegen $(FIXTURES) $(B)/bench/sample_cost $(B)/bench/trace_eval \
-	$(B)/bench/model_eval
+cli: $(PROGRAMS) $(RECORD_LIB) $(B)/tests/tracegen $(FIXTURES) $(B)/bench/sample_cost \
+	$(B)/bench/trace_eval $(B)/bench/model_eval $(B)/bench/record_micro
 	@sh tests/cli/run-all.sh $(B)
 
 # Prerequisites are built in order: deps before anything is compiled.
@@ -206,10 +227,14 @@ demo: deps
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(LIBDIR)/parastack
+	install -m 755 $(RECORD_LIB) $(DESTDIR)$(LIBDIR)/parastack/
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS)))
+	rm -f $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(RECORD_LIB))
+	-rmdir $(DESTDIR)$(LIBDIR)/parastack 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
 
 clean:

@@ -30,7 +30,8 @@ record() {
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" \
 		"$verdict" "$detected" "$faulty" "$type" "${named:-0}" "$confirmed" "${moved:-0}" >>"$WORK/runs.tsv"
-	[ -s "$9" ] && cp "$9" "$WORK/trace-$1-$2-$RUN.trace"
+	# Labels may hold spaces and slashes: the file name keeps letters, digits, - and _.
+	[ -s "$9" ] && cp "$9" "$WORK/trace-$(printf '%s' "$1" | tr -c 'A-Za-z0-9_-' '_')-$2-$RUN.trace"
 }
 
 # faulted APP KIND AFTER_LO AFTER_HI [RANKS [LABEL]]: one run of a test application with a fault

@@ -44,6 +44,8 @@ section overhead
 section detection
 section traces
 section scale
+section memory
+section record
 
 {
 	header "parastack benchmark results"
@@ -61,6 +63,8 @@ The evidence behind parastack's claims (design.md §6), measured the way the Par
 | [false-alarms.md](false-alarms.md) | healthy traces replayed over thousands of seeds | §7.1 II |
 | [timeouts.md](timeouts.md) | fixed timeouts (Table 1 settings) and \`mpirun --timeout\` beside ParaStack | Tables 1, 9 |
 | [scale.md](scale.md) | cost and messages per sample as the job grows, 8-node Slurm cluster | §3.3 |
+| [memory.md](memory.md) | the monitor's peak memory at 16 to 256 ranks on one node | — |
+| [record.md](record.md) | the recording layer: ns per MPI call, application overhead, culprits named with and without it | — |
 
 Plots: [detection-delays.svg](detection-delays.svg), [scale.svg](scale.svg),
 [example-stencil-spin.svg](example-stencil-spin.svg), [example-phases-spin.svg](example-phases-spin.svg).

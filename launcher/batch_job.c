@@ -23,7 +23,7 @@ static const struct {
 } ps_options[] = {
 	{ "alpha", true }, { "interval", true }, { "max-interval", true }, { "set-size", true },
 	{ "seed", true },  { "on-hang", true },  { "report", true },       { "trace", true },
-	{ "grace", true },  { "confirm", true },
+	{ "grace", true },  { "confirm", true }, { "no-record", false }, { "core-dir", true },
 };
 
 static int ps_option_index(const char *name, size_t len)
@@ -56,12 +56,16 @@ static int check_ps_option(const char *cmd, const char *name, const char *value,
 	} else if (!strcmp(name, "report") || !strcmp(name, "trace")) {
 		if (option_output_path(cmd, name, value) < 0)
 			return -1;
+	} else if (!strcmp(name, "core-dir")) {
+		if (option_core_dir(cmd, value) < 0)
+			return -1;
 	} else if (common_option_apply(cmd, model, name, value) < 0) {
 		return -1;
 	}
 
 	/* Output files named at submission: the job may start elsewhere. */
-	char *v = !strcmp(name, "report") || !strcmp(name, "trace") ? option_absolute_path(value) : strdup(value);
+	bool path = !strcmp(name, "report") || !strcmp(name, "trace") || !strcmp(name, "core-dir");
+	char *v = path ? option_absolute_path(value) : strdup(value);
 
 	if (!v || asprintf(word, "--%s=%s", name, v) < 0) {
 		free(v);
@@ -121,6 +125,15 @@ int batch_split_args(const char *cmd, const char *usage, const struct sched_synt
 			const char *name = arg + 2, *eq = strchr(name, '=');
 			int k = ps_option_index(name, eq ? (size_t)(eq - name) : strlen(name));
 
+			if (k >= 0 && !ps_options[k].value) {
+				if (eq) {
+					cmd_error(cmd, "--%s takes no value; see '%s --help'", ps_options[k].name, cmd);
+					return -1;
+				}
+				out->ps_opts[out->nps++] = strdup(arg);
+				i++;
+				continue;
+			}
 			if (k >= 0) {
 				char nm[32];
 				const char *value = eq ? eq + 1 : i + 1 < argc ? argv[i + 1] : NULL;

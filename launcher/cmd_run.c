@@ -43,6 +43,10 @@ static const char run_usage[] =
 	"  --on-hang=kill|report end the job after the report (default), or report and keep watching\n"
 	"  --confirm SECONDS     after a suspicion, act only if nothing moves for this long (default\n"
 	"                        60, more after long healthy stalls; 0: act on the model at once)\n"
+	"  --no-record           do not preload the recording layer (libparastack-mpi.so) into the\n"
+	"                        ranks; a communication hang is then diagnosed from stacks alone\n"
+	"  --core-dir DIR        before ending a hung job, write core files (gdb's gcore) of the\n"
+	"                        faulty ranks and of one rank per stack group in DIR\n"
 	"  --report FILE         write the JSON report to FILE\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  --grace SECONDS       wait this long after SIGTERM before SIGKILL (default 10)\n"
@@ -110,7 +114,30 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 	return 0;
 }
 
-static pid_t spawn(char **argv, bool as_monitor, bool in_slurm)
+/* The recording layer (libparastack-mpi.so): next to the programs in the build tree, in
+ * ../lib/parastack once installed. 0, or -1 when it is not there. */
+static int record_library(char *path, size_t len)
+{
+	if (sibling_program("libparastack-mpi.so", path, len) == 0)
+		return 0;
+	return sibling_program("../lib/parastack/libparastack-mpi.so", path, len);
+}
+
+/* In the job's child: have Open MPI's launcher preload the recording layer into the ranks it
+ * starts (mca_base_env_list reaches the application processes only, never mpirun or its
+ * daemons), after what the user listed there already. */
+static void record_preload_env(const char *lib)
+{
+	const char *user = getenv("OMPI_MCA_mca_base_env_list"), *pre = getenv("LD_PRELOAD");
+	char *list = NULL;
+
+	if (asprintf(&list, "%s%sLD_PRELOAD=%s%s%s", user && *user ? user : "", user && *user ? ";" : "",
+		     lib, pre && *pre ? ":" : "", pre && *pre ? pre : "") >= 0)
+		setenv("OMPI_MCA_mca_base_env_list", list, 1);
+	free(list);
+}
+
+static pid_t spawn(char **argv, bool as_monitor, bool in_slurm, const char *preload)
 {
 	pid_t pid = fork();
 
@@ -120,6 +147,8 @@ static pid_t spawn(char **argv, bool as_monitor, bool in_slurm)
 		signal(SIGHUP, SIG_DFL);
 		if (as_monitor)
 			monitor_launch_env(in_slurm);
+		if (preload)
+			record_preload_env(preload);
 		execvp(argv[0], argv);
 		fprintf(stderr, "parastack run: cannot start %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -167,7 +196,7 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 	argv[a] = NULL;
 	/* A Torque job run by Slurm's wrappers is a Slurm job too: mpirun then starts the remote
 	 * monitors with srun, which must overlap the application's step. */
-	return spawn(argv, true, r->slurm_job != 0 || r->torque);
+	return spawn(argv, true, r->slurm_job != 0 || r->torque, NULL);
 }
 
 struct proc_id {
@@ -413,7 +442,14 @@ static bool monitor_found_hang(const char *status_file)
 
 static int run_job(const struct run *r, const char *monitor, const char *status_file)
 {
-	pid_t launcher = spawn(r->job_argv, false, false);
+	char lib[PATH_MAX];
+	bool record = !r->w.no_record && record_library(lib, sizeof(lib)) == 0;
+
+	if (!r->w.no_record && !record)
+		fprintf(stderr, "parastack: the recording layer is not installed (%s); the report will "
+			"rely on stacks alone\n", lib);
+
+	pid_t launcher = spawn(r->job_argv, false, false, record ? lib : NULL);
 
 	if (launcher < 0) {
 		cmd_error("run", "fork: %s", strerror(errno));

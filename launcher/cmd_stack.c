@@ -83,7 +83,7 @@ static void emit_thread(struct symbolizer *sy, const struct target *t, const str
 	for (int i = 0; i < th->nframes; i++) {
 		uint64_t pc = th->ips[i];
 		bool in_mpi = maps_in_mpi(&t->maps, frame_lookup_pc(th->ips, i));
-		int nl = symbolize(sy, pc, i > 0, lf, MAX_LOGICAL);
+		int nl = symbolize(sy, &t->maps, pc, i > 0, lf, MAX_LOGICAL);
 
 		for (int k = 0; k < nl; k++, idx++) {
 			if (jthreads)
@@ -102,7 +102,7 @@ static void emit_thread(struct symbolizer *sy, const struct target *t, const str
 }
 
 /* Report one process; 0, or -1 after printing why it could not be done. */
-static int stack_one(pid_t pid, json_t *out)
+static int stack_one(pid_t pid, struct symbolizer_pool *syms, json_t *out)
 {
 	struct thread_stack *threads = NULL;
 	struct target t;
@@ -119,7 +119,7 @@ static int stack_one(pid_t pid, json_t *out)
 		return -1;
 	}
 
-	struct symbolizer *sy = symbolizer_open(pid);
+	struct symbolizer *sy = symbolizer_pool_get(syms, &t.maps);
 	json_t *jthreads = out ? json_array() : NULL;
 
 	if (!out) {
@@ -149,7 +149,6 @@ static int stack_one(pid_t pid, json_t *out)
 		}
 		json_array_append_new(out, j);
 	}
-	symbolizer_close(sy);
 	free(threads);
 	target_close(&t);
 	return 0;
@@ -196,18 +195,20 @@ int cmd_stack(int argc, char **argv)
 		}
 
 	json_t *out = json ? json_array() : NULL;
+	struct symbolizer_pool syms = { 0 };
 	int failed = 0;
 
 	for (int i = 0; i < argc - optind; i++) {
 		if (!json && i > 0)
 			putchar('\n');
-		failed += stack_one(pids[i], out) < 0;
+		failed += stack_one(pids[i], &syms, out) < 0;
 	}
 	if (out) {
 		json_dumpf(out, stdout, JSON_INDENT(2));
 		putchar('\n');
 		json_decref(out);
 	}
+	symbolizer_pool_free(&syms);
 	free(pids);
 	return failed ? EXIT_INPUT : 0;
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void cmd_error(const char *cmd, const char *fmt, ...)
@@ -231,6 +232,14 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 	case 'W':
 		w->confirm_given = true;
 		return option_confirm(cmd, arg, &w->confirm_s);
+	case 'O':
+		w->no_record = true;
+		return 0;
+	case 'C':
+		if (option_core_dir(cmd, arg) < 0)
+			return -1;
+		w->core_dir = option_absolute_path(arg);
+		return 0;
 	case 'R':
 	case 'T':
 		if (option_output_path(cmd, c == 'R' ? "report" : "trace", arg) < 0)
@@ -241,6 +250,25 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 	default:
 		return 1;
 	}
+}
+
+int option_core_dir(const char *cmd, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		cmd_error(cmd, "--core-dir %s: %s; create the directory first", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		cmd_error(cmd, "--core-dir %s: not a directory", dir);
+		return -1;
+	}
+	if (access(dir, W_OK) < 0) {
+		cmd_error(cmd, "--core-dir %s: cannot write there: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int option_confirm(const char *cmd, const char *arg, double *seconds)
@@ -265,6 +293,12 @@ int watch_options_argv(const struct watch_options *w, char **argv, char buf[6][6
 		argv[a++] = buf[5];
 	}
 	argv[a++] = w->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
+	if (w->no_record)
+		argv[a++] = "--no-record";
+	if (w->core_dir) {
+		argv[a++] = "--core-dir";
+		argv[a++] = (char *)w->core_dir;
+	}
 	if (w->report) {
 		argv[a++] = "--report";
 		argv[a++] = (char *)w->report;

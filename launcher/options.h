@@ -66,13 +66,19 @@ struct watch_options {
 	const char *report, *trace; /* absolute paths, or NULL */
 	bool confirm_given;
 	double confirm_s;           /* --confirm: the confirmation window (monitor's default if not given) */
+	bool no_record;             /* --no-record: no recording layer (run: not preloaded) */
+	const char *core_dir;       /* --core-dir: absolute path, or NULL */
 };
 
 /* getopt_long entries of the model options and --on-hang, --report, --trace, --confirm. */
 #define WATCH_LONGOPTS                                                                          \
 	MODEL_LONGOPTS, { "on-hang", required_argument, NULL, 'H' },                            \
 	{ "report", required_argument, NULL, 'R' }, { "trace", required_argument, NULL, 'T' },  \
-	{ "confirm", required_argument, NULL, 'W' }
+	{ "confirm", required_argument, NULL, 'W' }, { "no-record", no_argument, NULL, 'O' },  \
+	{ "core-dir", required_argument, NULL, 'C' }
+
+/* --core-dir DIR: an existing directory this user may write in. 0, or -1 (one line printed). */
+int option_core_dir(const char *cmd, const char *dir);
 
 /* --confirm SECONDS: 0 (act at once) up to a day. */
 int option_confirm(const char *cmd, const char *arg, double *seconds);
@@ -82,7 +88,7 @@ int option_confirm(const char *cmd, const char *arg, double *seconds);
 int watch_option_apply(const char *cmd, struct watch_options *w, int c, const char *name,
 		       const char *arg);
 
-/* Those options as words for parastack-monitor's command line; the count (at most 10). */
+/* Those options as words for parastack-monitor's command line; the count (at most 13). */
 int watch_options_argv(const struct watch_options *w, char **argv, char buf[6][64]);
 
 /* In the child that becomes the monitors' mpirun: what Open MPI needs from the environment

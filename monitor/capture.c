@@ -100,7 +100,7 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 
 	for (int i = 0; th && i < th->nframes; i++) {
 		bool in_mpi = maps_in_mpi(&t->maps, frame_lookup_pc(th->ips, i));
-		int nl = symbolize(sy, th->ips[i], i > 0, lf, LOGICAL_MAX);
+		int nl = symbolize(sy, &t->maps, th->ips[i], i > 0, lf, LOGICAL_MAX);
 
 		for (int k = 0; k < nl && nnames < TARGET_MAX_FRAMES * 2; k++) {
 			clean_name(lf[k].func);

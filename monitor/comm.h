@@ -20,6 +20,8 @@ enum comm_cmd {
 	CMD_CAPTURE,    /* reply: JSON array of rank objects for every local rank */
 	CMD_STOP,       /* no reply */
 	CMD_AGAIN,      /* the job's ranks are gone, the job is not: discover again; no reply */
+	CMD_CAPTURE_RECORD, /* as CMD_CAPTURE, each rank with its recording layer's record */
+	CMD_CORE,       /* payload: ranks to write a core file of; reply: JSON array (cores.h) */
 };
 
 struct comm {

@@ -14,9 +14,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-/* Shared objects of MPI implementations and the fabrics beneath them (name prefixes). */
+/* Shared objects of MPI implementations and the fabrics beneath them (name prefixes); also
+ * parastack's own recording layer, whose MPI_* wrappers are the application's MPI calls. */
 static const char *const mpi_prefixes[] = {
-	"libmpi", "libpmpi", "libopen-pal", "libopen-rte", "libmpich", "libmpl.", "libmca_common_",
+	"libparastack-mpi", "libmpi", "libpmpi", "libopen-pal", "libopen-rte", "libmpich", "libmpl.", "libmca_common_",
 	"mca_", "libucp", "libuct", "libucs", "libfabric", "libpsm", "libhcoll", "libmxm",
 	"libnccl-net", NULL,
 };
@@ -182,6 +183,49 @@ static uint64_t module_bias(const struct maps *mp, int path_index, Elf *elf)
 			return base - (ph.p_vaddr & ~(uint64_t)0xfff);
 	}
 	return 0;
+}
+
+uint64_t maps_symbol_address(const struct maps *mp, const char *file_prefix, const char *symbol)
+{
+	uint64_t addr = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	for (int p = 0; p < mp->npaths && !addr; p++) {
+		const char *base = strrchr(mp->paths[p], '/');
+
+		base = base ? base + 1 : mp->paths[p];
+		if (strncmp(base, file_prefix, strlen(file_prefix)) || !mp->path_ok[p])
+			continue;
+
+		int fd = procfs_open_mapped(mp->pid, mp->paths[p]);
+		Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+		Elf_Scn *scn = NULL;
+
+		while (elf && !addr && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+			    !(data = elf_getdata(scn, NULL)))
+				continue;
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *name;
+
+				if (gelf_getsym(data, (int)i, &sym) && sym.st_value &&
+				    (name = elf_strptr(elf, sh.sh_link, sym.st_name)) && !strcmp(name, symbol)) {
+					addr = module_bias(mp, p, elf) + sym.st_value;
+					break;
+				}
+			}
+		}
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0)
+			close(fd);
+	}
+	return addr;
 }
 
 /* The MPI library's progress engines: a rank blocked for good spins in them, and what they

@@ -72,6 +72,10 @@ bool maps_in_progress_engine(const struct maps *mp, uint64_t addr);
 /* Is addr inside one of MPI's polling calls (MPI_Test*, MPI_Iprobe, ...)? */
 bool maps_in_polling_call(const struct maps *mp, uint64_t addr);
 
+/* Address in the target of a dynamic symbol of the first mapped object whose file name starts
+ * with file_prefix; 0 when there is none. */
+uint64_t maps_symbol_address(const struct maps *mp, const char *file_prefix, const char *symbol);
+
 /* Classify a shared object by its file name (exposed for tests and configuration). */
 enum module_kind maps_classify_path(const char *path, const char *exe);
 /* Extra MPI object name prefixes, colon-separated (from PARASTACK_MPI_LIBS). */

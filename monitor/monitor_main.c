@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "../launcher/options.h"
@@ -22,9 +23,11 @@
 #include "../stats/stats.h"
 #include "capture.h"
 #include "comm.h"
+#include "cores.h"
 #include "discover.h"
 #include "pidlist.h"
 #include "exitcodes.h"
+#include "mpirecord.h"
 #include "outfile.h"
 #include "procfs.h"
 #include "report.h"
@@ -46,6 +49,8 @@ static volatile int stop_requested;
 struct monitor {
 	struct comm c;
 	struct common_options opt;
+	bool no_record; /* --no-record: the report leaves the recording layer's records unread */
+	const char *core_dir; /* --core-dir: core files of the culprits before the job is ended */
 	bool kill_on_hang;
 	const char *report_path, *trace_path, *status_path;
 	pid_t launcher;
@@ -61,7 +66,7 @@ struct monitor {
 	int nranks;
 	struct target *targets; /* local ranks, parallel to local_rank */
 	struct progress *prog;  /* what the previous sample of each local rank showed */
-	struct symbolizer **sym;
+	struct symbolizer_pool syms; /* the ranks' symbolizers, one per executable */
 	int *local_rank;
 	int nlocal;
 
@@ -163,6 +168,9 @@ static const char monitor_usage[] =
 	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
 	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
 	"  --confirm SECONDS   confirmation window after a suspicion (default 60; 0: act at once)\n"
+	"  --no-record         leave the recording layer's records unread in the report\n"
+	"  --core-dir DIR      before acting on a hang, write core files of the faulty ranks and\n"
+	"                      of one rank per stack group there (gdb's gcore)\n"
 	"  --report FILE       write the JSON report there\n"
 	"  --trace FILE        record every sample (t_ms S C)\n"
 	"  --status-file FILE  write the outcome there (\"hang\" or \"none\"; \"-\": a line on standard\n"
@@ -184,6 +192,8 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 		{ "trace", required_argument, NULL, 'T' },
 		{ "status-file", required_argument, NULL, 'S' },
 		{ "confirm", required_argument, NULL, 'W' },
+		{ "no-record", no_argument, NULL, 'O' },
+		{ "core-dir", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -213,6 +223,8 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 				return -1;
 			break;
 		case 'N': m->launcher_host = optarg; break;
+		case 'O': m->no_record = true; break;
+		case 'C': m->core_dir = optarg; break;
 		case 'J':
 			if (sched_slurm_parse_jobid(optarg, &m->slurm_job) < 0) {
 				cmd_error("monitor", "--slurm-job: '%s' is not a Slurm job id", optarg);
@@ -361,7 +373,6 @@ static int open_targets(struct monitor *m, const struct job_proc *local, int nlo
 	char err[512];
 
 	m->targets = calloc((size_t)nlocal + 1, sizeof(*m->targets));
-	m->sym = calloc((size_t)nlocal + 1, sizeof(*m->sym));
 	m->local_rank = calloc((size_t)nlocal + 1, sizeof(int));
 	m->prog = calloc((size_t)nlocal + 1, sizeof(*m->prog));
 	for (int i = 0; i < nlocal; i++) {
@@ -481,27 +492,27 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 	}
 }
 
-/* Every local rank as JSON. */
-static json_t *capture_local(struct monitor *m)
+/* Every local rank as JSON; with_record: and what its recording layer says (unless
+ * --no-record), for the report's wait-for analysis. */
+static json_t *capture_local(struct monitor *m, bool with_record)
 {
 	json_t *arr = json_array();
 
 	for (int i = 0; i < m->nlocal; i++) {
-		if (!m->sym[i])
-			m->sym[i] = symbolizer_open(m->targets[i].pid);
-		json_array_append_new(arr, capture_rank(&m->targets[i], m->sym[i], m->c.host));
+		struct symbolizer *sy = symbolizer_pool_get(&m->syms, &m->targets[i].maps);
+		json_t *rank = capture_rank(&m->targets[i], sy, m->c.host);
+		json_t *rec = with_record && !m->no_record ? mpirecord_json(&m->targets[i], sy) : NULL;
+
+		if (rec)
+			json_object_set_new(rank, "record", rec);
+		json_array_append_new(arr, rank);
 	}
 	return arr;
 }
 
-/* Leader: a snapshot of every rank of the job, sorted by rank. The other monitors capture
- * their ranks while the leader captures its own. */
-static json_t *snapshot_all(struct monitor *m)
+/* Leader: append every other monitor's reply (a JSON array) to all. */
+static void gather_replies(struct monitor *m, json_t *all)
 {
-	comm_send_to_followers(&m->c, CMD_CAPTURE);
-
-	json_t *all = capture_local(m);
-
 	for (int mon = 0; mon < m->c.size; mon++) {
 		if (mon == m->c.me)
 			continue;
@@ -512,6 +523,17 @@ static json_t *snapshot_all(struct monitor *m)
 			json_array_extend(all, part);
 		json_decref(part);
 	}
+}
+
+/* Leader: a snapshot of every rank of the job, sorted by rank. The other monitors capture
+ * their ranks while the leader captures its own. */
+static json_t *snapshot_all(struct monitor *m, bool with_record)
+{
+	comm_send_to_followers(&m->c, with_record ? CMD_CAPTURE_RECORD : CMD_CAPTURE);
+
+	json_t *all = capture_local(m, with_record);
+
+	gather_replies(m, all);
 	report_sort_by_rank(all);
 	return all;
 }
@@ -526,14 +548,18 @@ static void cost_add(struct monitor *m, double ms, int stopped)
 		m->cost_ms_max = ms;
 }
 
+/* What sampling cost, and the leader's peak memory so far (it holds every rank's frames at
+ * report time: bench/ follows it as jobs grow). */
 static json_t *cost_json(const struct monitor *m)
 {
 	double n = m->cost_samples ? (double)m->cost_samples : 1.0;
+	struct rusage ru;
 
-	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f}", "samples", (json_int_t)m->cost_samples,
+	getrusage(RUSAGE_SELF, &ru);
+	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:I}", "samples", (json_int_t)m->cost_samples,
 			 "monitors", m->c.size, "mean_ms", m->cost_ms_sum / n, "max_ms", m->cost_ms_max,
 			 "messages_per_sample", m->cost_messages / n, "ranks_per_sample",
-			 m->cost_stopped / n);
+			 m->cost_stopped / n, "leader_peak_rss_kb", (json_int_t)ru.ru_maxrss);
 }
 
 static json_t *model_json(struct monitor *m)
@@ -588,6 +614,65 @@ static json_t *steps_json(const struct monitor *m, double confirmed_at)
 			 "dismissed_before", m->conf.dismissed, "ranks_in_kernel", confirm_is_io(&m->conf));
 }
 
+/* The ranks worth a core file: the faulty ones, and the first of each stack group. */
+static int core_ranks(json_t *report, int *out, int max)
+{
+	int n = 0;
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(json_object_get(report, "faulty_ranks"), i, v)
+		if (n < max)
+			out[n++] = (int)json_integer_value(v);
+	json_array_foreach(json_object_get(report, "groups"), i, v) {
+		const char *ranks = json_string_value(json_object_get(v, "ranks"));
+		int first = ranks ? atoi(ranks) : -1;
+		bool have = false;
+
+		for (int k = 0; k < n; k++)
+			have |= out[k] == first;
+		if (first >= 0 && !have && n < max)
+			out[n++] = first;
+	}
+	return n;
+}
+
+/* --core-dir: every monitor writes the cores of its chosen ranks while they still exist; the
+ * report lists them, and its next step opens the first faulty rank's. */
+static void write_cores(struct monitor *m, json_t *report)
+{
+	int ranks[256], n = core_ranks(report, ranks, 256);
+	json_t *all;
+
+	say(m, "writing core files of rank(s) chosen for the report in %s (gcore)", m->core_dir);
+	for (int mon = 0; mon < m->c.size; mon++)
+		if (mon != m->c.me)
+			comm_send_cmd(mon, CMD_CORE, ranks, n);
+	all = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir, m->c.host);
+	gather_replies(m, all);
+	json_object_set_new(report, "cores", all);
+
+	json_t *first = json_array_get(json_object_get(report, "faulty_ranks"), 0);
+	size_t i;
+	json_t *c;
+	char next[8192];
+
+	json_array_foreach(all, i, c)
+		if (first && json_integer_value(json_object_get(c, "rank")) == json_integer_value(first) &&
+		    json_object_get(c, "core")) {
+			const char *exe = NULL;
+
+			for (int t = 0; t < m->nlocal && !exe; t++)
+				if (m->targets[t].rank == (int)json_integer_value(first))
+					exe = m->targets[t].maps.exe;
+			snprintf(next, sizeof(next), "gdb %s %s   (rank %lld's core, written before the job was ended)",
+				 exe ? exe : "EXECUTABLE", json_string_value(json_object_get(c, "core")),
+				 (long long)json_integer_value(first));
+			json_object_set_new(report, "next_step", json_string(next));
+			break;
+		}
+}
+
 /* A confirmed hang: snapshots of every rank name the faulty ones; report. With --confirm 0 the
  * old transient-slowdown check still runs (any rank moving between snapshots): 1 a hang was
  * reported, 0 it was a slowdown. */
@@ -599,10 +684,10 @@ static int diagnose(struct monitor *m)
 	bool check_moved = m->conf.window_ms == 0;
 
 	/* Snapshot 0 and 1 are the transient-slowdown check; 1..5 decide the faulty ranks. */
-	snaps[0] = snapshot_all(m);
+	snaps[0] = snapshot_all(m, false);
 	for (int k = 1; k <= SNAPSHOTS; k++) {
 		sleep_ms(gap);
-		snaps[k] = snapshot_all(m);
+		snaps[k] = snapshot_all(m, k == SNAPSHOTS);
 		if (check_moved && report_moved(snaps[k - 1], snaps[k], why, sizeof(why))) {
 			say(m, "a suspected hang was a transient slowdown (%s); monitoring continues", why);
 			for (int i = 0; i <= k; i++)
@@ -620,6 +705,8 @@ static int diagnose(struct monitor *m)
 	if (confirm_is_io(&m->conf))
 		json_object_set_new(report, "hang_type", json_string("io"));
 	json_object_set_new(report, "confirmation", steps_json(m, wall_s()));
+	if (m->core_dir)
+		write_cores(m, report);
 	report_print(stderr, report);
 	write_report(m, report);
 	json_decref(report);
@@ -660,7 +747,7 @@ static bool all_ranks_gone(struct monitor *m)
 /* Step 1, suspect: one line in the job output now, with what one snapshot shows. */
 static void announce_suspicion(struct monitor *m, double window_ms)
 {
-	json_t *snap = snapshot_all(m);
+	json_t *snap = snapshot_all(m, false);
 	char what[512], when[32];
 
 	report_summary(snap, what, sizeof(what));
@@ -794,8 +881,14 @@ static int follower_loop(struct monitor *m)
 		if (cmd == CMD_SAMPLE && n >= 2) {
 			sample_local(m, ranks + 2, n - 2, ranks[0], ranks[1], &c);
 			comm_send_counts(&c);
-		} else if (cmd == CMD_CAPTURE) {
-			json_t *j = capture_local(m);
+		} else if (cmd == CMD_CORE) {
+			json_t *j = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir ? m->core_dir : ".",
+					       m->c.host);
+
+			comm_send_json(j);
+			json_decref(j);
+		} else if (cmd == CMD_CAPTURE || cmd == CMD_CAPTURE_RECORD) {
+			json_t *j = capture_local(m, cmd == CMD_CAPTURE_RECORD);
 
 			comm_send_json(j);
 			json_decref(j);
@@ -831,14 +924,12 @@ static int setup_model(struct monitor *m)
 /* Release one round's targets, table and model. */
 static void round_release(struct monitor *m)
 {
-	for (int i = 0; i < m->nlocal; i++) {
-		symbolizer_close(m->sym[i]);
+	for (int i = 0; i < m->nlocal; i++)
 		target_close(&m->targets[i]);
-	}
+	symbolizer_pool_free(&m->syms);
 	snapshot_reap_pending();
 	free(m->targets);
 	free(m->prog);
-	free(m->sym);
 	free(m->local_rank);
 	free(m->table);
 	ranksets_free(&m->sets);
@@ -850,7 +941,6 @@ static void round_release(struct monitor *m)
 	m->asked = NULL;
 	m->targets = NULL;
 	m->prog = NULL;
-	m->sym = NULL;
 	m->local_rank = NULL;
 	m->table = NULL;
 	m->det = NULL;

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fscreds.h"
+
 /* The permissions a plain fopen would give: 0666 less the umask. */
 static mode_t default_mode(void)
 {
@@ -17,7 +19,7 @@ static mode_t default_mode(void)
 	return 0666 & ~mask;
 }
 
-int outfile_replace_json(const char *path, json_t *j, char *err, size_t len)
+static int replace_json(const char *path, json_t *j, char *err, size_t len)
 {
 	char *tmp = NULL;
 	int fd = -1, e = 0;
@@ -49,7 +51,7 @@ int outfile_replace_json(const char *path, json_t *j, char *err, size_t len)
 	return e ? -1 : 0;
 }
 
-FILE *outfile_open_stream(const char *path, char *err, size_t len)
+static FILE *open_stream(const char *path, char *err, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, default_mode());
 	struct stat st;
@@ -70,5 +72,31 @@ FILE *outfile_open_stream(const char *path, char *err, size_t len)
 		close(fd);
 		return NULL;
 	}
+	return f;
+}
+
+/* Both as the user who ran sudo, when parastack runs as root through it (fscreds.h): the files
+ * are theirs, and only where they may write. */
+int outfile_replace_json(const char *path, json_t *j, char *err, size_t len)
+{
+	struct fscreds saved;
+
+	fscreds_enter_invoker(&saved);
+
+	int r = replace_json(path, j, err, len);
+
+	fscreds_leave(&saved);
+	return r;
+}
+
+FILE *outfile_open_stream(const char *path, char *err, size_t len)
+{
+	struct fscreds saved;
+
+	fscreds_enter_invoker(&saved);
+
+	FILE *f = open_stream(path, err, len);
+
+	fscreds_leave(&saved);
 	return f;
 }

@@ -1,7 +1,8 @@
 /* outfile — the files parastack writes for its user (the JSON report, the trace): never written
  * through a symbolic link or into something that is not a regular file, and a report replaced
  * whole (a unique temporary file beside it, then rename), so a reader never sees half of one
- * and a planted "REPORT.tmp" link cannot redirect the write (parastack may run as root). */
+ * and a planted "REPORT.tmp" link cannot redirect the write (parastack may run as root). Run as
+ * root through sudo, they are created as the user who ran it (fscreds.h). */
 #ifndef PARASTACK_OUTFILE_H
 #define PARASTACK_OUTFILE_H
 

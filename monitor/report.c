@@ -1,5 +1,6 @@
 /* report — diagnosis on snapshots. */
 #include "report.h"
+#include "waitfor.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -466,11 +467,33 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 	}
 	/* A dead rank leaves the others waiting for messages: a communication hang, with its cause. */
 	const char *type = !live_faulty ? "communication" : all_in_kernel ? "io" : "computation";
+	json_t *wf = !live_faulty ? waitfor_analyze(snap) : NULL;
+	json_t *report_faulty = json_incref(faulty);
 
-	return json_pack("{s:s, s:s, s:o, s:O, s:f, s:O, s:o, s:o, s:o, s:o, s:s}", "verdict", "hang",
-			 "hang_type", type, "dead_ranks", dead,
-			 "faulty_ranks", faulty, "detected_at", detected_at, "ranks", snap, "groups",
-			 groups, "diagnosis", diag, "model", model, "next_step", next, "action", action);
+	if (wf) {
+		json_t *lines = json_object_get(wf, "diagnosis"), *wf_faulty = json_object_get(wf, "faulty_ranks");
+
+		/* The recording layer's reasons first; the stack groups' sentences after them. */
+		json_array_extend(lines, diag);
+		json_decref(diag);
+		diag = json_incref(lines);
+		json_object_del(wf, "diagnosis");
+		if (json_array_size(faulty) == 0 && json_array_size(wf_faulty) > 0) {
+			json_decref(report_faulty);
+			report_faulty = json_incref(wf_faulty);
+			json_decref(next);
+			next = next_step(snap, groups, report_faulty);
+		}
+	}
+
+	json_t *report = json_pack("{s:s, s:s, s:o, s:o, s:f, s:O, s:o, s:o, s:o, s:o, s:s}", "verdict",
+				   "hang", "hang_type", type, "dead_ranks", dead, "faulty_ranks",
+				   report_faulty, "detected_at", detected_at, "ranks", snap, "groups", groups,
+				   "diagnosis", diag, "model", model, "next_step", next, "action", action);
+
+	if (wf)
+		json_object_set_new(report, "wait_for", wf);
+	return report;
 }
 
 /* Sorted ranks of snap whose rank object satisfies pred, as ranges; their count. */
@@ -601,6 +624,12 @@ void report_print(FILE *out, json_t *report)
 			json_real_value(json_object_get(m, "e")), json_real_value(json_object_get(m, "q")),
 			json_real_value(json_object_get(m, "alpha")));
 	report_print_confirmation(out, json_object_get(report, "confirmation"));
+	json_array_foreach(json_object_get(report, "cores"), i, v)
+		fprintf(out, "  core of rank %lld (host %s, pid %lld): %s%s\n",
+			(long long)json_integer_value(json_object_get(v, "rank")), str(v, "host"),
+			(long long)json_integer_value(json_object_get(v, "pid")),
+			str(v, "core") ? str(v, "core") : "not written: ",
+			str(v, "core") ? "" : str(v, "error"));
 	if (str(report, "next_step"))
 		fprintf(out, "  next step: %s\n", str(report, "next_step"));
 	if (str(report, "action"))

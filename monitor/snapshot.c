@@ -23,6 +23,9 @@
 static pid_t *pending;
 static int npending, pending_cap;
 
+static void (*held_hook)(pid_t tid, void *arg);
+static void *held_arg;
+
 static int64_t now_ns(void)
 {
 	struct timespec ts;
@@ -240,6 +243,8 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 		inject = sig; /* a signal-delivery stop: hand the signal back on detach */
 
 	st = copy_state(tid, s, stack_max, err, errlen);
+	if (held_hook)
+		held_hook(tid, held_arg);
 	if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)inject) < 0) {
 		/* Killed while stopped (SIGKILL): its death is ours to collect, or its parent
 		 * (mpirun, orted, slurmstepd) could never reap it while we live. */
@@ -252,6 +257,12 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 	s->held_ns = now_ns() - t_stopped;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return st;
+}
+
+void snapshot_set_held_hook(void (*fn)(pid_t tid, void *arg), void *arg)
+{
+	held_hook = fn;
+	held_arg = arg;
 }
 
 void snapshot_release(struct snapshot *s)

@@ -43,5 +43,8 @@ void snapshot_release(struct snapshot *s);
 /* Detach from threads that did not stop in time, if they have stopped since. Returns how many
  * are still pending. Called before every snapshot and on exit. */
 int snapshot_reap_pending(void);
+/* Call fn(tid, arg) while each thread is held, between the copy and PTRACE_DETACH (NULL: none).
+ * For tests that must act inside the stop deterministically, e.g. kill the rank there. */
+void snapshot_set_held_hook(void (*fn)(pid_t tid, void *arg), void *arg);
 
 #endif

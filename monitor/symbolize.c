@@ -2,6 +2,7 @@
  * contain the pc, innermost first: each DW_TAG_inlined_subroutine is a logical frame whose
  * caller's position is its DW_AT_call_file/DW_AT_call_line. */
 #include "symbolize.h"
+#include "fscreds.h"
 #include "procfs.h"
 
 #include <dwarf.h>
@@ -11,9 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One per executable: the ranks that run it share it (their libraries' debug information is
+ * loaded once), their addresses translated into the process it was opened on. */
 struct symbolizer {
 	Dwfl *dwfl;
 	pid_t pid;
+	struct maps ref;    /* that process's map, to translate other processes' addresses */
+	uid_t uid;          /* its owner: the files are read as they would be */
+	gid_t gid;
 };
 
 static char *debuginfo_path;
@@ -46,18 +52,37 @@ static const Dwfl_Callbacks proc_callbacks = {
 struct symbolizer *symbolizer_open(pid_t pid)
 {
 	struct symbolizer *sy = calloc(1, sizeof(*sy));
+	struct fscreds saved;
+	int r;
 
 	if (!sy)
 		return NULL;
 	sy->pid = pid;
+	if (fscreds_owner(pid, &sy->uid, &sy->gid) < 0) {
+		free(sy);
+		return NULL;
+	}
 	finding_for = pid;
+	fscreds_enter(sy->uid, sy->gid, &saved);
 	sy->dwfl = dwfl_begin(&proc_callbacks);
-	if (!sy->dwfl || dwfl_linux_proc_report(sy->dwfl, pid) != 0 ||
-	    dwfl_report_end(sy->dwfl, NULL, NULL) != 0) {
+	r = !sy->dwfl || maps_load(pid, &sy->ref) < 0 || dwfl_linux_proc_report(sy->dwfl, pid) != 0 ||
+	    dwfl_report_end(sy->dwfl, NULL, NULL) != 0;
+	fscreds_leave(&saved);
+	if (r) {
 		symbolizer_close(sy);
 		return NULL;
 	}
 	return sy;
+}
+
+/* Can sy name the addresses of the process laid out as mp (same executable, same owner)? */
+static bool symbolizer_fits(const struct symbolizer *sy, const struct maps *mp)
+{
+	uid_t uid;
+	gid_t gid;
+
+	return sy && sy->ref.exe && mp->exe && !strcmp(sy->ref.exe, mp->exe) &&
+	       fscreds_owner(mp->pid, &uid, &gid) == 0 && uid == sy->uid && gid == sy->gid;
 }
 
 void symbolizer_close(struct symbolizer *sy)
@@ -66,7 +91,70 @@ void symbolizer_close(struct symbolizer *sy)
 		return;
 	if (sy->dwfl)
 		dwfl_end(sy->dwfl);
+	maps_free(&sy->ref);
 	free(sy);
+}
+
+struct symbolizer *symbolizer_pool_get(struct symbolizer_pool *pool, const struct maps *mp)
+{
+	struct symbolizer *sy;
+
+	for (int i = 0; i < pool->n; i++)
+		if (symbolizer_fits(pool->s[i], mp))
+			return pool->s[i];
+	if (pool->n == pool->cap) {
+		int cap = pool->cap ? pool->cap * 2 : 4;
+		struct symbolizer **s = realloc(pool->s, (size_t)cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		pool->s = s;
+		pool->cap = cap;
+	}
+	if (!(sy = symbolizer_open(mp->pid)))
+		return NULL;
+	pool->s[pool->n++] = sy;
+	return sy;
+}
+
+void symbolizer_pool_free(struct symbolizer_pool *pool)
+{
+	for (int i = 0; i < pool->n; i++)
+		symbolizer_close(pool->s[i]);
+	free(pool->s);
+	memset(pool, 0, sizeof(*pool));
+}
+
+/* Lowest address at which path is mapped in mp, or 0. */
+static uint64_t path_base(const struct maps *mp, const char *path)
+{
+	uint64_t base = 0;
+
+	for (int i = 0; i < mp->len; i++) {
+		const char *p = maps_path(mp, &mp->m[i]);
+
+		if (p && !strcmp(p, path) && (!base || mp->m[i].start < base))
+			base = mp->m[i].start;
+	}
+	return base;
+}
+
+/* How far addr of the process laid out as mp lies from the same code in the symbolizer's own
+ * process (its module loaded elsewhere: ASLR); false when that module is not mapped there. */
+static bool address_shift(const struct symbolizer *sy, const struct maps *mp, uint64_t addr,
+			  int64_t *shift)
+{
+	*shift = 0;
+	if (!mp || mp->pid == sy->pid)
+		return true;
+
+	const char *path = maps_path(mp, maps_find(mp, addr));
+	uint64_t mine = path ? path_base(mp, path) : 0, theirs = path ? path_base(&sy->ref, path) : 0;
+
+	if (!mine || !theirs)
+		return false;
+	*shift = (int64_t)(theirs - mine);
+	return true;
 }
 
 /* Length of the valid UTF-8 sequence at s that is no control character (C1 included), or 0. */
@@ -164,14 +252,11 @@ static void frame_basics(Dwfl_Module *mod, uint64_t pc, uint64_t lookup, struct 
 	}
 }
 
-int symbolize(struct symbolizer *sy, uint64_t pc, bool return_address, struct sym_frame *out,
-	      int max)
+/* Logical frames at pc, an address of the symbolizer's own process. */
+static int symbolize_own(struct symbolizer *sy, uint64_t pc, bool return_address,
+			 struct sym_frame *out, int max)
 {
 	uint64_t lookup = return_address && pc ? pc - 1 : pc;
-
-	if (sy)
-		finding_for = sy->pid;
-
 	Dwfl_Module *mod = sy ? dwfl_addrmodule(sy->dwfl, lookup) : NULL;
 
 	frame_basics(mod, pc, lookup, &out[0]);
@@ -225,4 +310,25 @@ int symbolize(struct symbolizer *sy, uint64_t pc, bool return_address, struct sy
 	}
 	free(scopes);
 	return n ? n : 1;
+}
+
+int symbolize(struct symbolizer *sy, const struct maps *mp, uint64_t pc, bool return_address,
+	      struct sym_frame *out, int max)
+{
+	int64_t shift;
+	struct fscreds saved;
+
+	if (!sy || !address_shift(sy, mp, pc, &shift))
+		return symbolize_own(NULL, pc, return_address, out, max);
+	/* libdw opens a module's files when first asked: through the asking process's view, as
+	 * its owner. */
+	finding_for = mp ? mp->pid : sy->pid;
+	fscreds_enter(sy->uid, sy->gid, &saved);
+
+	int n = symbolize_own(sy, (uint64_t)((int64_t)pc + shift), return_address, out, max);
+
+	fscreds_leave(&saved);
+	for (int i = 0; i < n; i++)
+		out[i].pc = pc;
+	return n;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fscreds.h"
 #include "procfs.h"
 #include "progress.h"
 
@@ -24,11 +25,25 @@ static enum target_status from_snapshot(enum snapshot_status st)
 	}
 }
 
+/* Load the map (which opens the mapped files for their symbols) as the target's owner. */
+static int target_load_maps(const struct target *t, struct maps *m)
+{
+	struct fscreds saved;
+	int r, e;
+
+	fscreds_enter(t->uid, t->gid, &saved);
+	r = maps_load(t->pid, m);
+	e = errno;
+	fscreds_leave(&saved);
+	errno = e;
+	return r;
+}
+
 static enum target_status target_reload_maps(struct target *t, char *err, size_t len)
 {
 	struct maps fresh;
 
-	if (maps_load(t->pid, &fresh) < 0) {
+	if (target_load_maps(t, &fresh) < 0) {
 		snprintf(err, len, "read /proc/%d/maps: %s", (int)t->pid, strerror(errno));
 		return errno == ESRCH ? TARGET_GONE : TARGET_FAILED;
 	}
@@ -42,6 +57,11 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
  * (a library loaded since, or JIT code). */
 static int target_unwind(struct target *t, uint64_t *ips, uint64_t *fhash, char *err, size_t len)
 {
+	struct fscreds saved;
+
+	/* The unwinder opens the mapped files for their unwind tables: as their owner would. */
+	fscreds_enter(t->uid, t->gid, &saved);
+
 	int n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, fhash, TARGET_MAX_FRAMES);
 	bool unknown = n == 0;
 
@@ -49,6 +69,7 @@ static int target_unwind(struct target *t, uint64_t *ips, uint64_t *fhash, char 
 		unknown = !maps_find(&t->maps, frame_lookup_pc(ips, i));
 	if (unknown && target_reload_maps(t, err, len) == TARGET_OK)
 		n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, fhash, TARGET_MAX_FRAMES);
+	fscreds_leave(&saved);
 	return n;
 }
 
@@ -87,7 +108,14 @@ enum target_status target_open(struct target *t, pid_t pid, char *err, size_t le
 		return TARGET_GONE;
 	}
 	t->start_time = procfs_start_time(pid);
-	if (maps_load(pid, &t->maps) < 0) {
+	if (fscreds_owner(pid, &t->uid, &t->gid) < 0) {
+		int e = errno;
+
+		snprintf(err, len, "%d: cannot read its owner from /proc/%d/status: %s", (int)pid,
+			 (int)pid, strerror(e));
+		return e == ENOENT || e == ESRCH ? TARGET_GONE : TARGET_FAILED;
+	}
+	if (target_load_maps(t, &t->maps) < 0) {
 		int e = errno;
 
 		if (e == EACCES || e == EPERM) {

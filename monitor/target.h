@@ -44,6 +44,8 @@ struct target {
 	pid_t pid;
 	int rank; /* from the launcher's environment, -1 if none */
 	unsigned long long start_time;
+	uid_t uid; /* its owner: its files are read with these credentials (fscreds.h) */
+	gid_t gid;
 	struct maps maps;
 	const struct unwinder_ops *unw;
 	void *unw_state;

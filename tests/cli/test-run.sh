@@ -119,6 +119,22 @@ prun healthy PS_ITERS=300 -- stencil
 expect_status "healthy stencil ends by itself" 0
 jreport "healthy: verdict none" '.verdict == "none" and .hang_type == null and .model.samples > 0'
 
+# As root through sudo, the report is created as the user who ran sudo: theirs, and only where
+# they may write.
+if [ "$(id -u)" = 0 ]; then
+	chmod 755 "$TMP"
+	mkdir "$TMP/theirs"
+	chown 65534:65534 "$TMP/theirs"
+	for where in theirs/r.json root-only.json; do
+		RUN_TIMEOUT=120 run env SUDO_UID=65534 SUDO_GID=65534 PS_ITERS=20 "$PARASTACK" run \
+			--seed 7 --report "$TMP/$where" -- mpirun --oversubscribe -np 2 "$APPS/stencil"
+	done
+	if [ "$(stat -c %u:%g "$TMP/theirs/r.json" 2>&1)" = 65534:65534 ]; then ok; else
+		fail "sudo: report not owned by SUDO_UID: $(stat -c %u:%g "$TMP/theirs/r.json" 2>&1)"; fi
+	expect_grep "sudo: no report where the user may not write" "cannot write $TMP/root-only.json" "$ERR"
+	if [ -e "$TMP/root-only.json" ]; then fail "sudo: report written where the user may not"; else ok; fi
+fi
+
 prun phases PS_ITERS=14 -- phases
 expect_status "long phases end by themselves" 0
 jreport "long phases: no hang" '.verdict == "none"'

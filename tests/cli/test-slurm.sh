@@ -156,7 +156,8 @@ jreport "attach: rank 4 on n3 is faulty" '.verdict == "hang" and .faulty_ranks =
 wait_job_end attach "$plain" 60 "$SUBMIT/slurm-$plain.out"
 expect_state "attach" "$plain" CANCELLED -
 # --- parastack attach --pids-file: the ranks of a plain sbatch job by host and PID, monitors ----
-# started through the job's allocation; --on-hang=kill ends exactly the listed processes.
+# started through the job's allocation; --on-hang=kill ends exactly the listed processes, and
+# the file is read on one node only.
 PS_PRINT_PIDS=1 PS_FAULT=spin PS_FAULT_RANK=6 PS_FAULT_AFTER=20 OMPI_MCA_rmaps_base_oversubscribe=1 \
 	sh -c "cd '$SUBMIT' && sbatch --parsable plain.sh" >"$TMP/pf.id"
 pf=$(cat "$TMP/pf.id")
@@ -165,7 +166,13 @@ until [ "$(cat "$SUBMIT/slurm-$pf.out" 2>/dev/null | grep -c '^rank [0-9]* host 
 for r in 0 1 2 3 4 5 6 7; do
 	echo "$(sed -n "s/^rank $r host //p" "$SUBMIT/slurm-$pf.out") $(sed -n "s/^rank $r pid //p" "$SUBMIT/slurm-$pf.out")"
 done >"$SUBMIT/ranks.txt"
-RUN_TIMEOUT=300 run "$PARASTACK" attach --pids-file "$SUBMIT/ranks.txt" --slurm-job "$pf" --seed 5 --confirm 5 --on-hang=kill --report "$SUBMIT/pf.json"
+# The file is node-local (issue 15): here and on the first monitor's node (rank 0's host) it
+# lists the ranks; the other nodes have no such file, so a monitor that read it where it runs
+# would fail. Monitor 0 reads it once and sends the contents.
+first=$(awk 'NR == 1 { print $1 }' "$SUBMIT/ranks.txt")
+cp "$SUBMIT/ranks.txt" "$CLUSTER/local/ranks.txt"
+cp "$SUBMIT/ranks.txt" "$CLUSTER/local-nodes/$first/ranks.txt"
+RUN_TIMEOUT=300 run "$PARASTACK" attach --pids-file "$CLUSTER/local/ranks.txt" --slurm-job "$pf" --seed 5 --confirm 5 --on-hang=kill --report "$SUBMIT/pf.json"
 REPORT=$SUBMIT/pf.json
 expect_status "attach --pids-file: hang found, listed processes ended" 86
 expect_grep "attach --pids-file: through the allocation" "attaching to 8 rank(s) on n1,n2,n3,n4 (through their Slurm job's allocation)" "$ERR"

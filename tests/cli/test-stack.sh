@@ -231,6 +231,20 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	run $AS_NOBODY "$PARASTACK" stack --json "$OWN"
 	expect_status "own process as nobody" 0
 	expect_chain "own process chain" "$(funcs '.[0].threads[0]')" "f3 f2 f1 pad f0 main"
+	# Root reads a target's files as the target's owner: nobody's process, run from an
+	# executable only root may read, gives root no names from that executable either (its
+	# libraries, readable by all, still have theirs).
+	chmod 755 "$TMP"
+	cp "$FIX/callchain-O0" "$TMP/xonly"
+	chmod 0711 "$TMP/xonly"
+	start "$TMP/xo" $AS_NOBODY "$TMP/xonly" sleep
+	wait_for "$TMP/xo" ready
+	XO=$(sed -n 's/^ready //p' "$TMP/xo")
+	run "$PARASTACK" stack --json "$XO"
+	expect_status "execute-only executable, as root" 0
+	expect_json "its files read as its owner" '[.[0].threads[0].frames[].func] | index("pause") != null and index("f3") == null and index("main") == null'
+	run "$PARASTACK" stack --json "$OWN"
+	expect_chain "a readable one still named" "$(funcs '.[0].threads[0]')" "f3 f2 f1 pad f0 main"
 fi
 # --- a PID reused by another process between samples: detected, never sampled as the target ---
 # In a PID namespace of its own (every process in it ends with it), the target dies while the

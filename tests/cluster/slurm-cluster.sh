@@ -1,7 +1,9 @@
 #!/bin/sh
 # slurm-cluster.sh — a real Slurm cluster on this one machine, for the tests: munged with its own
 # key and socket, slurmctld, and N slurmd "nodes" n1..nN, each in its own UTS namespace so each
-# has its own host name (Open MPI's shared-memory transport keys on the host name). Everything
+# has its own host name (Open MPI's shared-memory transport keys on the host name), and in its
+# own mount namespace where DIR/local is that node's private directory (DIR/local-nodes/nI), as a
+# node-local /tmp is on a real cluster; outside the nodes DIR/local is the login node's. Everything
 # lives in one directory; nothing under /etc is touched; every daemon's PID is recorded in
 # DIR/pids and only those are ever signalled. Needs root (slurmd runs jobs as their users).
 #
@@ -148,8 +150,9 @@ start() {
 	record slurmctld $!
 	i=1
 	while [ $i -le "$nodes" ]; do
-		mkdir -p "$DIR/spool/n$i" "$DIR/tmp/n$i"
-		setsid unshare --uts sh -c "hostname n$i && exec slurmd -D -N n$i -f '$DIR/slurm.conf'" \
+		mkdir -p "$DIR/spool/n$i" "$DIR/tmp/n$i" "$DIR/local" "$DIR/local-nodes/n$i"
+		setsid unshare --uts --mount --propagation private sh -c \
+			"hostname n$i && mount --bind '$DIR/local-nodes/n$i' '$DIR/local' && exec slurmd -D -N n$i -f '$DIR/slurm.conf'" \
 			>>"$DIR/log/slurmd.n$i.out" 2>&1 &
 		record "slurmd-n$i" $!
 		i=$((i + 1))

@@ -1,4 +1,5 @@
-/* suites — the Check suites of the unit tests, one per stats/ concept, and sched/torque's parsers. */
+/* suites — the Check suites of the unit tests, one per stats/ concept, sched/torque's parsers, and the
+ * monitor's stop (snapshot) on real processes. */
 #ifndef PARASTACK_TEST_SUITES_H
 #define PARASTACK_TEST_SUITES_H
 
@@ -15,5 +16,7 @@ Suite *properties_suite(void);
 Suite *report_suite(void);
 Suite *torque_suite(void);
 Suite *confirm_suite(void);
+Suite *snapshot_suite(void);
+Suite *waitfor_suite(void);
 
 #endif

@@ -1,0 +1,197 @@
+/* mpirecord — reading a rank's psrec_area (record/record_format.h) into the report's JSON. */
+#include "mpirecord.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "../record/record_format.h"
+#include "fscreds.h"
+#include "report.h"
+
+#define FUNC_NAME(name, text) text,
+static const char *const func_names[] = { PSREC_FUNCS(FUNC_NAME) };
+#undef FUNC_NAME
+
+static const char *func_name(uint32_t f)
+{
+	return f < PSREC_NFUNCS ? func_names[f] : "?";
+}
+
+static bool consistent(uint32_t seq)
+{
+	return (seq & 1) == 0;
+}
+
+/* Copy the area out of the rank; NULL when it is not there or not this version. */
+static struct psrec_area *read_area(const struct target *t)
+{
+	struct fscreds saved;
+	uint64_t addr;
+
+	fscreds_enter(t->uid, t->gid, &saved);
+	addr = maps_symbol_address(&t->maps, "libparastack-mpi", PSREC_SYMBOL);
+	fscreds_leave(&saved);
+	if (!addr)
+		return NULL;
+
+	struct psrec_area *a = malloc(sizeof(*a));
+	struct iovec local = { a, sizeof(*a) }, remote = { (void *)(uintptr_t)addr, sizeof(*a) };
+
+	if (!a || process_vm_readv(t->pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(*a) ||
+	    a->magic != PSREC_MAGIC || a->version != PSREC_VERSION || a->size != sizeof(*a)) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+static json_t *comm_id(const struct psrec_area *a, int i)
+{
+	char id[24];
+
+	if (i < 0 || i >= PSREC_COMMS || !a->comms[i].used)
+		return json_null();
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)a->comms[i].id);
+	return json_string(id);
+}
+
+/* "file:line" (or the function, or the address) of a call site. */
+static json_t *site_json(const struct target *t, struct symbolizer *sy, uint64_t caller)
+{
+	struct sym_frame f[8];
+	char buf[700];
+	int n;
+
+	if (!caller)
+		return json_null();
+	n = symbolize(sy, &t->maps, caller, true, f, 8);
+	/* The outermost logical frame is the function that made the call. */
+	if (n > 0 && f[0].file[0]) {
+		const char *base = strrchr(f[0].file, '/');
+
+		snprintf(buf, sizeof(buf), "%s:%d", base ? base + 1 : f[0].file, f[0].line);
+	} else if (n > 0 && f[0].func[0]) {
+		snprintf(buf, sizeof(buf), "%s+0x%llx", f[0].func, (unsigned long long)f[0].offset);
+	} else {
+		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)caller);
+	}
+	return json_string(buf);
+}
+
+static json_t *calls_json(const struct target *t, struct symbolizer *sy, const struct psrec_area *a)
+{
+	json_t *calls = json_array();
+	uint32_t n = a->nthreads < PSREC_THREADS ? a->nthreads : PSREC_THREADS;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct psrec_call *c = &a->calls[i];
+
+		if (!consistent(c->seq) || c->func == PSREC_NONE)
+			continue;
+
+		json_t *reqs = json_array();
+
+		for (int k = 0; k < c->nreqs && k < PSREC_WAITREQS; k++)
+			json_array_append_new(reqs, json_integer(c->reqs[k]));
+		json_array_append_new(calls, json_pack(
+			"{s:i, s:s, s:o, s:i, s:i, s:i, s:I, s:I, s:o, s:i, s:o, s:b}", "tid", c->tid,
+			"func", func_name(c->func), "comm", comm_id(a, c->comm), "peer", c->peer,
+			"tag", c->tag, "root", c->root, "bytes", (json_int_t)c->bytes, "coll_seq",
+			(json_int_t)c->coll_seq, "at", site_json(t, sy, c->caller), "nreqs", c->nreqs,
+			"reqs", reqs, "main", c->tid == t->pid));
+	}
+	return calls;
+}
+
+static json_t *requests_json(const struct target *t, struct symbolizer *sy, const struct psrec_area *a)
+{
+	json_t *reqs = json_array();
+
+	for (int i = 0; i < PSREC_REQS; i++) {
+		const struct psrec_req *r = &a->reqs[i];
+
+		if (!r->used || !consistent(r->seq) || !r->active)
+			continue;
+		json_array_append_new(reqs, json_pack("{s:i, s:s, s:o, s:i, s:i, s:b, s:o}", "slot", i,
+						      "func", func_name(r->func), "comm", comm_id(a, r->comm),
+						      "peer", r->peer, "tag", r->tag, "persistent",
+						      r->persistent, "at", site_json(t, sy, r->caller)));
+	}
+	return reqs;
+}
+
+/* The latest collectives on a communicator, oldest first. */
+static json_t *history_json(const struct target *t, struct symbolizer *sy, const struct psrec_comm *c)
+{
+	json_t *h = json_array();
+
+	for (uint64_t n = c->coll_seq >= PSREC_HISTORY ? c->coll_seq - PSREC_HISTORY + 1 : 1;
+	     n <= c->coll_seq; n++) {
+		const struct psrec_coll *e = &c->history[n % PSREC_HISTORY];
+
+		if (e->coll_seq != n)
+			continue;
+		json_array_append_new(h, json_pack("{s:I, s:s, s:i, s:I, s:o}", "coll_seq", (json_int_t)n,
+						   "func", func_name(e->func), "root", e->root, "bytes",
+						   (json_int_t)e->bytes, "at", site_json(t, sy, e->caller)));
+	}
+	return h;
+}
+
+static int compare_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Each communicator: its members (world ranks, as sorted ranges), and how many collectives
+ * this rank has started on it. */
+static json_t *comms_json(const struct target *t, struct symbolizer *sy, const struct psrec_area *a)
+{
+	json_t *comms = json_array();
+
+	for (int i = 0; i < PSREC_COMMS; i++) {
+		const struct psrec_comm *c = &a->comms[i];
+		json_t *members = json_null();
+
+		if (!c->used || !consistent(c->seq))
+			continue;
+		if (c->first >= 0 && c->size > 0 && (uint64_t)c->first + (uint64_t)c->size <= PSREC_MEMBERS) {
+			int *sorted = malloc((size_t)c->size * sizeof(int));
+			char *ranges = NULL;
+			size_t len = (size_t)c->size * 12 + 16;
+
+			if (sorted && (ranges = malloc(len))) {
+				memcpy(sorted, &a->members[c->first], (size_t)c->size * sizeof(int));
+				qsort(sorted, (size_t)c->size, sizeof(int), compare_int);
+				report_ranges(sorted, c->size, ranges, len);
+				members = json_string(ranges);
+			}
+			free(ranges);
+			free(sorted);
+		}
+		json_array_append_new(comms, json_pack("{s:o, s:i, s:I, s:o, s:o}", "id", comm_id(a, i),
+						       "size", c->size, "coll_seq", (json_int_t)c->coll_seq,
+						       "members", members, "history", history_json(t, sy, c)));
+	}
+	return comms;
+}
+
+json_t *mpirecord_json(const struct target *t, struct symbolizer *sy)
+{
+	struct psrec_area *a = read_area(t);
+
+	if (!a)
+		return NULL;
+
+	json_t *j = json_pack("{s:s, s:i, s:b, s:i, s:o, s:o, s:o}", "library", a->mpi_library,
+			      "world_rank", a->world_rank, "finalized", a->finalized != 0, "dropped",
+			      (int)a->dropped, "calls", calls_json(t, sy, a), "requests",
+			      requests_json(t, sy, a), "comms", comms_json(t, sy, a));
+
+	free(a);
+	return j;
+}

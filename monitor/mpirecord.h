@@ -1,0 +1,17 @@
+/* mpirecord — what the recording layer (record/, libparastack-mpi.so) says a rank is doing in
+ * MPI: the call each thread is in (peer, tag, communicator, collective number, call site), its
+ * communicators and its live nonblocking requests. Copied from the rank with process_vm_readv,
+ * without stopping it; nothing when the rank runs without the layer. */
+#ifndef PARASTACK_MPIRECORD_H
+#define PARASTACK_MPIRECORD_H
+
+#include <jansson.h>
+
+#include "symbolize.h"
+#include "target.h"
+
+/* The rank's record as JSON (call sites named through sy), or NULL when it has no recording
+ * layer or the copy is unusable (another version, torn). */
+json_t *mpirecord_json(const struct target *t, struct symbolizer *sy);
+
+#endif

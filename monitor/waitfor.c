@@ -1,0 +1,726 @@
+/* waitfor — the wait-for analysis over the ranks' records (see waitfor.h). */
+#include "waitfor.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define WORLD_ID "0000000000000001"
+#define ANY (-1)
+
+/* One rank as the analysis sees it. */
+struct node {
+	int rank;
+	json_t *obj;   /* its snapshot object */
+	json_t *rec;   /* its record, or NULL */
+	json_t *call;  /* the call its main thread (or first recorded thread) is in, or NULL */
+	bool exited, finalizing;
+	int *waits;    /* ranks it waits for (ANY: any rank of the communicator) */
+	int nwaits;
+	int np2p;      /* the first np2p of them are point-to-point waits */
+	bool in_cycle;
+};
+
+struct graph {
+	struct node *n;
+	int count;
+	json_t *diag;
+};
+
+static const char *jstr(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static long long jint(json_t *o, const char *k)
+{
+	return json_integer_value(json_object_get(o, k));
+}
+
+static bool is(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static void say(json_t *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(json_t *diag, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) >= 0)
+		json_array_append_new(diag, json_string(s));
+	va_end(ap);
+	free(s);
+}
+
+static struct node *node_of(struct graph *g, int rank)
+{
+	int lo = 0, hi = g->count - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (g->n[mid].rank == rank)
+			return &g->n[mid];
+		if (g->n[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+static void wait_add(struct node *n, int rank)
+{
+	for (int i = 0; i < n->nwaits; i++)
+		if (n->waits[i] == rank)
+			return;
+
+	int *w = realloc(n->waits, (size_t)(n->nwaits + 1) * sizeof(int));
+
+	if (w) {
+		n->waits = w;
+		n->waits[n->nwaits++] = rank;
+	}
+}
+
+static void push_int(int **v, int *n, int x)
+{
+	int *p = realloc(*v, (size_t)(*n + 1) * sizeof(int));
+
+	if (p) {
+		*v = p;
+		(*v)[(*n)++] = x;
+	}
+}
+
+/* "0-3,5" into a malloc'd array; its length in *n. */
+static int *parse_ranges(const char *s, int *n)
+{
+	int *out = NULL, cap = 0;
+
+	*n = 0;
+	while (s && *s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long r = a; r <= b && b - a < 1 << 24; r++) {
+			if (*n == cap) {
+				int *p = realloc(out, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(int));
+
+				if (!p)
+					return out;
+				out = p;
+			}
+			out[(*n)++] = (int)r;
+		}
+		s = *end == ',' ? end + 1 : end;
+		if (*end != ',')
+			break;
+	}
+	return out;
+}
+
+static char *ranges_of(const int *ranks, int n)
+{
+	size_t len = (size_t)n * 12 + 16;
+	char *buf = malloc(len);
+	int *sorted = malloc((size_t)(n ? n : 1) * sizeof(int));
+
+	if (buf && sorted) {
+		memcpy(sorted, ranks, (size_t)n * sizeof(int));
+		for (int i = 1; i < n; i++)
+			for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+				int t = sorted[j];
+
+				sorted[j] = sorted[j - 1];
+				sorted[j - 1] = t;
+			}
+		report_ranges(sorted, n, buf, len);
+	}
+	free(sorted);
+	return buf;
+}
+
+/* The communicator id's description: "MPI_COMM_WORLD" or "communicator 8c1f… (ranks 0,2)". */
+static void comm_name(json_t *comm, const char *id, char *buf, size_t len)
+{
+	if (is(id, WORLD_ID))
+		snprintf(buf, len, "MPI_COMM_WORLD");
+	else
+		snprintf(buf, len, "communicator %.8s (ranks %s)", id ? id : "?",
+			 comm && jstr(comm, "members") ? jstr(comm, "members") : "?");
+}
+
+static json_t *comm_of(json_t *rec, const char *id)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(rec, "comms"), i, c)
+		if (is(jstr(c, "id"), id))
+			return c;
+	return NULL;
+}
+
+static json_t *history_entry(json_t *comm, long long seq)
+{
+	size_t i;
+	json_t *h;
+
+	json_array_foreach(json_object_get(comm, "history"), i, h)
+		if (jint(h, "coll_seq") == seq)
+			return h;
+	return NULL;
+}
+
+static bool is_collective_call(json_t *call)
+{
+	return call && jint(call, "coll_seq") > 0;
+}
+
+static bool in_list(const char *f, const char *const *list)
+{
+	for (int i = 0; f && list[i]; i++)
+		if (!strcmp(f, list[i]))
+			return true;
+	return false;
+}
+
+/* Blocking point-to-point calls: they wait for their peer. */
+static bool is_p2p_wait(const char *f)
+{
+	static const char *const calls[] = { "MPI_Recv", "MPI_Sendrecv", "MPI_Probe", "MPI_Send",
+					     "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", NULL };
+
+	return in_list(f, calls);
+}
+
+static bool is_send(const char *f)
+{
+	static const char *const calls[] = { "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend",
+					     "MPI_Isend", "MPI_Issend", "MPI_Send_init", NULL };
+
+	return in_list(f, calls);
+}
+
+/* What a rank is doing, for a sentence: "waits in MPI_Recv from rank 3 (tag 5) at a.c:40". */
+static void doing(struct node *n, char *buf, size_t len)
+{
+	json_t *c = n ? n->call : NULL;
+
+	if (!n || n->exited)
+		snprintf(buf, len, "has exited");
+	else if (n->finalizing)
+		snprintf(buf, len, "is in MPI_Finalize");
+	else if (!c)
+		snprintf(buf, len, "is %s", is(jstr(n->obj, "state"), "OUT_MPI") ? "in application code" :
+			 "in MPI (unrecorded)");
+	else if (is_p2p_wait(jstr(c, "func")) && jint(c, "peer") >= 0)
+		snprintf(buf, len, "waits in %s %s rank %lld (tag %lld) at %s", jstr(c, "func"),
+			 is_send(jstr(c, "func")) ? "to" : "from",
+			 jint(c, "peer"), jint(c, "tag"), jstr(c, "at") ? jstr(c, "at") : "?");
+	else if (is_p2p_wait(jstr(c, "func")) && jint(c, "peer") == ANY)
+		snprintf(buf, len, "waits in %s from any source at %s", jstr(c, "func"),
+			 jstr(c, "at") ? jstr(c, "at") : "?");
+	else if (is_collective_call(c))
+		snprintf(buf, len, "waits in %s #%lld at %s", jstr(c, "func"), jint(c, "coll_seq"),
+			 jstr(c, "at") ? jstr(c, "at") : "?");
+	else
+		snprintf(buf, len, "waits in %s at %s", jstr(c, "func"), jstr(c, "at") ? jstr(c, "at") : "?");
+}
+
+static void graph_build(struct graph *g, json_t *snap)
+{
+	size_t i;
+	json_t *r;
+
+	g->count = 0;
+	g->n = calloc(json_array_size(snap) + 1, sizeof(*g->n));
+	if (!g->n)
+		return;
+	json_array_foreach(snap, i, r) {
+		struct node *n = &g->n[g->count++];
+		size_t k;
+		json_t *c;
+
+		n->rank = (int)jint(r, "rank");
+		n->obj = r;
+		n->rec = json_object_get(r, "record");
+		n->exited = is(jstr(r, "state"), "EXITED");
+		json_array_foreach(json_object_get(n->rec, "calls"), k, c)
+			if (!n->call || json_is_true(json_object_get(c, "main")))
+				n->call = c;
+		n->finalizing = (n->call && is(jstr(n->call, "func"), "MPI_Finalize")) ||
+				json_is_true(json_object_get(n->rec, "finalized"));
+	}
+}
+
+/* Point-to-point waits: the peer of a blocking call, and the peers of the requests a Wait
+ * names. */
+static void p2p_edges(struct graph *g)
+{
+	for (int i = 0; i < g->count; i++) {
+		struct node *n = &g->n[i];
+		json_t *c = n->call;
+		size_t k;
+		json_t *slot;
+
+		if (!c || n->finalizing)
+			continue;
+		if (is_p2p_wait(jstr(c, "func")))
+			wait_add(n, (int)jint(c, "peer") >= 0 ? (int)jint(c, "peer") : ANY);
+		json_array_foreach(json_object_get(c, "reqs"), k, slot) {
+			size_t q;
+			json_t *req;
+
+			json_array_foreach(json_object_get(n->rec, "requests"), q, req)
+				if (jint(req, "slot") == json_integer_value(slot) && jint(req, "peer") >= 0)
+					wait_add(n, (int)jint(req, "peer"));
+		}
+		n->np2p = n->nwaits;
+	}
+}
+
+/* One side of a collective: the ranks that called it the same way. */
+struct side {
+	const char *func, *at;
+	long long root, bytes;
+	int *ranks, n;
+};
+
+static void side_add(struct side **sides, int *nsides, json_t *e, int rank)
+{
+	for (int s = 0; s < *nsides; s++) {
+		struct side *x = &(*sides)[s];
+
+		if (is(x->func, jstr(e, "func")) && x->root == jint(e, "root") && x->bytes == jint(e, "bytes")) {
+			int *p = realloc(x->ranks, (size_t)(x->n + 1) * sizeof(int));
+
+			if (p) {
+				x->ranks = p;
+				x->ranks[x->n++] = rank;
+			}
+			return;
+		}
+	}
+
+	struct side *p = realloc(*sides, (size_t)(*nsides + 1) * sizeof(**sides));
+
+	if (!p)
+		return;
+	*sides = p;
+	p[*nsides] = (struct side){ jstr(e, "func"), jstr(e, "at"), jint(e, "root"), jint(e, "bytes"),
+				    malloc(sizeof(int)), 1 };
+	if (p[*nsides].ranks)
+		p[*nsides].ranks[0] = rank;
+	(*nsides)++;
+}
+
+static void side_text(const struct side *s, char *buf, size_t len)
+{
+	char *r = ranges_of(s->ranks, s->n);
+	char root[32] = "";
+
+	if (s->root >= 0)
+		snprintf(root, sizeof(root), "root %lld, ", s->root);
+	snprintf(buf, len, "rank%s %s call%s %s (%s%lld bytes) at %s", s->n > 1 ? "s" : "", r ? r : "?",
+		 s->n > 1 ? "" : "s", s->func ? s->func : "?", root, s->bytes, s->at ? s->at : "?");
+	free(r);
+}
+
+/* Collective number seq on communicator id as each rank called it (its current call or its
+ * history): the sides that differ. Adds the minority to faulty. Returns whether they differ. */
+static bool check_collective(struct graph *g, const char *id, long long seq, json_t *mismatches,
+			     int **faulty, int *nfaulty)
+{
+	struct side *sides = NULL;
+	int nsides = 0;
+	json_t *comm = NULL;
+
+	for (int i = 0; i < g->count; i++) {
+		struct node *n = &g->n[i];
+		json_t *c = comm_of(n->rec, id), *e = c ? history_entry(c, seq) : NULL;
+
+		if (c && !comm)
+			comm = c;
+		if (e)
+			side_add(&sides, &nsides, e, n->rank);
+	}
+
+	bool differ = nsides > 1;
+
+	if (differ) {
+		int largest = 0;
+		char name[128], text[2048] = "";
+		json_t *js = json_array();
+
+		for (int s = 0; s < nsides; s++)
+			if (sides[s].n > sides[largest].n)
+				largest = s;
+		comm_name(comm, id, name, sizeof(name));
+		for (int s = 0; s < nsides; s++) {
+			char one[512];
+			char *r = ranges_of(sides[s].ranks, sides[s].n);
+
+			side_text(&sides[s], one, sizeof(one));
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%s", s ? "; " : "", one);
+			json_array_append_new(js, json_pack("{s:s, s:s, s:I, s:I, s:s}", "ranks", r ? r : "",
+							    "call", sides[s].func ? sides[s].func : "?", "root",
+							    (json_int_t)sides[s].root, "bytes",
+							    (json_int_t)sides[s].bytes, "at", sides[s].at ? sides[s].at : "?"));
+			free(r);
+			/* The odd ones out: every side but the largest (all, when none is larger). */
+			if (s != largest || sides[s].n == sides[(largest + 1) % nsides].n)
+				for (int k = 0; k < sides[s].n; k++)
+					push_int(faulty, nfaulty, sides[s].ranks[k]);
+		}
+		json_array_append_new(mismatches, json_pack("{s:s, s:I, s:o}", "comm", id, "coll_seq",
+							    (json_int_t)seq, "sides", js));
+		say(g->diag, "collective mismatch on %s, collective #%lld: %s", name, seq, text);
+	}
+	for (int s = 0; s < nsides; s++)
+		free(sides[s].ranks);
+	free(sides);
+	return differ;
+}
+
+/* A collective some rank waits in: the members that have not entered it. */
+struct pend {
+	const char *id;
+	long long seq;
+	int *out, nout;
+};
+
+/* Collective number seq on id, waited in by n: who entered, who has not (and what they do),
+ * described once in pending and the diagnosis. */
+static void pend_describe(struct graph *g, struct node *n, struct pend *p, json_t *pending)
+{
+	json_t *c = n->call, *comm = comm_of(n->rec, p->id);
+	int nm = 0, *members = parse_ranges(jstr(comm, "members"), &nm), *in = NULL, nin = 0;
+
+	for (int m = 0; m < nm; m++) {
+		struct node *o = node_of(g, members[m]);
+		json_t *oc = o ? comm_of(o->rec, p->id) : NULL;
+
+		if (o && o->call && is(jstr(o->call, "comm"), p->id) && jint(o->call, "coll_seq") == p->seq)
+			push_int(&in, &nin, members[m]);
+		else if (!o || o->exited || o->finalizing || !oc || jint(oc, "coll_seq") < p->seq)
+			push_int(&p->out, &p->nout, members[m]);
+	}
+	if (p->nout > 0) {
+		char name[128], *rin = ranges_of(in, nin), *rout = ranges_of(p->out, p->nout), detail[4096] = "";
+		const char *at = jstr(c, "at") ? jstr(c, "at") : "?";
+
+		for (int m = 0; m < p->nout && m < 8; m++) {
+			char what[600];
+
+			doing(node_of(g, p->out[m]), what, sizeof(what));
+			snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), "%srank %d %s",
+				 m ? "; " : "", p->out[m], what);
+		}
+		comm_name(comm, p->id, name, sizeof(name));
+		json_array_append_new(pending, json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}", "comm", p->id,
+							 "coll_seq", (json_int_t)p->seq, "call", jstr(c, "func"),
+							 "at", at, "entered", rin ? rin : "", "not_entered", rout ? rout : ""));
+		say(g->diag, "rank%s %s wait%s in %s #%lld on %s (at %s), which rank%s %s %s not entered: %s",
+		    nin > 1 ? "s" : "", rin ? rin : "?", nin > 1 ? "" : "s", jstr(c, "func"), p->seq, name, at,
+		    p->nout > 1 ? "s" : "", rout ? rout : "?", p->nout > 1 ? "have" : "has", detail);
+		free(rin);
+		free(rout);
+	}
+	free(in);
+	free(members);
+}
+
+/* Pending collectives: for each (communicator, number) some rank waits in, the members that
+ * have not entered it. They are waited for (late); the waiting ranks get edges to them. */
+static void collective_edges(struct graph *g, json_t *pending, int **late, int *nlate)
+{
+	struct pend *p = NULL;
+	int np = 0;
+
+	for (int i = 0; i < g->count; i++) {
+		struct node *n = &g->n[i];
+		json_t *c = n->call;
+		int k;
+
+		if (!is_collective_call(c) || n->finalizing)
+			continue;
+		for (k = 0; k < np; k++)
+			if (is(p[k].id, jstr(c, "comm")) && p[k].seq == jint(c, "coll_seq"))
+				break;
+		if (k == np) {
+			struct pend *q = realloc(p, (size_t)(np + 1) * sizeof(*p));
+
+			if (!q)
+				break;
+			p = q;
+			p[np] = (struct pend){ jstr(c, "comm"), jint(c, "coll_seq"), NULL, 0 };
+			pend_describe(g, n, &p[np], pending);
+			for (int m = 0; m < p[np].nout; m++)
+				push_int(late, nlate, p[np].out[m]);
+			np++;
+		}
+		for (int m = 0; m < p[k].nout; m++)
+			wait_add(n, p[k].out[m]);
+	}
+	for (int k = 0; k < np; k++)
+		free(p[k].out);
+	free(p);
+}
+
+/* Deadlock cycles among the point-to-point waits (each rank waiting for the next), each reported
+ * once. (A rank waiting in a collective that another has not entered is the collective's
+ * story, told there.) */
+static void find_cycles(struct graph *g, json_t *cycles, int **faulty, int *nfaulty)
+{
+	int *color = calloc((size_t)g->count + 1, sizeof(int)), *path = calloc((size_t)g->count + 1, sizeof(int));
+
+	for (int s = 0; color && path && s < g->count; s++) {
+		int depth = 0, cur = s;
+
+		if (color[s])
+			continue;
+		/* Follow the first point-to-point wait of each rank (the blocking call's peer). */
+		while (cur >= 0 && !color[cur]) {
+			color[cur] = s + 1;
+			path[depth++] = cur;
+
+			struct node *n = &g->n[cur], *next = NULL;
+
+			for (int w = 0; w < n->np2p && !next; w++)
+				if (n->waits[w] != ANY)
+					next = node_of(g, n->waits[w]);
+			cur = next ? (int)(next - g->n) : -1;
+		}
+		if (cur < 0 || color[cur] != s + 1)
+			continue;
+
+		int start = 0;
+
+		while (path[start] != cur)
+			start++;
+
+		json_t *cyc = json_array();
+		char text[4096] = "", sites[2048] = "";
+
+		for (int k = start; k < depth; k++) {
+			struct node *n = &g->n[path[k]];
+			char what[600];
+
+			json_array_append_new(cyc, json_integer(n->rank));
+			n->in_cycle = true;
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "%d → ", n->rank);
+			doing(n, what, sizeof(what));
+			snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites), "%srank %d %s",
+				 k > start ? "; " : "", n->rank, what);
+			push_int(faulty, nfaulty, n->rank);
+		}
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%d", g->n[path[start]].rank);
+		json_array_append_new(cycles, cyc);
+		say(g->diag, "deadlock: ranks %s, each waiting for the next: %s", text, sites);
+	}
+	free(color);
+	free(path);
+}
+
+/* A receive from a given rank that nothing in that rank's record matches; requests started
+ * and never waited for. */
+static void check_p2p(struct graph *g, json_t *unmatched, json_t *stale)
+{
+	for (int i = 0; i < g->count; i++) {
+		struct node *n = &g->n[i];
+		json_t *c = n->call, *req;
+		size_t k;
+
+		/* Active requests the rank is not waiting for now: started and left. */
+		json_array_foreach(json_object_get(n->rec, "requests"), k, req) {
+			bool waited = false;
+			size_t q;
+			json_t *slot;
+
+			json_array_foreach(json_object_get(c, "reqs"), q, slot)
+				waited |= json_integer_value(slot) == jint(req, "slot");
+			if (waited || json_is_true(json_object_get(req, "persistent")))
+				continue;
+			json_array_append_new(stale, json_pack("{s:i, s:s, s:I, s:I, s:s}", "rank", n->rank, "call",
+							       jstr(req, "func"), "peer", (json_int_t)jint(req, "peer"),
+							       "tag", (json_int_t)jint(req, "tag"), "at",
+							       jstr(req, "at") ? jstr(req, "at") : "?"));
+			say(g->diag, "rank %d started %s %s rank %lld (tag %lld) at %s and has not completed it "
+			    "(no MPI_Wait or MPI_Test reached it)", n->rank, jstr(req, "func"),
+			    is_send(jstr(req, "func")) ? "to" : "from", jint(req, "peer"),
+			    jint(req, "tag"), jstr(req, "at") ? jstr(req, "at") : "?");
+		}
+		if (!c || !is(jstr(c, "func"), "MPI_Recv") || jint(c, "peer") < 0 || n->in_cycle)
+			continue;
+
+		struct node *s = node_of(g, (int)jint(c, "peer"));
+		bool match = false;
+		char offer[700] = "";
+
+		if (!s || !s->rec)
+			continue;
+		/* The sender's current call, or one of its live sends, aimed at this rank. */
+		if (s->call && is_send(jstr(s->call, "func")) && jint(s->call, "peer") == n->rank)
+			match = jint(s->call, "tag") == jint(c, "tag") || jint(c, "tag") == ANY;
+		json_array_foreach(json_object_get(s->rec, "requests"), k, req) {
+			if (!is_send(jstr(req, "func")) || jint(req, "peer") != n->rank)
+				continue;
+			if (jint(req, "tag") == jint(c, "tag") || jint(c, "tag") == ANY)
+				match = true;
+			else
+				snprintf(offer, sizeof(offer), "; its %s to rank %d has tag %lld (at %s)",
+					 jstr(req, "func"), n->rank, jint(req, "tag"), jstr(req, "at") ? jstr(req, "at") : "?");
+		}
+		if (match)
+			continue;
+
+		char what[600];
+
+		doing(s, what, sizeof(what));
+		json_array_append_new(unmatched, json_pack("{s:i, s:I, s:I, s:s}", "rank", n->rank, "from",
+							   (json_int_t)s->rank, "tag", (json_int_t)jint(c, "tag"),
+							   "at", jstr(c, "at") ? jstr(c, "at") : "?"));
+		say(g->diag, "rank %d waits in MPI_Recv from rank %d with tag %lld at %s, and nothing in rank %d's "
+		    "record will send it: rank %d %s%s", n->rank, s->rank, jint(c, "tag"),
+		    jstr(c, "at") ? jstr(c, "at") : "?", s->rank, s->rank, what, offer);
+	}
+}
+
+static json_t *int_array(int *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			int t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++)
+		if (i == 0 || v[i] != v[i - 1])
+			json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+static json_t *waits_json(struct graph *g)
+{
+	json_t *waits = json_array();
+
+	for (int i = 0; i < g->count; i++) {
+		struct node *n = &g->n[i];
+		char what[600];
+
+		if (!n->call && !n->finalizing)
+			continue;
+		doing(n, what, sizeof(what));
+
+		json_t *to = json_array();
+
+		for (int w = 0; w < n->nwaits; w++)
+			json_array_append_new(to, n->waits[w] == ANY ? json_string("any") : json_integer(n->waits[w]));
+		json_array_append_new(waits, json_pack("{s:i, s:s, s:o, s:s}", "rank", n->rank, "call",
+						       n->finalizing ? "MPI_Finalize" : jstr(n->call, "func"),
+						       "waits_for", to, "what", what));
+	}
+	return waits;
+}
+
+/* Every collective number that the ranks' histories or current calls share, per communicator:
+ * the mismatched ones. */
+static void check_histories(struct graph *g, json_t *mismatches, int **faulty, int *nfaulty)
+{
+	json_t *done = json_object();
+
+	for (int i = 0; i < g->count; i++) {
+		size_t k, h;
+		json_t *comm, *e;
+
+		json_array_foreach(json_object_get(g->n[i].rec, "comms"), k, comm)
+			json_array_foreach(json_object_get(comm, "history"), h, e) {
+				char key[64];
+
+				snprintf(key, sizeof(key), "%s#%lld", jstr(comm, "id"), jint(e, "coll_seq"));
+				if (json_object_get(done, key))
+					continue;
+				json_object_set_new(done, key, json_true());
+				check_collective(g, jstr(comm, "id"), jint(e, "coll_seq"), mismatches, faulty, nfaulty);
+			}
+	}
+	json_decref(done);
+}
+
+json_t *waitfor_analyze(json_t *snap)
+{
+	struct graph g = { 0 };
+	bool any = false;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(snap, i, r)
+		any |= json_object_get(r, "record") != NULL;
+	if (!any)
+		return NULL;
+	g.diag = json_array();
+	graph_build(&g, snap);
+
+	json_t *mismatches = json_array(), *pending = json_array(), *cycles = json_array();
+	json_t *unmatched = json_array(), *stale = json_array();
+	int *mis = NULL, nmis = 0, *late = NULL, nlate = 0, *cyc = NULL, ncyc = 0;
+
+	check_histories(&g, mismatches, &mis, &nmis);
+	p2p_edges(&g);
+	find_cycles(&g, cycles, &cyc, &ncyc);
+	collective_edges(&g, pending, &late, &nlate);
+	check_p2p(&g, unmatched, stale);
+
+	/* Whom everyone waits on: a mismatched collective's odd side first, then a deadlock cycle,
+	 * then the ranks that have not entered a collective the others wait in. */
+	const char *why = nmis ? "their collective call does not match the other ranks'" :
+			  ncyc ? "they wait for each other in a cycle (deadlock)" :
+			  nlate ? "the other ranks wait in a collective they have not entered" : NULL;
+	json_t *faulty = nmis ? int_array(mis, nmis) : ncyc ? int_array(cyc, ncyc) :
+			 nlate ? int_array(late, nlate) : json_array();
+
+	if (why) {
+		int *v = calloc(json_array_size(faulty) + 1, sizeof(int));
+		size_t k;
+		json_t *x;
+
+		json_array_foreach(faulty, k, x)
+			if (v)
+				v[k] = (int)json_integer_value(x);
+
+		char *rr = v ? ranges_of(v, (int)json_array_size(faulty)) : NULL;
+
+		say(g.diag, "faulty rank(s) %s: %s (from the recording layer)", rr ? rr : "?", why);
+		free(rr);
+		free(v);
+	}
+
+	json_t *out = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s?, s:o}", "waits", waits_json(&g),
+				"cycles", cycles, "collectives", pending, "mismatches", mismatches,
+				"unmatched", unmatched, "requests", stale, "faulty_ranks", faulty, "why", why,
+				"diagnosis", g.diag);
+
+	for (int k = 0; k < g.count; k++)
+		free(g.n[k].waits);
+	free(g.n);
+	free(mis);
+	free(late);
+	free(cyc);
+	return out;
+}

@@ -1,0 +1,111 @@
+/* record_format — the memory layout libparastack-mpi.so keeps in each rank and the monitor copies
+ * with process_vm_readv at hang time (found through the library's ELF symbol PSREC_SYMBOL). Plain
+ * fixed-size arrays: no pointers, nothing the monitor must chase. Writers never lock: each slot
+ * carries a sequence number that is odd while it is being written, so a reader that sees it odd,
+ * or changed across its copy, treats the slot as unknown. Shared by record/ (the writer) and
+ * monitor/ (the reader); bump PSREC_VERSION with any change. */
+#ifndef PARASTACK_RECORD_FORMAT_H
+#define PARASTACK_RECORD_FORMAT_H
+
+#include <stdint.h>
+
+#define PSREC_SYMBOL "parastack_record"
+#define PSREC_MAGIC 0x3130434552535053ULL /* "PSREC01" little-endian */
+#define PSREC_VERSION 2
+#define PSREC_THREADS 64    /* threads that called MPI (more: not recorded) */
+#define PSREC_COMMS 256     /* live communicators */
+#define PSREC_REQS 4096     /* live nonblocking requests */
+#define PSREC_MEMBERS 65536 /* world ranks of every recorded communicator, together */
+#define PSREC_WAITREQS 8    /* requests named per waiting call */
+#define PSREC_HISTORY 4     /* latest collectives kept per communicator */
+
+#define PSREC_ANY_SOURCE (-1)
+#define PSREC_NO_PEER (-2)
+#define PSREC_ANY_TAG (-1)
+
+/* What a thread is doing in MPI (0: nothing; names in psrec_func_names). */
+#define PSREC_FUNCS(X) \
+	X(NONE, "") X(SEND, "MPI_Send") X(SSEND, "MPI_Ssend") X(BSEND, "MPI_Bsend") \
+	X(RSEND, "MPI_Rsend") X(RECV, "MPI_Recv") X(SENDRECV, "MPI_Sendrecv") \
+	X(PROBE, "MPI_Probe") X(ISEND, "MPI_Isend") X(ISSEND, "MPI_Issend") X(IRECV, "MPI_Irecv") \
+	X(SEND_INIT, "MPI_Send_init") X(RECV_INIT, "MPI_Recv_init") X(WAIT, "MPI_Wait") \
+	X(WAITALL, "MPI_Waitall") X(WAITANY, "MPI_Waitany") X(WAITSOME, "MPI_Waitsome") \
+	X(BARRIER, "MPI_Barrier") X(BCAST, "MPI_Bcast") X(REDUCE, "MPI_Reduce") \
+	X(ALLREDUCE, "MPI_Allreduce") X(GATHER, "MPI_Gather") X(SCATTER, "MPI_Scatter") \
+	X(ALLGATHER, "MPI_Allgather") X(ALLTOALL, "MPI_Alltoall") X(IBARRIER, "MPI_Ibarrier") \
+	X(IBCAST, "MPI_Ibcast") X(IALLREDUCE, "MPI_Iallreduce") X(COMM_DUP, "MPI_Comm_dup") \
+	X(COMM_SPLIT, "MPI_Comm_split") X(FINALIZE, "MPI_Finalize")
+
+#define PSREC_ENUM(name, text) PSREC_##name,
+enum psrec_func { PSREC_FUNCS(PSREC_ENUM) PSREC_NFUNCS };
+#undef PSREC_ENUM
+
+/* The call a thread is in. */
+struct psrec_call {
+	uint32_t seq;     /* odd while written; even and unchanged: consistent */
+	int32_t tid;
+	uint32_t func;    /* enum psrec_func; PSREC_NONE outside MPI */
+	int32_t comm;     /* index into comms, -1 none */
+	int32_t peer;     /* world rank, PSREC_ANY_SOURCE, or PSREC_NO_PEER */
+	int32_t tag;      /* or PSREC_ANY_TAG */
+	int32_t root;     /* world rank of a rooted collective's root, else -1 */
+	int32_t nreqs;    /* requests waited on (Wait family) */
+	int64_t bytes;    /* count x type size sent or received (the signature's length) */
+	uint64_t coll_seq;/* the communicator's collective number of this call */
+	uint64_t caller;  /* return address into the caller of the MPI function */
+	int32_t reqs[PSREC_WAITREQS]; /* their slots in reqs, -1 unrecorded */
+};
+
+/* One collective as this rank called it: what MPI/SX-style checks compare across ranks. */
+struct psrec_coll {
+	uint64_t coll_seq; /* 0: none yet */
+	uint32_t func;
+	int32_t root;      /* world rank, or -1 */
+	int64_t bytes;
+	uint64_t caller;
+};
+
+/* A communicator. id is the same in every member (derived from how it was made); members are
+ * world ranks at members[first .. first + size). */
+struct psrec_comm {
+	uint32_t seq;
+	uint32_t used;
+	uint64_t handle;   /* the MPI_Comm value in this process */
+	uint64_t id;
+	int32_t size;
+	int32_t first;     /* into members, -1 when the pool was full */
+	uint64_t coll_seq; /* collectives started on it (blocking or not) */
+	struct psrec_coll history[PSREC_HISTORY]; /* collective n at history[n % PSREC_HISTORY] */
+};
+
+/* A nonblocking or persistent request. */
+struct psrec_req {
+	uint32_t seq;
+	uint32_t used;     /* 0 free, 1 recorded */
+	uint64_t handle;   /* the MPI_Request value */
+	uint32_t func;     /* what started it */
+	int32_t comm;
+	int32_t peer;
+	int32_t tag;
+	uint64_t caller;
+	uint8_t persistent, active; /* active: started and not completed */
+	uint8_t pad[6];
+};
+
+struct psrec_area {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t size;        /* sizeof(struct psrec_area) */
+	int32_t world_rank, world_size;
+	int32_t finalized;    /* MPI_Finalize entered */
+	uint32_t nthreads;    /* calls[] slots handed out */
+	uint32_t members_used;
+	uint32_t dropped;     /* events not recorded for lack of room */
+	char mpi_library[64]; /* MPI_Get_library_version's first line, as built against */
+	struct psrec_call calls[PSREC_THREADS];
+	struct psrec_comm comms[PSREC_COMMS];
+	struct psrec_req reqs[PSREC_REQS];
+	int32_t members[PSREC_MEMBERS];
+};
+
+#endif

@@ -1,0 +1,109 @@
+# The recording layer (record/, libparastack-mpi.so) at a communication hang: real Open MPI jobs
+# with communication errors (tests/apps/commfaults.c) under `parastack run`, which preloads the
+# layer into the ranks only; each report names the culprit rank(s) and the call sites (checked
+# against the source's "site:" markers). --no-record gives the stack-based diagnosis; attach
+# reads the layer of a job that has it. Every run has a hard timeout.
+. "$(dirname "$0")/lib.sh"
+APP=$BUILD/tests/apps/commfaults
+SRC=tests/apps/commfaults.c
+LIB=$BUILD/libparastack-mpi.so
+
+# site MARKER [SOURCE]: "FILE:LINE" of the line carrying "site: MARKER" (a C or Fortran
+# comment) in SOURCE (default the C application).
+site() {
+	src=${2:-$SRC}
+	echo "$(basename "$src"):$(grep -n -E "(/\*|!) site: $1( \*/)?\$" "$src" | head -n 1 | cut -d: -f1)"
+}
+
+# crun NAME SCENARIO NP [OPTIONS]: the scenario under parastack run; the report in $REPORT.
+crun() {
+	name=$1 sc=$2 np=$3
+	shift 3
+	REPORT=$TMP/$name.json
+	RUN_TIMEOUT=180 run env PS_COMM="$sc" "$PARASTACK" run --seed 3 --confirm 5 --report "$REPORT" "$@" \
+		-- mpirun --oversubscribe -np "$np" "$APP"
+}
+
+crun cycle2 cycle2 4
+expect_status "cycle of 2: the job ended" 86
+jreport "cycle of 2: ranks 1,2, a deadlock" '.hang_type == "communication" and .faulty_ranks == [1,2] and .wait_for.cycles == [[1,2]]'
+expect_grep "cycle of 2: both call sites" "deadlock: ranks 1 → 2 → 1, each waiting for the next: rank 1 waits in MPI_Recv from rank 2 (tag 5) at $(site recv); rank 2 waits in MPI_Recv from rank 1 (tag 5) at $(site recv)" "$ERR"
+expect_grep "cycle of 2: the next step is a culprit" "next step: gdb -p [0-9]*   (rank [12]," "$ERR"
+
+crun cycle4 cycle4 6
+jreport "cycle of 4: ranks 0-3" '.faulty_ranks == [0,1,2,3] and .wait_for.cycles == [[0,1,2,3]] and ([.wait_for.collectives[] | select(.not_entered == "0-3")] | length) == 1'
+
+crun bcast bcast 4
+jreport "Bcast vs Allreduce: rank 1" '.faulty_ranks == [1] and (.wait_for.mismatches[0].sides | map(.call) | sort) == ["MPI_Allreduce", "MPI_Bcast"]'
+expect_grep "Bcast vs Allreduce: both call sites" "ranks 0,2-3 call MPI_Allreduce (4 bytes) at $(site bcast-others); rank 1 calls MPI_Bcast (root 0, 4 bytes) at $(site bcast-odd)" "$ERR"
+
+crun roots roots 4
+jreport "different roots: rank 1" '.faulty_ranks == [1] and ([.wait_for.mismatches[].sides[] | select(.ranks == "1") | .root] == [1])'
+expect_grep "different roots: the call site" "rank 1 calls MPI_Bcast (root 1, 4194304 bytes) at $(site roots)" "$ERR"
+
+crun wrongsource wrongsource 4
+jreport "receive from the wrong source: rank 1" '.faulty_ranks == [1] and .wait_for.unmatched == [{"rank": 1, "from": 2, "tag": 9, "at": "'"$(site recv)"'"}]'
+
+crun lostisend lostisend 4
+jreport "lost Isend: the receiver, and the Isend never completed" '.faulty_ranks == [2] and .wait_for.requests == [{"rank": 1, "call": "MPI_Isend", "peer": 2, "tag": 7, "at": "'"$(site isend)"'"}]'
+expect_grep "lost Isend: the send's tag and site" "its MPI_Isend to rank 2 has tag 7 (at $(site isend))" "$ERR"
+
+crun finalize finalize 4
+jreport "early MPI_Finalize: rank 1" '.faulty_ranks == [1] and ([.wait_for.waits[] | select(.rank == 1) | .call] == ["MPI_Finalize"])'
+
+crun skip skip 4
+jreport "skipped collective: rank 1" '.faulty_ranks == [1] and .wait_for.collectives[0].not_entered == "1" and .wait_for.collectives[0].at == "'"$(site skip-others)"'"'
+
+# Fortran: `use mpi` (commfaults_f) and mpif.h (commfaults_fh), the same library entry points.
+FSRC=tests/apps/commfaults_f.F90
+APP=$BUILD/tests/apps/commfaults_f
+crun fcycle2 cycle2 4
+jreport "Fortran (use mpi) cycle of 2" '.faulty_ranks == [1,2] and .wait_for.cycles == [[1,2]]'
+expect_grep "Fortran cycle: call sites" "rank 1 waits in MPI_Recv from rank 2 (tag 5) at $(site f-recv "$FSRC")" "$ERR"
+APP=$BUILD/tests/apps/commfaults_fh
+crun fbcast bcast 4
+jreport "Fortran (mpif.h) Bcast vs Allreduce: rank 1" '.faulty_ranks == [1]'
+expect_grep "Fortran mismatch: both call sites" "ranks 0,2-3 call MPI_Allreduce (4 bytes) at $(site f-bcast-others "$FSRC"); rank 1 calls MPI_Bcast (root 0, 4 bytes) at $(site f-bcast-odd "$FSRC")" "$ERR"
+APP=$BUILD/tests/apps/commfaults
+
+# --core-dir: cores of the faulty ranks and of the first rank of each stack group, written
+# while they still exist, before the job is ended; the next step opens the first one's.
+mkdir "$TMP/cores"
+crun cores cycle2 4 --core-dir "$TMP/cores"
+expect_status "--core-dir: the job was still ended" 86
+jreport "--core-dir: ranks 0 (first of its group), 1 and 2" '([.cores[] | select(.core) | .rank] | sort) == [0,1,2]'
+for core in $(jq -r '.cores[].core // empty' "$REPORT"); do
+	if [ "$(LC_ALL=C readelf -h "$core" 2>/dev/null | sed -n 's/^ *Type: *\([A-Z]*\).*/\1/p')" = CORE ]; then ok; else
+		fail "--core-dir: $core is not an ELF core file"; fi
+done
+jreport "--core-dir: the next step opens rank 1's core" '.next_step | test("^gdb .*/commfaults .*/core\\.rank1\\.")'
+run "$PARASTACK" run --core-dir "$TMP/none" -- true
+expect_error "--core-dir: a missing directory" 2 "--core-dir $TMP/none: No such file or directory; create the directory first"
+
+# --no-record: the layer is not preloaded; the stacks alone, as before.
+crun norecord cycle2 4 --no-record
+jreport "--no-record: the stack-based diagnosis" '(has("wait_for") | not) and .faulty_ranks == [] and ([.diagnosis[] | select(test("a rank skipped the collective"))] | length) == 1'
+
+# The layer reaches the ranks, never the launcher.
+start "$TMP/healthy.out" env PS_PRINT_PIDS=1 PS_FAULT_AFTER=60 "$PARASTACK" run --seed 3 -- \
+	mpirun --oversubscribe -np 2 "$APP"
+RUNNER=$BG
+if wait_for "$TMP/healthy.out" "rank 1 pid" 60; then
+	r0=$(sed -n 's/^rank 0 pid //p' "$TMP/healthy.out")
+	launcher=$(awk '{ print $4 }' "/proc/$r0/stat")
+	if grep -q libparastack-mpi "/proc/$r0/maps"; then ok; else fail "the layer is not in rank 0"; fi
+	if grep -q libparastack-mpi "/proc/$launcher/maps"; then fail "the layer is in mpirun ($launcher)"; else ok; fi
+fi
+stop_started_one "$RUNNER"
+
+# attach: a job started by hand with the layer preloaded; the report uses it.
+if mpirun_start "$TMP/job.out" 4 -x LD_PRELOAD="$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB")" \
+	-x PS_PRINT_PIDS=1 -x PS_COMM=cycle2 -x PS_FAULT_AFTER=3 "$APP"; then
+	pids=$(for r in 0 1 2 3; do rank_pid "$TMP/job.out" $r; done | paste -sd, -)
+	REPORT=$TMP/attach.json
+	RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$pids" --seed 3 --confirm 5 --on-hang=kill --report "$REPORT"
+	expect_status "attach: hang found, job ended" 86
+	jreport "attach: the layer's cycle" '.faulty_ranks == [1,2] and .wait_for.cycles == [[1,2]]'
+fi
+stop_started
+finish
