@@ -12,9 +12,9 @@ trap 'bench_stop_all; rm -rf "$WORK"' EXIT
 for n in $SIZES; do
 	say "memory: $n ranks"
 	t0=$(now)
-	bg "$WORK/run-$n.out" "$ROOT/$BUILD/parastack" run --seed 1 --confirm 10 --on-hang=kill \
+	bg "$WORK/run-$n.out" "$PARASTACK" run --seed 1 --confirm 10 --on-hang=kill \
 		--report "$WORK/report-$n.json" -- \
-		mpirun --oversubscribe --mca mpi_yield_when_idle 1 -np "$n" "$ROOT/$BUILD/tests/mpi_states"
+		mpirun --oversubscribe --mca mpi_yield_when_idle 1 -np "$n" "$BUILD/tests/mpi_states"
 	finish_bg "$BG" 1800
 	secs=$(echo "$(now) - $t0" | bc)
 	if [ -s "$WORK/report-$n.json" ]; then

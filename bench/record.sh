@@ -9,8 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 NP=4
 PAIRS=$(pick 5 11)
-LIB=$ROOT/$BUILD/libparastack-mpi.so
-APPS=$ROOT/$BUILD/tests/apps
+LIB=$BUILD/libparastack-mpi.so
+
 trap 'bench_stop_all; rm -rf "$WORK"' EXIT
 
 # pre LIB|none CMD...: CMD (an mpirun) with the layer preloaded into its ranks, or not.
@@ -19,7 +19,7 @@ pre() {
 }
 
 micro() {
-	pre "$1" mpirun --bind-to none -np 2 "$ROOT/$BUILD/bench/record_micro" "$(pick 100000 400000)" 2>/dev/null
+	pre "$1" mpirun --bind-to none -np 2 "$BUILD/bench/record_micro" "$(pick 100000 400000)" 2>/dev/null
 }
 stencil_time() {
 	pre "$1" env PS_ITERS=$(pick 100 500) PS_ELAPSED=1 mpirun --bind-to none -np $NP "$APPS/stencil" 2>&1 |
@@ -63,7 +63,7 @@ for sc in cycle2:1,2 cycle4:0,1,2,3 bcast:1 roots:1 wrongsource:1 lostisend:2 fi
 		opt=
 		[ "$mode" = no-record ] && opt=--no-record
 		rep=$WORK/$name-$mode.json
-		bg "$WORK/$name-$mode.out" env PS_COMM="$name" "$ROOT/$BUILD/parastack" run --seed 3 --confirm 5 \
+		bg "$WORK/$name-$mode.out" env PS_COMM="$name" "$PARASTACK" run --seed 3 --confirm 5 \
 			--report "$rep" $opt -- mpirun --oversubscribe -np "$np" "$APPS/commfaults"
 		finish_bg "$BG" 300
 		got=$(jq -r '(.faulty_ranks // []) | map(tostring) | join(",")' "$rep" 2>/dev/null)

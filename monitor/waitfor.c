@@ -599,6 +599,19 @@ static void check_p2p(struct graph *g, json_t *unmatched, json_t *stale)
 	}
 }
 
+/* Ranks that some rank waits for, point to point, and that have left: in MPI_Finalize, or
+ * exited. */
+static void gone_waited_for(struct graph *g, int **gone, int *ngone)
+{
+	for (int i = 0; i < g->count; i++)
+		for (int w = 0; w < g->n[i].np2p; w++) {
+			struct node *o = g->n[i].waits[w] != ANY ? node_of(g, g->n[i].waits[w]) : NULL;
+
+			if (o && (o->exited || o->finalizing))
+				push_int(gone, ngone, o->rank);
+		}
+}
+
 static json_t *int_array(int *v, int n)
 {
 	json_t *a = json_array();
@@ -687,13 +700,20 @@ json_t *waitfor_analyze(json_t *snap)
 	collective_edges(&g, pending, &late, &nlate);
 	check_p2p(&g, unmatched, stale);
 
+	int *gone = NULL, ngone = 0;
+
+	gone_waited_for(&g, &gone, &ngone);
+
 	/* Whom everyone waits on: a mismatched collective's odd side first, then a deadlock cycle,
-	 * then the ranks that have not entered a collective the others wait in. */
+	 * then the ranks that have not entered a collective the others wait in, then ranks that
+	 * left (MPI_Finalize, exited) while others wait for their messages. */
 	const char *why = nmis ? "their collective call does not match the other ranks'" :
 			  ncyc ? "they wait for each other in a cycle (deadlock)" :
-			  nlate ? "the other ranks wait in a collective they have not entered" : NULL;
+			  nlate ? "the other ranks wait in a collective they have not entered" :
+			  ngone ? "they left (MPI_Finalize, or exited) while other ranks wait for their messages" :
+				  NULL;
 	json_t *faulty = nmis ? int_array(mis, nmis) : ncyc ? int_array(cyc, ncyc) :
-			 nlate ? int_array(late, nlate) : json_array();
+			 nlate ? int_array(late, nlate) : ngone ? int_array(gone, ngone) : json_array();
 
 	if (why) {
 		int *v = calloc(json_array_size(faulty) + 1, sizeof(int));
@@ -722,5 +742,6 @@ json_t *waitfor_analyze(json_t *snap)
 	free(mis);
 	free(late);
 	free(cyc);
+	free(gone);
 	return out;
 }

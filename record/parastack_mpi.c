@@ -48,7 +48,9 @@ static struct psrec_call *my_call(void)
 		uint32_t s = __atomic_fetch_add(&A->nthreads, 1, __ATOMIC_RELAXED);
 
 		if (s >= PSREC_THREADS) {
+			/* No slot for this thread, now or later: counted once. */
 			__atomic_fetch_add(&A->dropped, 1, __ATOMIC_RELAXED);
+			my_slot = PSREC_THREADS;
 			return NULL;
 		}
 		my_slot = (int)s;
