@@ -18,7 +18,10 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WERROR  ?= $(if $(filter true 1,$(CI)),1,)
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes $(if $(WERROR),-Werror,)
-CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -DPARASTACK_VERSION='"$(VERSION)"' -MMD -MP
+# The MPI library the programs are built with, for --version ("Open MPI 4.1.4").
+MPI_BUILT := $(shell mpirun --version 2>/dev/null | head -n 1 | sed -n 's/^mpirun (\(.*\)) /\1 /p')
+CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -DPARASTACK_VERSION='"$(VERSION)"' \
+	-DPARASTACK_MPI='"$(or $(MPI_BUILT),an unknown MPI)"' -MMD -MP
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 B := build

@@ -19,10 +19,11 @@ for n in $SIZES; do
 	secs=$(echo "$(now) - $t0" | bc)
 	if [ -s "$WORK/report-$n.json" ]; then
 		jq -r --arg n "$n" --arg s "$secs" '[$n, .verdict, (.faulty_ranks | map(tostring) | join(",")),
-			.model.sampling.leader_peak_rss_kb, (.ranks | length), $s] | @tsv' \
+			.model.sampling.leader_peak_rss_kb, (.ranks | length), $s,
+			.model.sampling.leader_rss_anon_kb] | @tsv' \
 			"$WORK/report-$n.json" >>"$WORK/memory.tsv"
 	else
-		printf '%s\tno report (exit %s)\t-\t-\t-\t%s\n' "$n" "$RC" "$secs" >>"$WORK/memory.tsv"
+		printf '%s\tno report (exit %s)\t-\t-\t-\t%s\t-\n' "$n" "$RC" "$secs" >>"$WORK/memory.tsv"
 	fi
 done
 
@@ -30,18 +31,23 @@ done
 	header "The monitor's memory as the job grows"
 	cat <<'MD'
 One node, N ranks of `tests/mpi_states` (rank 0 computes forever, the others wait in MPI: a
-hang from the first second) under `parastack run --confirm 10 --on-hang=kill`. The leader's
-peak resident set (getrusage, in the report's `model.sampling.leader_peak_rss_kb`) includes
-every rank's frames of the six report snapshots, symbolized; symbolizers are shared per
-executable and owner, so debug information is loaded once, not once per rank. On 2 cores the
+hang from the first second) under `parastack run --confirm 10 --on-hang=kill`, from the
+report's `model.sampling`: the leader's peak resident set (`leader_peak_rss_kb`, getrusage)
+and its private memory at report time (`leader_rss_anon_kb`, RssAnon), when it holds every
+rank's frames of the six report snapshots, symbolized. The peak resident set counts the ranks'
+libraries once per rank (libunwind maps each rank's modules for their unwind tables: pages of
+the page cache, shared, not memory used); the private memory is what each watched rank costs
+(its unwinder's caches and page cache, a 64 KiB stack copy, its map). Symbolizers are shared
+per executable and owner: debug information is loaded once, not once per rank. On 2 cores the
 ranks of large jobs mostly wait for a CPU, so the time to the report grows with N.
 
-| ranks | verdict | faulty | leader peak RSS | per rank beyond the smallest job | ranks in report | run (s) |
-|---:|---|---|---:|---:|---:|---:|
+| ranks | verdict | faulty | peak RSS | private at report | private per rank beyond the smallest job | ranks in report | run (s) |
+|---:|---|---|---:|---:|---:|---:|---:|
 MD
-	awk -F'\t' 'NR == 1 { n0 = $1; r0 = $4 }
-		{ per = ($4 ~ /^[0-9]+$/ && $1 > n0) ? sprintf("%.1f KiB", ($4 - r0) / ($1 - n0)) : "-"
+	awk -F'\t' 'NR == 1 { n0 = $1; a0 = $7 }
+		{ per = ($7 ~ /^[0-9]+$/ && $1 > n0) ? sprintf("%.0f KiB", ($7 - a0) / ($1 - n0)) : "-"
 		  rss = $4 ~ /^[0-9]+$/ ? sprintf("%.1f MiB", $4 / 1024) : "-"
-		  printf "| %s | %s | %s | %s | %s | %s | %.0f |\n", $1, $2, $3, rss, per, $5, $6 }' "$WORK/memory.tsv"
+		  anon = $7 ~ /^[0-9]+$/ ? sprintf("%.1f MiB", $7 / 1024) : "-"
+		  printf "| %s | %s | %s | %s | %s | %s | %s | %.0f |\n", $1, $2, $3, rss, anon, per, $5, $6 }' "$WORK/memory.tsv"
 } >"$RESULTS/memory.md"
 cat "$RESULTS/memory.md"

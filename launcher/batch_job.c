@@ -121,6 +121,10 @@ int batch_split_args(const char *cmd, const char *usage, const struct sched_synt
 			fputs(usage, stdout);
 			return 1;
 		}
+		if (!strcmp(arg, "--version")) {
+			print_version(cmd);
+			return 1;
+		}
 		if (arg[1] == '-') {
 			const char *name = arg + 2, *eq = strchr(name, '=');
 			int k = ps_option_index(name, eq ? (size_t)(eq - name) : strlen(name));

@@ -46,6 +46,7 @@ static const char attach_usage[] =
 	"  --report FILE         write the JSON report to FILE (on the first node of the job)\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  -h, --help            show this help\n"
+	"  --version             print the version and the libraries it was built with\n"
 	"\n"
 	"Exit status: 0 when the job ended (with --on-hang=report, whatever was reported); 86 when a\n"
 	"hang was found and the job ended; 1 when the job could not be watched (nothing was touched);\n"
@@ -90,7 +91,7 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 			fputs(attach_usage, stdout);
 			exit(0);
 		default:
-			option_unknown("attach", argv);
+			option_unknown("attach", argv, longopts);
 			return -1;
 		}
 	}

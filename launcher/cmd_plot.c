@@ -33,7 +33,8 @@ static const char plot_usage[] =
 	"  --set-size C       expected set size; must match the trace's C\n"
 	"  --seed N           seed of the sampling steps for a trace not recorded by parastack\n"
 	"                     (a dense S(t), sampled as replay does; default 1)\n"
-	"  -h, --help         show this help\n";
+	"  -h, --help         show this help\n"
+	"  --version          print the version and the libraries it was built with\n";
 
 struct plot_options {
 	struct common_options o;
@@ -360,7 +361,7 @@ static const char *plot_parse(int argc, char **argv, struct plot_options *po, in
 			po->interval_given |= !strcmp(name, "interval");
 			po->max_interval_given |= !strcmp(name, "max-interval");
 		} else {
-			option_unknown("plot", argv);
+			option_unknown("plot", argv, longopts);
 			return NULL;
 		}
 	}

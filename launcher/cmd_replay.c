@@ -19,7 +19,8 @@ static const char replay_usage[] =
 	"  --set-size C       expected set size; must match the trace's C\n"
 	"  --seed N           seed of the sampling-step generator (default 1)\n"
 	"  --json             print one JSON object instead of a summary\n"
-	"  -h, --help         show this help\n";
+	"  -h, --help         show this help\n"
+	"  --version          print the version and the libraries it was built with\n";
 
 static json_t *replay_json(const struct replay_result *r, const struct detector_config *cfg,
 			   size_t points)
@@ -113,7 +114,7 @@ int cmd_replay(int argc, char **argv)
 				return EXIT_USAGE;
 			continue;
 		}
-		option_unknown("replay", argv);
+		option_unknown("replay", argv, longopts);
 		return EXIT_USAGE;
 	}
 	if (common_options_check("replay", &o) < 0)

@@ -55,6 +55,7 @@ static const char run_usage[] =
 	"                        default ends only the launcher\n"
 	"  --local               watch this node only, even inside a Torque job or Slurm allocation\n"
 	"  -h, --help            show this help\n"
+	"  --version             print the version and the libraries it was built with\n"
 	"\n"
 	"Exit status: the job's own when it ends by itself; 86 when parastack ended a hung job.\n";
 
@@ -100,7 +101,7 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 			fputs(run_usage, stdout);
 			exit(0);
 		default:
-			option_unknown("run", argv);
+			option_unknown("run", argv, longopts);
 			return -1;
 		}
 	}

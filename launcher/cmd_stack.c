@@ -20,7 +20,8 @@ static const char stack_usage[] =
 	"MPI (IN_MPI) or in application code (OUT_MPI). Each thread is stopped for microseconds.\n"
 	"\n"
 	"  --json       print a JSON array instead of text\n"
-	"  -h, --help   show this help\n";
+	"  -h, --help   show this help\n"
+	"  --version    print the version and the libraries it was built with\n";
 
 static int parse_pid(const char *arg, pid_t *pid)
 {
@@ -177,7 +178,7 @@ int cmd_stack(int argc, char **argv)
 		if (optopt >= '0' && optopt <= '9')
 			cmd_error("stack", "'%s' is not a process id (a positive whole number)", argv[optind - 1]);
 		else
-			cmd_error("stack", "option '%s' is unknown; see 'parastack stack --help'", argv[optind - 1]);
+			option_unknown("stack", argv, longopts);
 		return EXIT_USAGE;
 	}
 	if (optind == argc) {

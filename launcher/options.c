@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <slurm/slurm_version.h>
+
 void cmd_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -147,10 +149,77 @@ int common_options_match_trace(const char *cmd, const struct common_options *o, 
 	return 0;
 }
 
-void option_unknown(const char *cmd, char **argv)
+/* Edit distance between a and b (short strings: option names). */
+static int edit_distance(const char *a, const char *b)
 {
-	cmd_error(cmd, "option '%s' is unknown or lacks its value; see 'parastack %s --help'",
-		  argv[optind - 1], cmd);
+	size_t la = strlen(a), lb = strlen(b);
+	int row[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0], up;
+
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			up = row[j];
+			row[j] = a[i - 1] == b[j - 1] ? diag :
+				 1 + (diag < up ? (diag < row[j - 1] ? diag : row[j - 1]) : (up < row[j - 1] ? up : row[j - 1]));
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+void option_unknown(const char *cmd, char **argv, const struct option *longopts)
+{
+	const char *word = argv[optind - 1], *best = NULL;
+	char name[64];
+	int best_d = 3;
+
+	/* getopt_long may have stepped past the value it took: the option is the word before. */
+	if (word[0] != '-' && optind >= 2)
+		word = argv[optind - 2];
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(word + strspn(word, "-"), "="), word + strspn(word, "-"));
+	for (const struct option *o = longopts; word[0] == '-' && word[1] == '-' && o->name; o++) {
+		int d = edit_distance(name, o->name);
+
+		if (!strcmp(name, o->name) && o->has_arg == required_argument) {
+			cmd_error(cmd, "option '--%s' needs a value; see 'parastack %s --help'", o->name, cmd);
+			return;
+		}
+		if (d < best_d || (strlen(name) >= 3 && !strncmp(o->name, name, strlen(name)) && best_d > 1)) {
+			best_d = d < best_d ? d : 1;
+			best = o->name;
+		}
+	}
+	if (best)
+		cmd_error(cmd, "unknown option '%s'; did you mean '--%s'? (see 'parastack %s --help')", word,
+			  best, cmd);
+	else
+		cmd_error(cmd, "unknown option '%s'; see 'parastack %s --help'", word, cmd);
+}
+
+void print_version(const char *prog)
+{
+	printf("%s %s (built with %s, Slurm %d.%02d.%d)\n", prog, PARASTACK_VERSION, PARASTACK_MPI,
+	       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER), SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
+	       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
+}
+
+bool wants_version(int argc, char **argv, bool stop_at_word)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return false;
+		if (!strcmp(argv[i], "--version"))
+			return true;
+		if (stop_at_word && argv[i][0] != '-')
+			return false;
+	}
+	return false;
 }
 
 int option_output_path(const char *cmd, const char *opt, const char *path)

@@ -3,6 +3,7 @@
 #ifndef PARASTACK_OPTIONS_H
 #define PARASTACK_OPTIONS_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,8 +54,15 @@ int common_options_check(const char *cmd, const struct common_options *o);
 /* A trace fixes the set size: --set-size, when given, must be the trace's C. 0, or -1 (said). */
 int common_options_match_trace(const char *cmd, const struct common_options *o, const char *path,
 			       int c);
-/* getopt_long returned '?' or ':': name the word the user typed, in one line. */
-void option_unknown(const char *cmd, char **argv);
+/* getopt_long returned '?' or ':': name the word the user typed, in one line: a known option
+ * that lacks its value, or an unknown one with the nearest of longopts as a suggestion. */
+void option_unknown(const char *cmd, char **argv, const struct option *longopts);
+
+/* "PROG VERSION (built with MPI LIBRARY, Slurm X.Y.Z)" on standard output. */
+void print_version(const char *prog);
+/* Is "--version" among the words before "--" (or before the first non-option word when
+ * stop_at_word)? */
+bool wants_version(int argc, char **argv, bool stop_at_word);
 
 /* The model options as words for parastack-monitor's command line (5 of them, in buf). */
 int model_options_argv(const struct common_options *o, char **argv, char buf[5][64]);

@@ -32,7 +32,7 @@ static void usage(FILE *out)
 		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
 	fputs("\n'parastack COMMAND --help' shows a command's options; 'man parastack' has it all.\n"
 	      "  -h, --help     show this help\n"
-	      "  --version      print the version\n", out);
+	      "  --version      print the version and the libraries it was built with\n", out);
 }
 
 int main(int argc, char **argv)
@@ -41,12 +41,23 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* "parastack help run" is "parastack run --help". */
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		char *words[] = { argv[2], "--help", NULL };
+
+		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+			if (!strcmp(argv[2], subcommands[i].name))
+				return subcommands[i].run(2, words);
+		fprintf(stderr, "parastack: '%s' is not a command; see 'parastack --help'\n", argv[2]);
+		return EXIT_USAGE;
+	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("parastack %s\n", PARASTACK_VERSION);
+	/* --version anywhere before "--": the command's own options never take that word. */
+	if (wants_version(argc, argv, false)) {
+		print_version("parastack");
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)

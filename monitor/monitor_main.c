@@ -176,7 +176,8 @@ static const char monitor_usage[] =
 	"  --status-file FILE  write the outcome there (\"hang\" or \"none\"; \"-\": a line on standard\n"
 	"                      output) and exit 0, for a\n"
 	"                      launcher that reads it (an MPI launcher reports non-zero exits loudly)\n"
-	"  -h, --help          show this help\n";
+	"  -h, --help          show this help\n"
+	"  --version           print the version and the libraries it was built with\n";
 
 static int parse_options(struct monitor *m, int argc, char **argv)
 {
@@ -195,6 +196,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 		{ "no-record", no_argument, NULL, 'O' },
 		{ "core-dir", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, idx, pid;
@@ -243,6 +245,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 		case 'T': m->trace_path = optarg; break;
 		case 'S': m->status_path = optarg; break;
 		case 'h': fputs(monitor_usage, stdout); exit(0);
+		case 'V': print_version("parastack-monitor"); exit(0);
 		default:
 			cmd_error("monitor", "bad option '%s'; see 'parastack-monitor --help'", argv[optind - 1]);
 			return -1;
@@ -548,18 +551,20 @@ static void cost_add(struct monitor *m, double ms, int stopped)
 		m->cost_ms_max = ms;
 }
 
-/* What sampling cost, and the leader's peak memory so far (it holds every rank's frames at
- * report time: bench/ follows it as jobs grow). */
+/* What sampling cost, and the leader's memory: its peak resident set (which counts the ranks'
+ * files mapped once per rank by the unwinder: shared pages, not memory used) and its private
+ * memory now (it holds every rank's frames at report time: bench/ follows both as jobs grow). */
 static json_t *cost_json(const struct monitor *m)
 {
 	double n = m->cost_samples ? (double)m->cost_samples : 1.0;
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:I}", "samples", (json_int_t)m->cost_samples,
+	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:I}", "samples", (json_int_t)m->cost_samples,
 			 "monitors", m->c.size, "mean_ms", m->cost_ms_sum / n, "max_ms", m->cost_ms_max,
 			 "messages_per_sample", m->cost_messages / n, "ranks_per_sample",
-			 m->cost_stopped / n, "leader_peak_rss_kb", (json_int_t)ru.ru_maxrss);
+			 m->cost_stopped / n, "leader_peak_rss_kb", (json_int_t)ru.ru_maxrss,
+			 "leader_rss_anon_kb", (json_int_t)procfs_self_rss_anon_kb());
 }
 
 static json_t *model_json(struct monitor *m)
@@ -673,6 +678,19 @@ static void write_cores(struct monitor *m, json_t *report)
 		}
 }
 
+/* With --on-hang=kill and no cores, the process the next step names is about to be ended: say
+ * how to keep it. */
+static void next_step_outlived(json_t *report)
+{
+	const char *next = json_string_value(json_object_get(report, "next_step"));
+	char *text = NULL;
+
+	if (next && asprintf(&text, "%s — the job is ended next: --core-dir DIR keeps a core of it, "
+			     "--on-hang=report keeps it running", next) >= 0)
+		json_object_set_new(report, "next_step", json_string(text));
+	free(text);
+}
+
 /* A confirmed hang: snapshots of every rank name the faulty ones; report. With --confirm 0 the
  * old transient-slowdown check still runs (any rank moving between snapshots): 1 a hang was
  * reported, 0 it was a slowdown. */
@@ -707,6 +725,8 @@ static int diagnose(struct monitor *m)
 	json_object_set_new(report, "confirmation", steps_json(m, wall_s()));
 	if (m->core_dir)
 		write_cores(m, report);
+	else if (m->kill_on_hang)
+		next_step_outlived(report);
 	report_print(stderr, report);
 	write_report(m, report);
 	json_decref(report);

@@ -381,3 +381,12 @@ int procfs_open_mapped(pid_t pid, const char *path)
 	fcntl(fd, F_SETFL, 0);
 	return fd;
 }
+
+long procfs_self_rss_anon_kb(void)
+{
+	char buf[4096];
+
+	if (read_proc_file("/proc/self/status", buf, sizeof(buf)) <= 0)
+		return -1;
+	return procfs_parse_status_number(buf, "RssAnon");
+}

@@ -71,6 +71,8 @@ unsigned long long procfs_start_time(pid_t pid);
 const char *procfs_parse_stat_field(const char *buf, int n);
 /* The number after "key:" at the start of a line of /proc/PID/status; -1 when none. */
 long procfs_parse_status_number(const char *buf, const char *key);
+/* This process's private resident memory (RssAnon), in KiB; -1 if unknown. */
+long procfs_self_rss_anon_kb(void);
 /* The value of name in an environment block (NUL-separated, len bytes); NULL when absent. */
 const char *procfs_env_lookup(const char *buf, size_t len, const char *name);
 

@@ -34,7 +34,8 @@ static const char usage[] =
 	"  --report FILE         the JSON report (default: parastack-JOBID.json in the submit directory)\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  --grace SECONDS       how long the job's launcher gets after SIGTERM (default 10)\n"
-	"  -h, --help            show this help\n";
+	"  -h, --help            show this help\n"
+	"  --version             print the version and the libraries it was built with\n";
 
 /* sbatch (Slurm 22.05): short options that take a value; long options that take none. Every
  * other long option takes one. Options with an optional value must be written --opt=value. */

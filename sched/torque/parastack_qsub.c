@@ -42,7 +42,8 @@ static const char usage[] =
 	"  --report FILE         the JSON report (default: parastack-JOBID.json in $PBS_O_WORKDIR)\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  --grace SECONDS       how long the job's launcher gets after SIGTERM (default 10)\n"
-	"  --help                show this help\n";
+	"  --help                show this help\n"
+	"  --version             print the version and the libraries it was built with\n";
 
 /* qsub (Torque 6, and Slurm's wrapper): short options that take a value; its flags are
  * f h I n V x X z. */

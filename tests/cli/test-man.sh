@@ -38,6 +38,26 @@ check_help "$MAN/parastack.1" "$PARASTACK" plot
 check_help "$MAN/parastack-monitor.1" "$BUILD/parastack-monitor"
 check_help "$MAN/parastack-sbatch.1" "$BUILD/parastack-sbatch"
 check_help "$MAN/parastack-qsub.1" "$BUILD/parastack-qsub"
+# --version everywhere, with the libraries built against; help COMMAND; a mistyped option gets
+# the nearest one suggested, an option without its value says so.
+for cmd in "$PARASTACK" "$PARASTACK run" "$PARASTACK attach" "$PARASTACK stack" "$PARASTACK replay" \
+	"$PARASTACK plot" "$BUILD/parastack-monitor" "$BUILD/parastack-sbatch" "$BUILD/parastack-qsub"; do
+	run $cmd --version
+	expect_status "$cmd --version" 0
+	expect_grep "$cmd --version names the libraries" "^parastack[a-z-]* [0-9.]* (built with Open MPI [0-9.]*, Slurm [0-9]*\.[0-9][0-9]\.[0-9]*)$" "$OUT"
+done
+run "$PARASTACK" help run
+expect_status "help run" 0
+expect_grep "help run is run --help" "^usage: parastack run" "$OUT"
+run "$PARASTACK" run --alpa 0.01 -- true
+expect_error "a mistyped option" 2 "unknown option '--alpa'; did you mean '--alpha'?"
+run "$PARASTACK" run --confirm
+expect_error "an option without its value" 2 "option '--confirm' needs a value"
+run "$PARASTACK" stack --jsn 1
+expect_error "stack: a mistyped option" 2 "unknown option '--jsn'; did you mean '--json'?"
+run "$PARASTACK" run --bogus-thing -- true
+expect_error "an unknown option, nothing near" 2 "unknown option '--bogus-thing'; see 'parastack run --help'"
+
 # Every subcommand in the top-level help has a section in the page.
 for sub in $("$PARASTACK" --help | sed -n 's/^  \([a-z]\{2,\}\) .*/\1/p'); do
 	if rendered "$MAN/parastack.1" | grep -q "^   parastack $sub"; then ok; else fail "subcommand $sub has no section in parastack.1"; fi
