@@ -102,9 +102,12 @@ MD
 MD
 	for app in stencil lammps; do
 		grep -q "^$app	" "$WORK/apps.tsv" || continue
-		r=$(awk -F'\t' -v a=$app '$1 == a && $2 > 0 { print $3 / $2 }' "$WORK/apps.tsv" | stats)
-		noise=$(awk -F'\t' -v a=$app '$1 == a { print $2 }' "$WORK/apps.tsv" | stats)
-		echo "$r $noise" | awk -v a="$app" '{ printf "| %s | %d | %.4f | %.4f | %.4f | %.4f |\n", a, $1, $4, $5, $6, ($9 > 0 ? $10 / $9 : 0) }'
+		# Ratios to 4 decimals (stats rounds to 2): sorted, median, extremes.
+		awk -F'\t' -v a=$app '$1 == a && $2 > 0 { print $3 / $2 }' "$WORK/apps.tsv" | sort -g |
+			awk -v a="$app" -v noise="$(awk -F'\t' -v a=$app '$1 == a { print $2 }' "$WORK/apps.tsv" | stats |
+				awk '{ print ($2 > 0 ? $3 / $2 : 0) }')" \
+			'{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+				printf "| %s | %d | %.4f | %.4f | %.4f | %.4f |\n", a, NR, m, v[1], v[NR], noise }'
 	done
 	cat <<'MD'
 

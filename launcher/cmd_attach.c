@@ -176,13 +176,14 @@ static pid_t start_monitors(const struct attach *at, const struct placement *pl,
 
 /* Pass the monitors' standard output through and pick out the outcome line, until mpirun
  * closes it. A signal to us (Ctrl-C) is passed on: mpirun stops the monitors, which detach. */
-static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len)
+static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len, int *interrupted)
 {
 	char line[4096];
 	size_t plen = strlen(MONITOR_STATUS_PREFIX);
 
 	for (;;) {
 		if (signals_caught) {
+			*interrupted = signals_caught;
 			kill(mon, SIGTERM);
 			signals_caught = 0;
 		}
@@ -356,7 +357,7 @@ static int prepare_slurm(const struct attach *at, struct placement *pl, struct s
 static int watch(const struct attach *at, const struct placement *pl, const char *monitor)
 {
 	char outcome[32] = "", err[512];
-	int fds[2], st;
+	int fds[2], st, interrupted = 0;
 
 	if (pipe(fds) < 0) {
 		cmd_error("attach", "pipe: %s", strerror(errno));
@@ -370,12 +371,18 @@ static int watch(const struct attach *at, const struct placement *pl, const char
 
 	FILE *in = fdopen(fds[0], "r");
 
-	relay_output(in, mon, outcome, sizeof(outcome));
+	relay_output(in, mon, outcome, sizeof(outcome), &interrupted);
 	fclose(in);
 	while (waitpid(mon, &st, 0) < 0 && errno == EINTR)
-		;
+		interrupted = interrupted ? interrupted : signals_caught;
 	if (!strcmp(outcome, "none") || (!strcmp(outcome, "hang") && !at->w.kill_on_hang))
 		return 0;
+	/* The user stopped watching (Ctrl-C, or SIGTERM/SIGHUP): a clean end, said once. */
+	if (interrupted && strcmp(outcome, "hang")) {
+		fprintf(stderr, "parastack: stopped watching on %s; the job runs on, nothing was left attached\n",
+			interrupted == SIGINT ? "Ctrl-C" : strsignal(interrupted));
+		return 0;
+	}
 	if (strcmp(outcome, "hang")) {
 		cmd_error("attach", "the monitors stopped without an outcome (mpirun status %d)%s",
 			  WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),

@@ -60,7 +60,11 @@ static void print_frame(int idx, const struct sym_frame *f, bool in_mpi)
 
 static json_t *frame_json(const struct sym_frame *f, bool in_mpi)
 {
-	json_t *j = json_pack("{s:I, s:s?, s:s?, s:b, s:b}", "pc", (json_int_t)f->pc, "func",
+	char pc[24];
+
+	snprintf(pc, sizeof(pc), "0x%llx", (unsigned long long)f->pc);
+
+	json_t *j = json_pack("{s:s, s:s?, s:s?, s:b, s:b}", "pc", pc, "func",
 			      f->func[0] ? f->func : NULL, "module", f->module[0] ? f->module : NULL,
 			      "inlined", f->inlined, "in_mpi", in_mpi);
 
@@ -205,7 +209,7 @@ int cmd_stack(int argc, char **argv)
 		failed += stack_one(pids[i], &syms, out) < 0;
 	}
 	if (out) {
-		json_dumpf(out, stdout, JSON_INDENT(2));
+		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 		putchar('\n');
 		json_decref(out);
 	}

@@ -34,7 +34,7 @@ static int replace_json(const char *path, json_t *j, char *err, size_t len)
 		e = errno, call = "create a temporary file beside it";
 	else if (fchmod(fd, default_mode()) < 0)
 		e = errno, call = "fchmod";
-	else if (json_dumpfd(j, fd, JSON_INDENT(2)) < 0 || write(fd, "\n", 1) != 1)
+	else if (json_dumpfd(j, fd, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) < 0 || write(fd, "\n", 1) != 1)
 		e = errno ? errno : EIO, call = "write";
 	else if (fsync(fd) < 0 && errno != EINVAL)
 		e = errno, call = "fsync";
@@ -77,6 +77,8 @@ static FILE *open_stream(const char *path, char *err, size_t len)
 
 /* Both as the user who ran sudo, when parastack runs as root through it (fscreds.h): the files
  * are theirs, and only where they may write. */
+/* Reals with 15 significant digits: 0.3 rather than 0.29999999999999999, Unix times to the
+ * microsecond. */
 int outfile_replace_json(const char *path, json_t *j, char *err, size_t len)
 {
 	struct fscreds saved;

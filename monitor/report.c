@@ -177,6 +177,14 @@ static void sort_array(json_t *arr, int (*cmp)(const void *, const void *))
 	free(v);
 }
 
+static int compare_count(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "count"));
+	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "count"));
+
+	return (x < y) - (x > y);
+}
+
 static int compare_groups(const void *a, const void *b)
 {
 	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
@@ -440,12 +448,80 @@ static json_t *next_step(json_t *snap, json_t *groups, json_t *faulty)
 	return json_string(buf);
 }
 
+/* The node named frame among children (created empty when absent). */
+static json_t *tree_child(json_t *children, const char *frame)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(children, i, c)
+		if (same(str(c, "frame"), frame))
+			return c;
+	c = json_pack("{s:s, s:[], s:[]}", "frame", frame, "rank_list", "children");
+	json_array_append_new(children, c);
+	return c;
+}
+
+/* Each node's rank_list into "ranks" (ranges) and "count"; children largest first. */
+static void tree_finish(json_t *children)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(children, i, c) {
+		json_t *rl = json_object_get(c, "rank_list");
+		size_t n = json_array_size(rl);
+		int *ranks = calloc(n + 1, sizeof(int));
+		char *r;
+
+		for (size_t k = 0; ranks && k < n; k++)
+			ranks[k] = (int)json_integer_value(json_array_get(rl, k));
+		if (ranks)
+			qsort(ranks, n, sizeof(int), compare_int);
+		r = ranks ? ranges_dup(ranks, (int)n) : NULL;
+		json_object_set_new(c, "ranks", json_string(r ? r : "?"));
+		json_object_set_new(c, "count", json_integer((json_int_t)n));
+		json_object_del(c, "rank_list");
+		free(r);
+		free(ranks);
+		tree_finish(json_object_get(c, "children"));
+	}
+	sort_array(children, compare_count);
+}
+
+/* Every group's call path merged into one tree, as STAT draws it: each distinct frame
+ * sequence once, with the ranks that pass through it. */
+static json_t *report_tree(json_t *groups)
+{
+	json_t *roots = json_array(), *g;
+	size_t i;
+
+	json_array_foreach(groups, i, g) {
+		char *path = strdup(str(g, "path") ? str(g, "path") : "?"), *save = NULL;
+		json_t *level = roots, *node = NULL;
+
+		for (char *f = path ? strtok_r(path, ">", &save) : NULL; f; f = strtok_r(NULL, ">", &save)) {
+			while (*f == ' ')
+				f++;
+			for (size_t e = strlen(f); e > 0 && f[e - 1] == ' '; e--)
+				f[e - 1] = '\0';
+			node = tree_child(level, f);
+			json_array_extend(json_object_get(node, "rank_list"), json_object_get(g, "rank_list"));
+			level = json_object_get(node, "children");
+		}
+		free(path);
+	}
+	tree_finish(roots);
+	return roots;
+}
+
 json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *model,
 		     const char *action)
 {
 	json_t *groups = report_groups(snap);
 	json_t *diag = report_diagnose(snap, groups, faulty);
 	json_t *next = next_step(snap, groups, faulty);
+	json_t *tree = report_tree(groups);
 	size_t i;
 	json_t *g;
 
@@ -491,6 +567,7 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 				   report_faulty, "detected_at", detected_at, "ranks", snap, "groups", groups,
 				   "diagnosis", diag, "model", model, "next_step", next, "action", action);
 
+	json_object_set_new(report, "tree", tree);
 	if (wf)
 		json_object_set_new(report, "wait_for", wf);
 	return report;
@@ -555,6 +632,39 @@ static void report_print_confirmation(FILE *out, json_t *c)
 		fprintf(out, "  confirmed at once (--confirm 0)\n");
 }
 
+#define TREE_LINES 40
+
+/* One level of the merged stack tree, indented by depth; *lines counts what was printed. */
+static void print_tree_level(FILE *out, json_t *children, int depth, int *lines, int *left)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(children, i, c) {
+		if (*lines >= TREE_LINES) {
+			(*left)++;
+		} else {
+			fprintf(out, "    %*s%-*s %s\n", depth * 2, "", 40 - depth * 2 > 8 ? 40 - depth * 2 : 8,
+				str(c, "frame"), str(c, "ranks"));
+			(*lines)++;
+		}
+		print_tree_level(out, json_object_get(c, "children"), depth + 1, lines, left);
+	}
+}
+
+/* The merged stack tree, at most TREE_LINES lines (the JSON has it all). */
+static void print_tree(FILE *out, json_t *tree)
+{
+	int lines = 0, left = 0;
+
+	if (!json_array_size(tree))
+		return;
+	fprintf(out, "  stack tree (each distinct call path once, with its ranks):\n");
+	print_tree_level(out, tree, 0, &lines, &left);
+	if (left)
+		fprintf(out, "    ... %d more frame(s): see the JSON report's \"tree\"\n", left);
+}
+
 void report_print(FILE *out, json_t *report)
 {
 	char when[64] = "?";
@@ -588,6 +698,7 @@ void report_print(FILE *out, json_t *report)
 		fprintf(out, "    rank%s %-12s %-8s %s\n",
 			json_integer_value(json_object_get(v, "count")) > 1 ? "s" : " ",
 			str(v, "ranks"), str(v, "state"), str(v, "path"));
+	print_tree(out, json_object_get(report, "tree"));
 	fprintf(out, "  diagnosis:\n");
 	json_array_foreach(json_object_get(report, "diagnosis"), i, v)
 		fprintf(out, "    - %s\n", json_string_value(v));

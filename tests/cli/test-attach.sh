@@ -165,6 +165,27 @@ for r in 0 1 2; do expect_untraced "crash: rank $r after SIGINT to attach" "$(ra
 kill -CONT "$MPIRUN"
 stop_started_one "$MPIRUN"
 
+# --- Ctrl-C while watching a healthy job: one line, exit 0, the job runs on untouched -----------
+PS_PRINT_PIDS=1 mpirun_start "$TMP/int.out" 2 "$STENCIL" || true
+cat >"$TMP/int.sh" <<'EOF'
+"$1" attach --pids "$2" --seed 3 2>"$3.err" &
+echo $! >"$3.pid"
+wait $!
+echo "exit $?" >"$3.status"
+EOF
+start "$TMP/int.log" sh "$TMP/int.sh" "$PARASTACK" "$(job_pids "$TMP/int.out")" "$TMP/int"
+INTSH=$BG
+if wait_for "$TMP/int.err" "watching 2 ranks" 60; then
+	kill -INT "$(cat "$TMP/int.pid")"
+	if reap "$INTSH" 30; then ok; else fail "Ctrl-C: attach did not exit"; fi
+	expect_grep "Ctrl-C: exit 0" "^exit 0$" "$(cat "$TMP/int.status" 2>/dev/null)"
+	expect_grep "Ctrl-C: one line" "^parastack: stopped watching on Ctrl-C; the job runs on, nothing was left attached$" "$(cat "$TMP/int.err")"
+	if grep -q "without an outcome" "$TMP/int.err"; then fail "Ctrl-C: reported as a failure"; else ok; fi
+	for r in 0 1; do expect_untraced "Ctrl-C: rank $r" "$(rank_pid "$TMP/int.out" $r)"; done
+	if kill -0 "$(rank_pid "$TMP/int.out" 0)" 2>/dev/null; then ok; else fail "Ctrl-C: the job did not run on"; fi
+fi
+stop_started_one "$MPIRUN"
+
 # --- another user's job: one clear line, nothing attached -------------------------------------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	PS_PRINT_PIDS=1 mpirun_start "$TMP/root.out" 2 "$STENCIL" || true

@@ -28,6 +28,8 @@ crun cycle2 cycle2 4
 expect_status "cycle of 2: the job ended" 86
 jreport "cycle of 2: ranks 1,2, a deadlock" '.hang_type == "communication" and .faulty_ranks == [1,2] and .wait_for.cycles == [[1,2]]'
 expect_grep "cycle of 2: both call sites" "deadlock: ranks 1 → 2 → 1, each waiting for the next: rank 1 waits in MPI_Recv from rank 2 (tag 5) at $(site recv); rank 2 waits in MPI_Recv from rank 1 (tag 5) at $(site recv)" "$ERR"
+if grep -Eq '[0-9.]{18}' "$REPORT"; then fail "cycle of 2: a number with more than 15 digits: $(grep -Eo '[0-9.]{18,}' "$REPORT" | head -n 1)"; else ok; fi
+jreport "cycle of 2: the merged stack tree" '.tree[0].frame == "main" and .tree[0].ranks == "0-3"'
 expect_grep "cycle of 2: the next step is a culprit" "next step: gdb -p [0-9]*   (rank [12]," "$ERR"
 
 crun cycle4 cycle4 6

@@ -25,6 +25,7 @@ expect_json "no MPI: OUT_MPI, rank null" '.[0].state == "OUT_MPI" and .[0].rank 
 expect_chain "plain chain" "$(funcs '.[0].threads[0]')" "pause f3 f2 f1 pad f0 main"
 expect_json "file:line of f3" '[.[0].threads[0].frames[] | select(.func == "f3")][0] | (.file | endswith("callchain.c")) and .line > 0'
 expect_json "main thread" '.[0].threads[0].main and .[0].threads[0].counted and .[0].threads[0].tid == '"$CC0"
+expect_json "PCs as hex strings, as in the text" 'all(.[0].threads[0].frames[]; .pc | test("^0x[0-9a-f]+$"))'
 expect_untraced "after stack" "$CC0"
 
 start "$TMP/cc2" "$FIX/callchain-inlined" spin

@@ -183,6 +183,32 @@ START_TEST(computation_hang_names_the_rank)
 }
 END_TEST
 
+/* The merged stack tree: each distinct path once, shared frames with the union of ranks. */
+START_TEST(stack_tree_merges_paths)
+{
+	json_t *s = snapshot(4, "IN_MPI", "MPI_Recv", "main > solve > MPI_Recv", "IN_MPI",
+			     "MPI_Allreduce", "main > solve > MPI_Allreduce");
+	json_t *r3 = rank_obj(3, "OUT_MPI", NULL, "main > spin");
+
+	json_array_set_new(s, 3, r3);
+
+	json_t *faulty = json_pack("[i]", 3);
+	json_t *rep = report_build(s, faulty, 1.0, json_object(), "test");
+	json_t *tree = json_object_get(rep, "tree"), *main_node = json_array_get(tree, 0);
+	json_t *solve = json_array_get(json_object_get(main_node, "children"), 0);
+
+	ck_assert_int_eq(json_array_size(tree), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(main_node, "frame")), "main");
+	ck_assert_str_eq(json_string_value(json_object_get(main_node, "ranks")), "0-3");
+	ck_assert_str_eq(json_string_value(json_object_get(solve, "frame")), "solve");
+	ck_assert_str_eq(json_string_value(json_object_get(solve, "ranks")), "0-2");
+	ck_assert_int_eq(json_array_size(json_object_get(solve, "children")), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(main_node, "children"), 1),
+							   "ranks")), "3");
+	json_decref(rep), json_decref(faulty), json_decref(s);
+}
+END_TEST
+
 /* Three snapshots of nranks ranks waiting in MPI_Sendrecv, with `special` (consumed) in place of
  * the rank it describes in each. */
 static void snapshots_with(json_t *snaps[3], int nranks, json_t *special)
@@ -326,6 +352,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, many_groups_in_collectives_are_bounded_by_nothing);
 	tcase_add_test(tc, scattered_ranks_keep_every_range);
 	tcase_add_test(tc, rank_in_the_kernel_is_an_io_hang);
+	tcase_add_test(tc, stack_tree_merges_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }
