@@ -1,6 +1,6 @@
 # run.sh — `make bench`: every measurement in turn, each writing its tables (and plots) to
 # bench/results/, then the index results/README.md with the date and the machine. BENCH=quick
-# (default, about 30 minutes on 2 cores) or BENCH=full (the longer campaign: more runs, pairs,
+# (default, about 45 minutes on 2 cores) or BENCH=full (the longer campaign: more runs, pairs,
 # seeds and ranks; hours). Usage: sh bench/run.sh BUILD_DIR
 BUILD=${1:-build}
 export BUILD
