@@ -78,26 +78,48 @@ static int check_ps_option(const char *cmd, const char *name, const char *value,
 	return 0;
 }
 
-static bool is_long_flag(const struct sched_syntax *syn, const char *name, size_t len)
+static bool name_listed(const char *const *list, const char *name, size_t len)
 {
-	for (const char *const *f = syn->long_flags; *f; f++)
+	for (const char *const *f = list; f && *f; f++)
 		if (strlen(*f) == len && !strncmp(*f, name, len))
 			return true;
 	return false;
 }
 
-/* How many words a scheduler option starting at argv[i] spans (1 or 2). */
-static int sched_option_words(const struct sched_syntax *syn, const char *arg)
+/* How many words a scheduler option starting at arg spans (1 or 2), or -1 (one line printed)
+ * when the scheduler has no such option. */
+static int sched_option_words(const char *cmd, const struct sched_syntax *syn, const char *arg)
 {
 	if (arg[1] == '-') {
 		const char *name = arg + 2, *eq = strchr(name, '=');
+		size_t len = eq ? (size_t)(eq - name) : strlen(name);
 
-		return eq || is_long_flag(syn, name, strlen(name)) ? 1 : 2;
+		if (name_listed(syn->long_flags, name, len))
+			return 1;
+		if (name_listed(syn->long_with_value, name, len))
+			return eq ? 1 : 2;
+		cmd_error(cmd, "'%s' is neither a parastack option nor one of %s's; see '%s --help' and "
+			  "'man %s'", arg, syn->name, cmd, syn->name);
+		return -1;
 	}
 	for (const char *c = arg + 1; *c; c++)
 		if (strchr(syn->short_with_value, *c))
 			return c[1] ? 1 : 2; /* "-N4" carries its value, "-N" takes the next word */
 	return 1;
+}
+
+/* Does the option word arg name a refused option? Its entry, or NULL. */
+static const struct sched_refusal *refused(const struct sched_syntax *syn, const char *arg)
+{
+	for (const struct sched_refusal *r = syn->refused; r && r->option; r++) {
+		size_t n = strlen(r->option);
+
+		if (r->option[1] == '-' ? !strncmp(arg, r->option, n) && (!arg[n] || arg[n] == '=') :
+		    arg[1] != '-' && strchr(arg + 1, r->option[1]) &&
+		    strcspn(arg + 1, syn->short_with_value) >= (size_t)(strchr(arg + 1, r->option[1]) - (arg + 1)))
+			return r;
+	}
+	return NULL;
 }
 
 int batch_split_args(const char *cmd, const char *usage, const struct sched_syntax *syn, int argc,
@@ -155,8 +177,17 @@ int batch_split_args(const char *cmd, const char *usage, const struct sched_synt
 			}
 		}
 
-		int words = sched_option_words(syn, arg);
+		const struct sched_refusal *no = refused(syn, arg);
 
+		if (no) {
+			cmd_error(cmd, "%s", no->why);
+			return -1;
+		}
+
+		int words = sched_option_words(cmd, syn, arg);
+
+		if (words < 0)
+			return -1;
 		if (i + words > argc) {
 			cmd_error(cmd, "option '%s' needs a value", arg);
 			return -1;

@@ -10,9 +10,20 @@
 
 /* How the scheduler's own options take values: the short options that take one, and the long
  * options that take none (every other long option takes one, as --opt=V or --opt V). */
+/* An option that makes a job impossible to watch, and why (one line for the user). */
+struct sched_refusal {
+	const char *option; /* "--wrap" or "-I" */
+	const char *why;
+};
+
+/* The scheduler's documented options: which take a value. A long option in neither list is
+ * not the scheduler's: refused with one line rather than guessed at. */
 struct sched_syntax {
+	const char *name;               /* "sbatch" or "qsub" */
 	const char *short_with_value;   /* e.g. "aAbcdDeiJLMmNnopqStCFwxBG" */
-	const char *const *long_flags;  /* NULL-terminated */
+	const char *const *long_flags;  /* no value, or an optional one given as --opt=value */
+	const char *const *long_with_value; /* a value, as --opt=value or --opt value */
+	const struct sched_refusal *refused; /* ends with { NULL, NULL } */
 	const char *directive;          /* "#SBATCH" or "#PBS" */
 	bool h_is_option;               /* -h is the scheduler's (qsub: hold), only --help is ours */
 };

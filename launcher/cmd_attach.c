@@ -182,7 +182,10 @@ static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len, int *in
 	size_t plen = strlen(MONITOR_STATUS_PREFIX);
 
 	for (;;) {
-		if (signals_caught) {
+		if (signals_caught == SIGUSR1) {
+			kill(mon, SIGUSR1); /* a status line, from the monitors */
+			signals_caught = 0;
+		} else if (signals_caught) {
 			*interrupted = signals_caught;
 			kill(mon, SIGTERM);
 			signals_caught = 0;
@@ -364,6 +367,7 @@ static int watch(const struct attach *at, const struct placement *pl, const char
 		return EXIT_INPUT;
 	}
 	signals_catch();
+	signals_catch_usr1();
 
 	pid_t mon = start_monitors(at, pl, monitor, fds[1]);
 

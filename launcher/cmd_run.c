@@ -416,6 +416,7 @@ int cmd_run(int argc, char **argv)
 	}
 	snprintf(status_file, sizeof(status_file), "%s/status", dir);
 	signals_catch();
+	signals_catch_usr1();
 	find_allocation(&r, dir);
 
 	int rc = run_job(&r, monitor, status_file);
@@ -464,6 +465,13 @@ static int run_job(const struct run *r, const char *monitor, const char *status_
 		int st;
 		pid_t w = waitpid(-1, &st, 0);
 
+		if (w < 0 && errno == EINTR && signals_caught == SIGUSR1) {
+			/* A status line asked for: the monitors' mpirun passes SIGUSR1 on to them. */
+			if (monitoring)
+				kill(mon, SIGUSR1);
+			signals_caught = 0;
+			continue;
+		}
 		if (w < 0 && errno == EINTR && signals_caught) {
 			/* Ctrl-C or a scheduler's signal: pass it on to what we started, then wait. */
 			kill(launcher, signals_caught);

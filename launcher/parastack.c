@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "site_defaults.h"
 
 #ifndef PARASTACK_VERSION
 #define PARASTACK_VERSION "0.1.0"
@@ -60,9 +61,19 @@ int main(int argc, char **argv)
 		print_version("parastack");
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-		if (!strcmp(argv[1], subcommands[i].name))
-			return subcommands[i].run(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		if (strcmp(argv[1], subcommands[i].name))
+			continue;
+
+		int n = argc - 1;
+		char **words = argv + 1;
+
+		/* The commands that watch jobs take the site's and the user's default options. */
+		if ((!strcmp(argv[1], "run") || !strcmp(argv[1], "attach")) &&
+		    !(words = site_defaults_apply(argv[1], &n, words)))
+			return EXIT_USAGE;
+		return subcommands[i].run(n, words);
+	}
 	fprintf(stderr, "parastack: '%s' is not a command; see 'parastack --help'\n", argv[1]);
 	return EXIT_USAGE;
 }

@@ -50,6 +50,7 @@ struct monitor {
 	struct comm c;
 	struct common_options opt;
 	bool no_record; /* --no-record: the report leaves the recording layer's records unread */
+	int dismissed_total; /* suspicions dismissed in earlier rounds */
 	const char *core_dir; /* --core-dir: core files of the culprits before the job is ended */
 	bool kill_on_hang;
 	const char *report_path, *trace_path, *status_path;
@@ -128,18 +129,30 @@ static bool is_leader(const struct monitor *m)
 	return m->c.me == m->c.leader;
 }
 
+/* Where the job's output gets parastack's lines and report: standard error, or standard output
+ * when PARASTACK_REPORT_STREAM=stdout (Torque jobs, whose stderr goes to a file of its own
+ * that users do not look in). */
+static FILE *report_stream(void)
+{
+	const char *v = getenv("PARASTACK_REPORT_STREAM");
+
+	return v && !strcmp(v, "stdout") ? stdout : stderr;
+}
+
 static void say(struct monitor *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(struct monitor *m, const char *fmt, ...)
 {
+	FILE *out = report_stream();
 	va_list ap;
 
 	if (!is_leader(m))
 		return;
-	fputs("parastack: ", stderr);
+	fputs("parastack: ", out);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vfprintf(out, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fputc('\n', out);
+	fflush(out);
 }
 
 /* The launcher can only be seen from its own node; elsewhere it counts as alive. */
@@ -727,7 +740,7 @@ static int diagnose(struct monitor *m)
 		write_cores(m, report);
 	else if (m->kill_on_hang)
 		next_step_outlived(report);
-	report_print(stderr, report);
+	report_print(report_stream(), report);
 	write_report(m, report);
 	json_decref(report);
 	json_decref(faulty);
@@ -736,12 +749,53 @@ static int diagnose(struct monitor *m)
 	return 1;
 }
 
+/* "2 h 13 min", "5 min 3 s", "42 s". */
+static void duration_text(double s, char *buf, size_t len)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		snprintf(buf, len, "%ld h %ld min", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, len, "%ld min %ld s", t / 60, t % 60);
+	else
+		snprintf(buf, len, "%ld s", t);
+}
+
+/* The status line SIGUSR1 asks for: what the model is doing now. */
+static void say_status(struct monitor *m)
+{
+	struct detector_info in;
+	char watched[32];
+
+	if (!m->det) {
+		say(m, "status: finding the job's ranks");
+		return;
+	}
+	detector_get_info(m->det, &in);
+	duration_text((mono_ms() - m->t0_ms) / 1e3, watched, sizeof(watched));
+	if (in.usable)
+		say(m, "status: watching %d ranks for %s; %lld samples, I = %.0f ms, suspicion when S <= %d "
+		    "(suspicious samples in a row now: %d), %d suspicion(s) dismissed%s", m->nranks, watched,
+		    (long long)in.samples, in.interval_ms, in.threshold, in.run_length,
+		    m->dismissed_total + m->conf.dismissed,
+		    m->conf.state == WATCHING ? "" : "; a suspected hang is being confirmed");
+	else
+		say(m, "status: watching %d ranks for %s; %lld samples, the model is still building, "
+		    "%d suspicion(s) dismissed", m->nranks, watched, (long long)in.samples,
+		    m->dismissed_total + m->conf.dismissed);
+}
+
 /* Sleep until the monotonic time `until`, waking early when asked to stop or when the job ends. */
 static bool wait_until(struct monitor *m, double until)
 {
 	for (;;) {
 		double left = until - mono_ms();
 
+		if (status_requests) {
+			status_requests = 0;
+			say_status(m);
+		}
 		if (stop_requested || !launcher_alive(m))
 			return false;
 		if (left <= 0)
@@ -1097,6 +1151,7 @@ int main(int argc, char **argv)
 	int status;
 
 	signals_install(on_signal);
+	signals_catch_status();
 	if (comm_init(&argc, &argv, &m->c) < 0) {
 		fprintf(stderr, "parastack: MPI_Init failed in the monitor\n");
 		return MONITOR_EXIT_ERROR;
@@ -1130,6 +1185,8 @@ int main(int argc, char **argv)
 		double started = mono_ms();
 
 		status = watch_round(m, round);
+		m->dismissed_total += m->conf.dismissed;
+		m->conf.dismissed = 0;
 		round_release(m);
 		if (status != ROUND_AGAIN)
 			break;
@@ -1141,6 +1198,13 @@ int main(int argc, char **argv)
 		if (status == MONITOR_EXIT_NONE && !m->last_model)
 			say(m, "no MPI ranks found: nothing was watched (the job started no MPI program, "
 			    "or its processes carry no MPI rank in their environment)");
+		if (status == MONITOR_EXIT_NONE && m->last_model) {
+			char watched[32];
+
+			duration_text((mono_ms() - m->t0_ms) / 1e3, watched, sizeof(watched));
+			say(m, "watched %s, %ld samples, %d suspicion(s) dismissed, %s", watched,
+			    m->cost_samples, m->dismissed_total, m->reported ? "a hang reported" : "no hang");
+		}
 		if (status == MONITOR_EXIT_NONE && !m->reported && m->report_path) {
 			json_t *r = report_none(m->last_model ? json_incref(m->last_model) : json_null(),
 						m->last_model != NULL);

@@ -1,5 +1,6 @@
 /* report — diagnosis on snapshots. */
 #include "report.h"
+#include "maps.h"
 #include "waitfor.h"
 
 #include <stdarg.h>
@@ -272,22 +273,36 @@ static void add(json_t *diag, const char *fmt, ...)
 }
 
 /* Where a rank is: its innermost application frame, with file:line when known. */
+/* Where a rank stays: its innermost frame of application code with a source position (not
+ * MPI, not a system library such as libc, whose own position says nothing to the user), then
+ * the library call it is in, if any: "faulty_sleep (faults.h:132), in pause (libc.so.6)". */
 static void app_position(json_t *rank, char *buf, size_t len)
 {
 	size_t i;
 	json_t *f;
+	const char *lib_func = NULL, *lib = NULL;
 
 	snprintf(buf, len, "application code");
 	json_array_foreach(json_object_get(rank, "frames"), i, f) {
+		const char *file = str(f, "file"), *mod = str(f, "module");
+
 		if (json_is_true(json_object_get(f, "in_mpi")))
 			continue;
-
-		const char *file = str(f, "file");
-
+		if (mod && maps_classify_path(mod, NULL) == MODULE_RUNTIME) {
+			if (!lib_func) {
+				lib_func = str(f, "func");
+				lib = mod;
+			}
+			continue;
+		}
 		if (!file || !str(f, "func"))
-			continue; /* libc without debug info: look further out */
-		snprintf(buf, len, "%s (%s:%lld)", str(f, "func"), file,
-			 (long long)json_integer_value(json_object_get(f, "line")));
+			continue;
+		if (lib_func)
+			snprintf(buf, len, "%s (%s:%lld), in %s (%s)", str(f, "func"), file,
+				 (long long)json_integer_value(json_object_get(f, "line")), lib_func, lib);
+		else
+			snprintf(buf, len, "%s (%s:%lld)", str(f, "func"), file,
+				 (long long)json_integer_value(json_object_get(f, "line")));
 		return;
 	}
 }

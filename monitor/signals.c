@@ -25,3 +25,27 @@ void signals_catch(void)
 {
 	signals_install(record);
 }
+
+void signals_catch_usr1(void)
+{
+	struct sigaction sa = { .sa_handler = record };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+volatile sig_atomic_t status_requests;
+
+static void count_status(int sig)
+{
+	(void)sig;
+	status_requests++;
+}
+
+void signals_catch_status(void)
+{
+	struct sigaction sa = { .sa_handler = count_status, .sa_flags = SA_RESTART };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+}

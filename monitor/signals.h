@@ -15,4 +15,11 @@ extern volatile sig_atomic_t signals_caught;
 /* signals_install with a handler that only records the signal in signals_caught. */
 void signals_catch(void);
 
+/* Record SIGUSR1 in signals_caught too (no SA_RESTART), for a launcher to pass it on. */
+void signals_catch_usr1(void);
+
+/* SIGUSR1 asks for a status line: counted in status_requests (never terminates). */
+extern volatile sig_atomic_t status_requests;
+void signals_catch_status(void);
+
 #endif

@@ -37,17 +37,39 @@ static const char usage[] =
 	"  -h, --help            show this help\n"
 	"  --version             print the version and the libraries it was built with\n";
 
-/* sbatch (Slurm 22.05): short options that take a value; long options that take none. Every
- * other long option takes one. Options with an optional value must be written --opt=value. */
+/* sbatch (Slurm 22.05), as its man page documents them: short options that take a value; long
+ * options that take none (or an optional one, which must be written --opt=value); long options
+ * that take one. */
 static const char *const sbatch_long_flags[] = {
-	"hold", "ignore-pbs", "no-kill", "no-requeue", "overcommit", "parsable", "quiet", "reboot",
-	"requeue", "oversubscribe", "spread-job", "use-min-nodes", "verbose", "wait", "contiguous",
-	"usage", "version", "get-user-env", "export", "nice", "propagate", "exclusive", "test-only",
-	"container", "kill-on-invalid-dep", NULL,
+	"contiguous", "exclusive", "get-user-env", "help", "hold", "ignore-pbs", "nice", "no-kill",
+	"no-requeue", "overcommit", "oversubscribe", "parsable", "propagate", "quiet", "reboot",
+	"requeue", "spread-job", "test-only", "usage", "use-min-nodes", "verbose", "version", "wait",
+	NULL,
+};
+static const char *const sbatch_long_values[] = {
+	"account", "acctg-freq", "array", "batch", "bb", "bbf", "begin", "chdir", "cluster-constraint",
+	"clusters", "cluster", "comment", "constraint", "container", "core-spec", "cores-per-socket",
+	"cpu-freq", "cpus-per-gpu", "cpus-per-task", "deadline", "delay-boot", "dependency",
+	"distribution", "error", "exclude", "export", "export-file", "extra-node-info", "gid",
+	"gpu-bind", "gpu-freq", "gpus", "gpus-per-node", "gpus-per-socket", "gpus-per-task", "gres",
+	"gres-flags", "hint", "input", "job-name", "kill-on-invalid-dep", "licenses", "mail-type",
+	"mail-user", "mcs-label", "mem", "mem-bind", "mem-per-cpu", "mem-per-gpu", "mincpus",
+	"network", "nodefile", "nodelist", "nodes", "ntasks", "ntasks-per-core", "ntasks-per-gpu",
+	"ntasks-per-node", "ntasks-per-socket", "open-mode", "output", "partition", "power", "prefer",
+	"priority", "profile", "qos", "reservation", "signal", "sockets-per-node", "switches",
+	"thread-spec", "threads-per-core", "time", "time-min", "tmp", "tres-per-task", "uid",
+	"wait-all-nodes", "wckey", "wrap", NULL,
+};
+static const struct sched_refusal sbatch_refused[] = {
+	{ "--wrap", "--wrap cannot be watched; put the command in a script and submit that" },
+	{ NULL, NULL },
 };
 static const struct sched_syntax sbatch_syntax = {
+	.name = "sbatch",
 	.short_with_value = "aAbcdDeiJLMmNnopqStCFwxBG",
 	.long_flags = sbatch_long_flags,
+	.long_with_value = sbatch_long_values,
+	.refused = sbatch_refused,
 	.directive = "#SBATCH",
 };
 

@@ -48,9 +48,17 @@ static const char usage[] =
 /* qsub (Torque 6, and Slurm's wrapper): short options that take a value; its flags are
  * f h I n V x X z. */
 static const char *const qsub_long_flags[] = { "help", "man", "sbatchline", "version", NULL };
+static const struct sched_refusal qsub_refused[] = {
+	{ "-I", "-I (an interactive job) cannot be watched from here; inside it, run "
+		"'parastack run -- mpirun ...'" },
+	{ NULL, NULL },
+};
 static const struct sched_syntax qsub_syntax = {
+	.name = "qsub",
 	.short_with_value = "aAbcCdDeFjJkKlLmMNopPqrStTuvWw",
 	.long_flags = qsub_long_flags,
+	.long_with_value = NULL,
+	.refused = qsub_refused,
 	.directive = "#PBS",
 	.h_is_option = true,
 };
@@ -110,8 +118,12 @@ static const char *ppn_directive(const struct user_script *s, const struct batch
 /* For Slurm's wrapper: -v without -V becomes --export=NONE, which srun inside the job inherits
  * through SLURM_EXPORT_ENV, so its tasks (mpirun's daemons) would start with no environment at
  * all. A Torque job's tasks get the job's environment; so do these. */
-static const char export_all[] =
-	"case ${SLURM_EXPORT_ENV:-} in [Nn][Oo][Nn][Ee]*) export SLURM_EXPORT_ENV=ALL ;; esac\n";
+#define EXPORT_ALL "case ${SLURM_EXPORT_ENV:-} in [Nn][Oo][Nn][Ee]*) export SLURM_EXPORT_ENV=ALL ;; esac\n"
+/* Torque writes a job's stderr to SCRIPT.eJOBID and its stdout to SCRIPT.oJOBID, the job output
+ * users read: the report goes there. */
+#define REPORT_STDOUT "export PARASTACK_REPORT_STREAM=stdout\n"
+static const char export_all_report_stdout[] = EXPORT_ALL REPORT_STDOUT;
+static const char report_stdout[] = REPORT_STDOUT;
 
 static int submit(const struct batch_args *a, const struct user_script *s, const char *parastack)
 {
@@ -137,7 +149,7 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 		.parastack = parastack,
 		.report_expr = "${PBS_O_WORKDIR:-${SLURM_SUBMIT_DIR:-$PWD}}/parastack-${PBS_JOBID:-$SLURM_JOB_ID}.json",
 		.extra_header = extra,
-		.setup = wrapper ? export_all : NULL,
+		.setup = wrapper ? export_all_report_stdout : report_stdout,
 	};
 
 	return batch_submit(CMD, "qsub", "is a Torque/PBS client, or Slurm's slurm-wlm-torque, installed?",

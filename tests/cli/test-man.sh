@@ -58,6 +58,18 @@ expect_error "stack: a mistyped option" 2 "unknown option '--jsn'; did you mean 
 run "$PARASTACK" run --bogus-thing -- true
 expect_error "an unknown option, nothing near" 2 "unknown option '--bogus-thing'; see 'parastack run --help'"
 
+# Site defaults: the file (PARASTACK_CONFIG here), then PARASTACK_OPTIONS, then the command line.
+printf '# cluster-wide\n--alpha 2   # out of range on purpose\n' >"$TMP/site"
+run env PARASTACK_CONFIG="$TMP/site" "$PARASTACK" run -- true
+expect_error "the site's file is read" 2 "alpha"
+printf 'alpha 2\n' >"$TMP/site-bad"
+run env PARASTACK_CONFIG="$TMP/site-bad" "$PARASTACK" run -- true
+expect_error "a word that is no option" 2 "$TMP/site-bad: 'alpha' is not an option"
+run env PARASTACK_CONFIG=/nonexistent PARASTACK_OPTIONS="--report $TMP/env.json" "$PARASTACK" run -- true
+if jq -e '.verdict == "unwatched"' "$TMP/env.json" >/dev/null 2>&1; then ok; else fail "PARASTACK_OPTIONS not applied"; fi
+run env PARASTACK_CONFIG=/nonexistent PARASTACK_OPTIONS="--report $TMP/env2.json" "$PARASTACK" run --report "$TMP/cmd.json" -- true
+if [ -e "$TMP/cmd.json" ] && [ ! -e "$TMP/env2.json" ]; then ok; else fail "the command line does not win over PARASTACK_OPTIONS"; fi
+
 # Every subcommand in the top-level help has a section in the page.
 for sub in $("$PARASTACK" --help | sed -n 's/^  \([a-z]\{2,\}\) .*/\1/p'); do
 	if rendered "$MAN/parastack.1" | grep -q "^   parastack $sub"; then ok; else fail "subcommand $sub has no section in parastack.1"; fi

@@ -86,7 +86,7 @@ expect_error "set size mismatch" 2 "set size is C = 10 but --set-size is 12"
 run "$PARASTACK" replay --frobnicate "$TMP/healthy.trace"
 expect_error "unknown option" 2 "unknown"
 run "$PARASTACK" replay --alpha
-expect_error "missing value" 2 "lacks its value"
+expect_error "missing value" 2 "option .--alpha. needs a value"
 run "$PARASTACK" replay
 expect_error "no file" 2 "expected exactly one trace FILE"
 run "$PARASTACK" replay "$TMP/healthy.trace" "$TMP/hang.trace"

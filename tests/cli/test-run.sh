@@ -122,6 +122,17 @@ prun healthy PS_ITERS=300 -- stencil
 expect_status "healthy stencil ends by itself" 0
 jreport "healthy: verdict none" '.verdict == "none" and .hang_type == null and .model.samples > 0'
 
+# A status line on request (SIGUSR1 to parastack run), and a summary when the job ends by itself.
+start "$TMP/usr1.out" env PS_ITERS=800 "$PARASTACK" run --seed 7 -- mpirun --oversubscribe -np 2 "$APPS/stencil"
+USR1=$BG
+if wait_for "$TMP/usr1.out" "watching 2 ranks" 60; then
+	sleep 3
+	kill -USR1 "$USR1"
+	wait_for "$TMP/usr1.out" "^parastack: status: watching 2 ranks for [0-9]* s; [0-9]* samples" 30
+	if reap "$USR1" 120; then ok; else fail "SIGUSR1: the run did not end by itself"; fi
+	expect_grep "end-of-run summary" "^parastack: watched [0-9]* [a-z]*.*, [0-9]* samples, 0 suspicion(s) dismissed, no hang$" "$(cat "$TMP/usr1.out")"
+fi
+
 # As root through sudo, the report is created as the user who ran sudo: theirs, and only where
 # they may write.
 if [ "$(id -u)" = 0 ]; then

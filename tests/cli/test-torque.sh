@@ -89,6 +89,7 @@ expect_grep "spin: the script ran with its arguments" "solve.sh starts with argu
 expect_grep "spin: watched as a Torque job" "Torque job $JOB_spin: one monitor on each of the 4 host(s) of \$PBS_NODEFILE (8 slot(s))" "$OUTPUT"
 expect_grep "spin: 8 ranks on 4 nodes" "watching 8 ranks on 4 node(s)" "$OUTPUT"
 expect_grep "spin: report in the job output" "HANG DETECTED.*computation error" "$OUTPUT"
+expect_grep "spin: the report is in SCRIPT.oJOBID, where users look" "HANG DETECTED.*computation error" "$(cat "$SUBMIT/solve.sh.o$JOB_spin" 2>/dev/null)"
 expect_grep "spin: faulty rank in the output" "faulty rank(s): 5" "$OUTPUT"
 expect_grep "spin: the faulty rank's host" "rank 5 on n3" "$OUTPUT"
 expect_grep "spin: ended through qdel" "ending the hung Torque job $JOB_spin (qdel $JOB_spin)" "$OUTPUT"

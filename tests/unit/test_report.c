@@ -183,6 +183,28 @@ START_TEST(computation_hang_names_the_rank)
 }
 END_TEST
 
+/* A rank sleeping in libc: the position is its own innermost frame, with the library call. */
+START_TEST(position_is_the_application_frame)
+{
+	json_t *s = snapshot(3, "IN_MPI", "MPI_Allreduce", "main > MPI_Allreduce", "IN_MPI",
+			     "MPI_Allreduce", "main > MPI_Allreduce");
+	json_t *r1 = rank_obj(1, "OUT_MPI", NULL, "main > faulty_sleep > pause");
+
+	json_object_set_new(r1, "frames", json_pack("[{s:s, s:s, s:i, s:s, s:b}, {s:s, s:s, s:i, s:s, s:b}]",
+						    "func", "pause", "file", "../sysdeps/unix/sysv/linux/pause.c",
+						    "line", 29, "module", "libc.so.6", "in_mpi", 0, "func",
+						    "faulty_sleep", "file", "faults.h", "line", 132, "module",
+						    "stencil", "in_mpi", 0));
+	json_array_set_new(s, 1, r1);
+
+	json_t *faulty = json_pack("[i]", 1);
+	json_t *rep = report_build(s, faulty, 1.0, json_object(), "test");
+
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "at faulty_sleep (faults.h:132), in pause (libc.so.6)"));
+	json_decref(rep), json_decref(faulty), json_decref(s);
+}
+END_TEST
+
 /* The merged stack tree: each distinct path once, shared frames with the union of ranks. */
 START_TEST(stack_tree_merges_paths)
 {
@@ -353,6 +375,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, scattered_ranks_keep_every_range);
 	tcase_add_test(tc, rank_in_the_kernel_is_an_io_hang);
 	tcase_add_test(tc, stack_tree_merges_paths);
+	tcase_add_test(tc, position_is_the_application_frame);
 	suite_add_tcase(s, tc);
 	return s;
 }
