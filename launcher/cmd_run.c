@@ -27,6 +27,7 @@
 #include "../sched/slurm/sched_slurm.h"
 #include "../sched/torque/sched_torque.h"
 #include "commands.h"
+#include "job_pattern.h"
 #include "options.h"
 
 
@@ -112,6 +113,12 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 		return -1;
 	}
 	r->job_argv = argv + optind;
+	/* Inside a batch job, each task of an array gets its own files: %j, %A, %a, ... */
+	if ((r->w.report && !(r->w.report = job_pattern_expand(r->w.report))) ||
+	    (r->w.trace && !(r->w.trace = job_pattern_expand(r->w.trace)))) {
+		cmd_error("run", "out of memory");
+		return -1;
+	}
 	return 0;
 }
 

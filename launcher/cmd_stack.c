@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../monitor/capture.h"
+#include "../monitor/discover.h"
+#include "../monitor/pidlist.h"
+#include "../monitor/report.h"
 #include "../monitor/symbolize.h"
 #include "../monitor/target.h"
 #include "commands.h"
@@ -15,11 +19,15 @@
 #define MAX_LOGICAL 8 /* inlined frames shown per physical frame */
 
 static const char stack_usage[] =
-	"usage: parastack stack [--json] PID...\n"
+	"usage: parastack stack [--json] [--tree] (PID... | --launcher PID | --pids-file FILE)\n"
 	"Print the stacks of running processes, with each one's MPI rank and whether it is inside\n"
 	"MPI (IN_MPI) or in application code (OUT_MPI). Each thread is stopped for microseconds.\n"
 	"\n"
 	"  --json       print a JSON array instead of text\n"
+	"  --tree       every process's call path merged into one tree with rank ranges (as\n"
+	"               STAT draws it) instead of each stack\n"
+	"  --launcher PID     the MPI ranks among the descendants of PID (mpirun, srun, a script)\n"
+	"  --pids-file FILE   the ranks of this machine in FILE (lines 'host pid [rank]')\n"
 	"  -h, --help   show this help\n"
 	"  --version    print the version and the libraries it was built with\n";
 
@@ -159,14 +167,108 @@ static int stack_one(pid_t pid, struct symbolizer_pool *syms, json_t *out)
 	return 0;
 }
 
+/* --tree: each process's deciding thread as a rank object (capture.c), grouped and merged. */
+static int stack_tree(const pid_t *pids, int n, bool json)
+{
+	struct symbolizer_pool syms = { 0 };
+	json_t *snap = json_array();
+	char host[256] = "";
+	int failed = 0;
+
+	gethostname(host, sizeof(host) - 1);
+	for (int i = 0; i < n; i++) {
+		struct target t;
+		char err[512];
+
+		if (target_open(&t, pids[i], err, sizeof(err)) != TARGET_OK) {
+			cmd_error("stack", "%s", err);
+			failed++;
+		} else {
+			json_array_append_new(snap, capture_rank(&t, symbolizer_pool_get(&syms, &t.maps), host));
+		}
+		target_close(&t);
+	}
+	report_sort_by_rank(snap);
+
+	json_t *groups = report_groups(snap), *tree = report_tree(groups);
+
+	if (json) {
+		json_dumpf(tree, stdout, JSON_INDENT(2));
+		putchar('\n');
+	} else {
+		printf("%d process(es); each distinct call path once, with its ranks:\n",
+		       (int)json_array_size(snap));
+		report_print_tree(stdout, tree, 1 << 30);
+	}
+	json_decref(tree);
+	json_decref(groups);
+	json_decref(snap);
+	symbolizer_pool_free(&syms);
+	return failed ? EXIT_INPUT : 0;
+}
+
+/* The PIDs named by --launcher or --pids-file (this machine's), in rank order; count or -1. */
+static int job_pids(const char *launcher, const char *file, pid_t **pids)
+{
+	char err[600], host[256] = "";
+	int n = 0;
+
+	if (launcher) {
+		struct job_proc *procs = calloc(PIDLIST_MAX, sizeof(*procs));
+		pid_t root;
+
+		if (!procs || parse_pid(launcher, &root) < 0) {
+			cmd_error("stack", "--launcher: '%s' is not a process id", launcher);
+			free(procs);
+			return -1;
+		}
+		n = discover_descendants(root, procs, PIDLIST_MAX);
+		if (n < 0) {
+			cmd_error("stack", "--launcher %d: no such process", (int)root);
+			free(procs);
+			return -1;
+		}
+		*pids = calloc((size_t)n + 1, sizeof(pid_t));
+		for (int i = 0; *pids && i < n; i++)
+			(*pids)[i] = procs[i].pid;
+		free(procs);
+		if (n == 0)
+			cmd_error("stack", "--launcher %s: no MPI ranks among its descendants", launcher);
+		return n ? n : -1;
+	}
+
+	struct pid_entry *e = calloc(PIDLIST_MAX, sizeof(*e));
+	int m = e ? pidlist_read_file(file, e, PIDLIST_MAX, err, sizeof(err)) : -1;
+
+	if (m < 0) {
+		cmd_error("stack", "%s", e ? err : "out of memory");
+		free(e);
+		return -1;
+	}
+	gethostname(host, sizeof(host) - 1);
+	*pids = calloc((size_t)m + 1, sizeof(pid_t));
+	for (int i = 0; *pids && i < m; i++)
+		if (!e[i].host[0] || !strcmp(e[i].host, host) || !strcmp(e[i].host, "localhost"))
+			(*pids)[n++] = e[i].pid;
+	free(e);
+	if (n == 0)
+		cmd_error("stack", "%s lists no process of this machine (%s); run parastack stack on "
+			  "the ranks' hosts", file, host);
+	return n ? n : -1;
+}
+
 int cmd_stack(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "tree", no_argument, NULL, 't' },
+		{ "launcher", required_argument, NULL, 'L' },
+		{ "pids-file", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false;
+	bool json = false, tree = false;
+	const char *launcher = NULL, *file = NULL;
 	int c;
 
 	opterr = 0;
@@ -175,8 +277,12 @@ int cmd_stack(int argc, char **argv)
 			fputs(stack_usage, stdout);
 			return 0;
 		}
-		if (c == 'j') {
-			json = true;
+		if (c == 'j' || c == 't') {
+			*(c == 'j' ? &json : &tree) = true;
+			continue;
+		}
+		if (c == 'L' || c == 'F') {
+			*(c == 'L' ? &launcher : &file) = optarg;
 			continue;
 		}
 		if (optopt >= '0' && optopt <= '9')
@@ -185,25 +291,41 @@ int cmd_stack(int argc, char **argv)
 			option_unknown("stack", argv, longopts);
 		return EXIT_USAGE;
 	}
-	if (optind == argc) {
-		cmd_error("stack", "expected at least one PID; see 'parastack stack --help'");
+	if ((optind == argc) == !(launcher || file) || (launcher && file)) {
+		cmd_error("stack", "name the processes once: PIDs, --launcher PID or --pids-file FILE; "
+			  "see 'parastack stack --help'");
 		return EXIT_USAGE;
 	}
 
-	pid_t *pids = calloc((size_t)(argc - optind), sizeof(pid_t));
+	pid_t *pids = NULL;
+	int npids = argc - optind;
 
-	for (int i = optind; i < argc; i++)
-		if (parse_pid(argv[i], &pids[i - optind]) < 0) {
-			cmd_error("stack", "'%s' is not a process id (a positive whole number)", argv[i]);
-			free(pids);
-			return EXIT_USAGE;
-		}
+	if (launcher || file) {
+		if ((npids = job_pids(launcher, file, &pids)) < 0)
+			return EXIT_INPUT;
+	} else {
+		pids = calloc((size_t)npids, sizeof(pid_t));
+		for (int i = optind; pids && i < argc; i++)
+			if (parse_pid(argv[i], &pids[i - optind]) < 0) {
+				cmd_error("stack", "'%s' is not a process id (a positive whole number)", argv[i]);
+				free(pids);
+				return EXIT_USAGE;
+			}
+	}
+	if (!pids)
+		return EXIT_INPUT;
+	if (tree) {
+		int rc = stack_tree(pids, npids, json);
+
+		free(pids);
+		return rc;
+	}
 
 	json_t *out = json ? json_array() : NULL;
 	struct symbolizer_pool syms = { 0 };
 	int failed = 0;
 
-	for (int i = 0; i < argc - optind; i++) {
+	for (int i = 0; i < npids; i++) {
 		if (!json && i > 0)
 			putchar('\n');
 		failed += stack_one(pids[i], &syms, out) < 0;

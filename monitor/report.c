@@ -491,9 +491,14 @@ static void tree_finish(json_t *children)
 
 		for (size_t k = 0; ranks && k < n; k++)
 			ranks[k] = (int)json_integer_value(json_array_get(rl, k));
+		size_t u = 0;
+
 		if (ranks)
 			qsort(ranks, n, sizeof(int), compare_int);
-		r = ranks ? ranges_dup(ranks, (int)n) : NULL;
+		for (size_t k = 0; ranks && k < n; k++)
+			if (u == 0 || ranks[u - 1] != ranks[k])
+				ranks[u++] = ranks[k]; /* the same rank from two jobs: once */
+		r = ranks ? ranges_dup(ranks, (int)u) : NULL;
 		json_object_set_new(c, "ranks", json_string(r ? r : "?"));
 		json_object_set_new(c, "count", json_integer((json_int_t)n));
 		json_object_del(c, "rank_list");
@@ -504,9 +509,7 @@ static void tree_finish(json_t *children)
 	sort_array(children, compare_count);
 }
 
-/* Every group's call path merged into one tree, as STAT draws it: each distinct frame
- * sequence once, with the ranks that pass through it. */
-static json_t *report_tree(json_t *groups)
+json_t *report_tree(json_t *groups)
 {
 	json_t *roots = json_array(), *g;
 	size_t i;
@@ -647,37 +650,40 @@ static void report_print_confirmation(FILE *out, json_t *c)
 		fprintf(out, "  confirmed at once (--confirm 0)\n");
 }
 
-#define TREE_LINES 40
-
 /* One level of the merged stack tree, indented by depth; *lines counts what was printed. */
-static void print_tree_level(FILE *out, json_t *children, int depth, int *lines, int *left)
+static void print_tree_level(FILE *out, json_t *children, int depth, int max, int *lines, int *left)
 {
 	size_t i;
 	json_t *c;
 
 	json_array_foreach(children, i, c) {
-		if (*lines >= TREE_LINES) {
+		if (*lines >= max) {
 			(*left)++;
 		} else {
 			fprintf(out, "    %*s%-*s %s\n", depth * 2, "", 40 - depth * 2 > 8 ? 40 - depth * 2 : 8,
 				str(c, "frame"), str(c, "ranks"));
 			(*lines)++;
 		}
-		print_tree_level(out, json_object_get(c, "children"), depth + 1, lines, left);
+		print_tree_level(out, json_object_get(c, "children"), depth + 1, max, lines, left);
 	}
 }
 
-/* The merged stack tree, at most TREE_LINES lines (the JSON has it all). */
-static void print_tree(FILE *out, json_t *tree)
+void report_print_tree(FILE *out, json_t *tree, int max_lines)
 {
 	int lines = 0, left = 0;
 
+	print_tree_level(out, tree, 0, max_lines, &lines, &left);
+	if (left)
+		fprintf(out, "    ... %d more frame(s) (the JSON has them all)\n", left);
+}
+
+/* The report's merged stack tree, at most 40 lines. */
+static void print_tree(FILE *out, json_t *tree)
+{
 	if (!json_array_size(tree))
 		return;
 	fprintf(out, "  stack tree (each distinct call path once, with its ranks):\n");
-	print_tree_level(out, tree, 0, &lines, &left);
-	if (left)
-		fprintf(out, "    ... %d more frame(s): see the JSON report's \"tree\"\n", left);
+	report_print_tree(out, tree, 40);
 }
 
 void report_print(FILE *out, json_t *report)

@@ -22,6 +22,11 @@ json_t *report_faulty(json_t *const *snaps, int nsnaps);
 /* Groups of ranks with the same state and call path in a snapshot, largest first:
  * [{ "ranks": "0-2,4", "rank_list": [...], "count", "state", "path", "mpi_call" }]. */
 json_t *report_groups(json_t *snap);
+/* The groups' call paths (report_groups, with their rank_list) merged into one tree, as STAT
+ * draws it: [{ "frame", "ranks", "count", "children": [...] }], largest first. */
+json_t *report_tree(json_t *groups);
+/* The tree as indented text, at most max_lines lines (then how many more). */
+void report_print_tree(FILE *out, json_t *tree, int max_lines);
 /* The diagnosis: an array of sentences. */
 json_t *report_diagnose(json_t *snap, json_t *groups, json_t *faulty);
 /* The whole report (design.md §5). Steals references to model; snap and faulty are borrowed. */

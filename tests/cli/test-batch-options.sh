@@ -62,4 +62,14 @@ run "$QSUB" -hI job.sh
 expect_error "qsub -I in a cluster of flags is refused" 2 "-I (an interactive job) cannot be watched"
 run "$QSUB" --bogus job.sh
 expect_error "qsub: an option of nobody's" 2 "'--bogus' is neither a parastack option nor one of qsub's"
+
+# Job arrays: --report and --trace take sbatch -o's patterns, from the job's variables.
+run env SLURM_JOB_ID=77 SLURM_ARRAY_JOB_ID=70 SLURM_ARRAY_TASK_ID=7 SLURM_JOB_NAME=solve \
+	"$PARASTACK" run --local --report "$TMP/r-%A_%a-%j-%x-%u-%%.json" -- true
+if [ -s "$TMP/r-70_7-77-solve-$(id -un)-%.json" ]; then ok; else fail "Slurm patterns: $(ls "$TMP")"; fi
+run env PBS_JOBID='12[3].srv' PBS_ARRAYID=3 PBS_JOBNAME=solve "$PARASTACK" run --local \
+	--report "$TMP/p-%A-%a-%j.json" -- true
+if [ -s "$TMP/p-12.srv-3-12[3].srv.json" ]; then ok; else fail "Torque patterns: $(ls "$TMP")"; fi
+run "$PARASTACK" run --local --report "$TMP/plain-%a.json" -- true
+if [ -s "$TMP/plain-%a.json" ]; then ok; else fail "outside a job a pattern stays as written: $(ls "$TMP")"; fi
 finish

@@ -68,6 +68,19 @@ if mpirun_start "$TMP/mpi" 5 "$FIX/mpi_states"; then
 	expect_json "MPI frames marked" '[.[1].threads[0].frames[] | select(.func == "PMPI_Recv")][0].in_mpi'
 	expect_json "runtime threads not counted" 'all(.[]; [.threads[] | select(.main | not) | .counted] | all(. == false))'
 	expect_json "runtime threads exist" 'all(.[]; (.threads | length) >= 2)'
+	# A whole job at once, merged as STAT draws it: by the launcher, or by a PID file.
+	run "$PARASTACK" stack --tree --launcher "$MPIRUN"
+	expect_status "stack --tree --launcher" 0
+	expect_grep "tree: every rank under main" "^    main  *0-4$" "$OUT"
+	expect_grep "tree: rank 1 in wait_in_recv" "^      wait_in_recv  *1$" "$OUT"
+	expect_grep "tree: rank 0 computes" "^      compute_kernel  *0$" "$OUT"
+	run "$PARASTACK" stack --tree --json --launcher "$MPIRUN"
+	expect_json "tree as JSON" '.[0].frame == "main" and .[0].count == 5 and ([.[0].children[].frame] | index("MPI_Allreduce")) != null'
+	for r in 0 1 2 3 4; do echo "$(hostname) $(rank_pid "$TMP/mpi" $r) $r"; done >"$TMP/mpi.pids"
+	run "$PARASTACK" stack --tree --pids-file "$TMP/mpi.pids"
+	expect_grep "tree from a PID file" "^    main  *0-4$" "$OUT"
+	run "$PARASTACK" stack --launcher "$MPIRUN" "$R0"
+	expect_error "PIDs and --launcher" 2 "name the processes once"
 	# The MPI_Test busy-wait rank: in MPI nearly always, and caught inside MPI_Test.
 	run "$FIX/sample_loop" "$R3" 200
 	inmpi=$(printf '%s\n' "$OUT" | grep -c '^IN_MPI$')
@@ -220,6 +233,9 @@ for target in "$CC4" "${R1:-$CC0}"; do
 		expect_untraced "SIG$sig ($target)" "$target"
 	done
 done
+
+run "$PARASTACK" stack --launcher "$CC0"
+expect_error "--launcher without MPI ranks below it" 1 "no MPI ranks among its descendants"
 
 # --- an ordinary user: own processes work, another user's give one clear line ---------------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
