@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,7 +118,7 @@ static void plot_write_marks(FILE *f, const struct trace *tr, const struct timel
 	if (tl->first_hang_ms >= 0) {
 		fprintf(f, "set arrow %d from %.3f, graph 0 to %.3f, graph 1 nohead lw 2 lc rgb '#c00000'\n",
 			tag, tl->first_hang_ms / 1e3, tl->first_hang_ms / 1e3);
-		fprintf(f, "set label %d 'hang verdict (alpha %g)' at %.3f, graph 0.95 right offset -0.5,0 tc rgb '#c00000'\n",
+		fprintf(f, "set label %d 'hang verdict (alpha %g)' at %.3f, graph 0.95 right offset -0.5,0 front boxed tc rgb '#c00000'\n",
 			tag++, alpha, tl->first_hang_ms / 1e3);
 	}
 	for (size_t i = 0; i < tr->nevents; i++) {
@@ -129,7 +130,7 @@ static void plot_write_marks(FILE *f, const struct trace *tr, const struct timel
 
 		fprintf(f, "set arrow %d from %.3f, graph 0 to %.3f, graph 1 nohead dt 2 lc rgb '%s'\n",
 			tag, e->t_ms / 1e3, e->t_ms / 1e3, color);
-		fprintf(f, "set label %d '%s' at %.3f, graph %.2f right offset -0.5,0 tc rgb '%s'\n", tag++,
+		fprintf(f, "set label %d '%s' at %.3f, graph %.2f right offset -0.5,0 front boxed tc rgb '%s'\n", tag++,
 			what, e->t_ms / 1e3, 0.85 - 0.07 * (double)(i % 4), color);
 		/* The confirmation window: from the suspicion to what ended it. */
 		if (e->kind == TRACE_EVENT_SUSPECT && i + 1 < tr->nevents)
@@ -138,12 +139,34 @@ static void plot_write_marks(FILE *f, const struct trace *tr, const struct timel
 	}
 }
 
+/* The x axis's label: seconds since the monitor started, and the clock time of 0 when the trace
+ * recorded it ("# t_ms 0 is unix time T"). */
+static void plot_x_label(FILE *f, double t0_unix)
+{
+	time_t t = (time_t)t0_unix;
+	struct tm tm;
+	char when[64];
+
+	if (t0_unix > 0 && gmtime_r(&t, &tm)) {
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+		fprintf(f, "set xlabel 'time since the monitor started (s); 0 s is %s'\n", when);
+	} else {
+		fputs("set xlabel 'time since the monitor started (s)'\n", f);
+	}
+}
+
 static void plot_write_script(FILE *f, const char *data, const char *output, char format,
 			      const char *title, const struct trace *tr, const struct timeline *tl,
-			      double alpha)
+			      double alpha, double t0_unix)
 {
 	int c = tr->points[0].c;
 	double lo = tl->rows[0].interval_ms, hi = lo;
+	double x0 = tl->rows[0].t_ms / 1e3, x1 = tl->rows[tl->len - 1].t_ms / 1e3;
+
+	/* A trace of a second or less still gets an axis; a little room right of the last sample. */
+	if (x1 - x0 < 1.0)
+		x1 = x0 + 1.0;
+	x1 += (x1 - x0) * 0.02;
 
 	for (size_t i = 1; i < tl->len; i++) {
 		lo = tl->rows[i].interval_ms < lo ? tl->rows[i].interval_ms : lo;
@@ -159,8 +182,8 @@ static void plot_write_script(FILE *f, const char *data, const char *output, cha
 	fputs("\nset multiplot title ", f);
 	gp_string(f, title);
 	fprintf(f, "\nset lmargin 10\nset rmargin 3\nset grid ytics lc rgb '#dddddd'\n"
-		"set key outside top center horizontal\nset xrange [%.3f:%.3f]\n",
-		tl->rows[0].t_ms / 1e3, tl->rows[tl->len - 1].t_ms / 1e3);
+		"set key outside top center horizontal\nset xrange [%.3f:%.3f]\n"
+		"set style textbox opaque noborder\n", x0, x1);
 	fprintf(f, "set size 1,0.66\nset origin 0,0.30\nset ylabel 'S (OUT_MPI of %d sampled)'\n"
 		"set yrange [-0.3:%d.5]\nset ytics 1\nset format x ''\n", c, c);
 	if (c > 20)
@@ -168,15 +191,18 @@ static void plot_write_script(FILE *f, const char *data, const char *output, cha
 	plot_write_marks(f, tr, tl, alpha);
 	fputs("plot ", f);
 	gp_string(f, data);
-	fputs(" using 1:(strcol(5) eq 'healthy' || strcol(5) eq 'building' || strcol(5) eq 'unsettled' ? $2 : NaN) "
-	      "with points pt 7 ps 0.5 lc rgb '#1f5fa8' title 'sample S', '' using 1:(strcol(5) eq 'suspicion' ? $2 : NaN) "
-	      "with points pt 7 ps 0.6 lc rgb '#e08000' title 'suspicion', '' using 1:(strcol(5) eq 'hang' ? $2 : NaN) "
-	      "with points pt 5 ps 0.7 lc rgb '#c00000' title 'suspicion: hang significant', "
-	      "'' using 1:3 with steps lw 1.5 dt 2 lc rgb '#303030' title 'threshold (suspicion when S <= it)'\n",
+	/* The threshold first, so the samples are drawn over it. */
+	fputs(" using 1:3 with steps lw 1.5 dt 2 lc rgb '#303030' title 'threshold: suspicious when S is at or below it', "
+	      "'' using 1:(strcol(5) eq 'healthy' || strcol(5) eq 'building' || strcol(5) eq 'unsettled' ? $2 : NaN) "
+	      "with points pt 7 ps 0.5 lc rgb '#1f5fa8' title 'S: sampled ranks in application code', "
+	      "'' using 1:(strcol(5) eq 'suspicion' ? $2 : NaN) "
+	      "with points pt 7 ps 0.6 lc rgb '#e08000' title 'suspicious sample (nearly all waiting in MPI)', "
+	      "'' using 1:(strcol(5) eq 'hang' ? $2 : NaN) "
+	      "with points pt 5 ps 0.7 lc rgb '#c00000' title 'too many suspicious samples in a row: hang verdict'\n",
 	      f);
 	fputs("unset arrow\nunset label\nunset key\nset size 1,0.32\nset origin 0,0\n"
-	      "set format x '%g'\nset xlabel 'time since the monitor started (s)'\n"
-	      "set ylabel 'interval I (ms)'\nset logscale y 2\n", f);
+	      "set format x '%g'\nset ylabel 'interval I (ms)'\nset logscale y 2\n", f);
+	plot_x_label(f, t0_unix);
 	fprintf(f, "set yrange [%g:%g]\nset ytics (", lo / 1.5, hi * 1.5);
 	for (double v = lo; v <= hi * 1.001; v *= 2)
 		fprintf(f, "%s%.0f", v > lo ? ", " : "", v);
@@ -260,10 +286,26 @@ static int plot_deliver(const char *drawn, const char *output)
 	return rc;
 }
 
+/* The Unix time of the trace's t = 0, from the monitor's "# t_ms 0 is unix time T" line among
+ * its first lines; 0 when it has none. */
+static double trace_start_unix(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char line[256];
+	double t = 0;
+
+	for (int i = 0; f && i < 64 && fgets(line, sizeof(line), f); i++)
+		if (sscanf(line, "# t_ms 0 is unix time %lf", &t) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return t > 0 ? t : 0;
+}
+
 /* Write data and script into a private directory, draw into it, deliver the picture, and
  * remove the rest (one cleanup path). */
 static int plot_draw(const char *output, const char *title, const struct trace *tr,
-		     const struct timeline *tl, double alpha)
+		     const struct timeline *tl, double alpha, double t0_unix)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX], data[PATH_MAX + 16], script[PATH_MAX + 16], drawn[PATH_MAX + 16];
@@ -283,7 +325,7 @@ static int plot_draw(const char *output, const char *title, const struct trace *
 	plot_write_data(f, tl);
 	if (fclose(f) != 0 || !(f = plot_create(script)))
 		goto out;
-	plot_write_script(f, data, drawn, plot_format(output), title, tr, tl, alpha);
+	plot_write_script(f, data, drawn, plot_format(output), title, tr, tl, alpha, t0_unix);
 	if (fclose(f) != 0)
 		goto out;
 	rc = plot_run_gnuplot(script, output);
@@ -389,7 +431,8 @@ static int plot_trace(const struct plot_options *po, const struct trace *tr, con
 	}
 	if (po->data)
 		plot_write_data(stdout, &tl);
-	else if (plot_draw(output, po->title ? po->title : path, tr, &tl, po->o.model.alpha) < 0)
+	else if (plot_draw(output, po->title ? po->title : path, tr, &tl, po->o.model.alpha,
+			   trace_start_unix(path)) < 0)
 		status = EXIT_INPUT;
 	else
 		plot_summary(output, tr, &tl);

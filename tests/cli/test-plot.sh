@@ -15,12 +15,22 @@ svg=$(cat "$TMP/hang.svg")
 expect_grep "an SVG document" "<svg" "$svg"
 expect_grep "the title" "stencil, 4 ranks" "$svg"
 expect_grep "the verdict marked" "hang verdict (alpha 0.001)" "$svg"
-expect_grep "the threshold in the key" "threshold (suspicion when S &lt;= it)" "$svg"
+expect_grep "the threshold in the key, in users' words" "threshold: suspicious when S is at or below it" "$svg"
+expect_grep "the verdict's samples in users' words" "too many suspicious samples in a row: hang verdict" "$svg"
 expect_grep "the interval panel" "interval I (ms)" "$svg"
 
 run "$PARASTACK" plot -o "$TMP/hang.png" "$TMP/hang.trace"
 expect_status "png" 0
 expect_grep "a PNG file" "^PNG$" "$(dd if="$TMP/hang.png" bs=1 skip=1 count=3 2>/dev/null)"
+# The clock time of t = 0 on the time axis, when the trace recorded it.
+{ echo "# t_ms 0 is unix time 1795492934.5"; cat "$TMP/hang.trace"; } >"$TMP/clock.trace"
+run "$PARASTACK" plot -o "$TMP/clock.svg" "$TMP/clock.trace"
+expect_grep "wall-clock time on the axis" "0 s is 2026-11-24 04:02:14 UTC" "$(cat "$TMP/clock.svg")"
+# A trace of two samples still makes a picture (no gnuplot error, no broken file).
+printf '0 1 2\n400 1 2\n' >"$TMP/two.trace"
+run "$PARASTACK" plot -o "$TMP/two.svg" "$TMP/two.trace"
+expect_status "two samples: drawn" 0
+expect_grep "two samples: an SVG document" "</svg>" "$(cat "$TMP/two.svg" 2>/dev/null)"
 
 # Default name: the trace's without .trace, plus .svg, in the current directory.
 mkdir "$TMP/cwd"
