@@ -23,7 +23,7 @@ static const struct {
 } ps_options[] = {
 	{ "alpha", true }, { "interval", true }, { "max-interval", true }, { "set-size", true },
 	{ "seed", true },  { "on-hang", true },  { "report", true },       { "trace", true },
-	{ "grace", true },  { "confirm", true }, { "no-record", false }, { "core-dir", true },
+	{ "grace", true },  { "confirm", true }, { "no-record", false }, { "core-dir", true }, { "quiet", false }, { "progress", true },
 };
 
 static int ps_option_index(const char *name, size_t len)
@@ -58,6 +58,11 @@ static int check_ps_option(const char *cmd, const char *name, const char *value,
 			return -1;
 	} else if (!strcmp(name, "core-dir")) {
 		if (option_core_dir(cmd, value) < 0)
+			return -1;
+	} else if (!strcmp(name, "progress")) {
+		double seconds;
+
+		if (option_progress(cmd, value, &seconds) < 0)
 			return -1;
 	} else if (common_option_apply(cmd, model, name, value) < 0) {
 		return -1;

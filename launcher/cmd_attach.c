@@ -39,6 +39,9 @@ static const char attach_usage[] =
 	"                        the listed processes exactly (SIGTERM, then SIGKILL), or the Slurm job\n"
 	"  --confirm SECONDS     after a suspicion, act only if nothing moves for this long (default\n"
 	"                        60, more after long healthy stalls; 0: act on the model at once)\n"
+	"  --quiet               only suspicions, hangs and the report: no what-is-watched or\n"
+	"                        summary lines\n"
+	"  --progress SECONDS    a status line this often (also on SIGUSR1, at any time)\n"
 	"  --no-record           leave the recording layer's records unread (by default the report\n"
 	"                        uses them when the job's ranks have libparastack-mpi.so loaded)\n"
 	"  --core-dir DIR        before acting on a hang, write core files (gdb's gcore) of the\n"
@@ -134,7 +137,7 @@ static void export_allocation(const struct slurm_job_info *job)
 static pid_t start_monitors(const struct attach *at, const struct placement *pl,
 			    const char *monitor, int out_fd)
 {
-	char *argv[40], words[6][64];
+	char *argv[40], words[7][64];
 	int a = 0;
 	pid_t pid;
 

@@ -44,6 +44,9 @@ static const char run_usage[] =
 	"  --on-hang=kill|report end the job after the report (default), or report and keep watching\n"
 	"  --confirm SECONDS     after a suspicion, act only if nothing moves for this long (default\n"
 	"                        60, more after long healthy stalls; 0: act on the model at once)\n"
+	"  --quiet               only suspicions, hangs and the report: no what-is-watched or\n"
+	"                        summary lines\n"
+	"  --progress SECONDS    a status line this often (also on SIGUSR1, at any time)\n"
 	"  --no-record           do not preload the recording layer (libparastack-mpi.so) into the\n"
 	"                        ranks; a communication hang is then diagnosed from stacks alone\n"
 	"  --core-dir DIR        before ending a hung job, write core files (gdb's gcore) of the\n"
@@ -167,7 +170,7 @@ static pid_t spawn(char **argv, bool as_monitor, bool in_slurm, const char *prel
 static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launcher,
 			   const char *status_file)
 {
-	char *argv[48], pid_s[16], job_s[16], words[6][64], host[256] = "";
+	char *argv[48], pid_s[16], job_s[16], words[7][64], host[256] = "";
 	int a = 0;
 
 	argv[a++] = "mpirun";

@@ -309,6 +309,11 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 			return -1;
 		w->core_dir = option_absolute_path(arg);
 		return 0;
+	case 'Q':
+		w->quiet = true;
+		return 0;
+	case 'P':
+		return option_progress(cmd, arg, &w->progress_s);
 	case 'R':
 	case 'T':
 		if (option_output_path(cmd, c == 'R' ? "report" : "trace", arg) < 0)
@@ -340,6 +345,19 @@ int option_core_dir(const char *cmd, const char *dir)
 	return 0;
 }
 
+int option_progress(const char *cmd, const char *arg, double *seconds)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !(v >= 1.0 && v <= 86400.0)) {
+		cmd_error(cmd, "--progress: '%s' is not a number of seconds from 1 to 86400", arg);
+		return -1;
+	}
+	*seconds = v;
+	return 0;
+}
+
 int option_confirm(const char *cmd, const char *arg, double *seconds)
 {
 	char *end;
@@ -353,7 +371,7 @@ int option_confirm(const char *cmd, const char *arg, double *seconds)
 	return 0;
 }
 
-int watch_options_argv(const struct watch_options *w, char **argv, char buf[6][64])
+int watch_options_argv(const struct watch_options *w, char **argv, char buf[7][64])
 {
 	int a = model_options_argv(&w->opt, argv, buf);
 
@@ -364,6 +382,12 @@ int watch_options_argv(const struct watch_options *w, char **argv, char buf[6][6
 	argv[a++] = w->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
 	if (w->no_record)
 		argv[a++] = "--no-record";
+	if (w->quiet)
+		argv[a++] = "--quiet";
+	if (w->progress_s > 0) {
+		snprintf(buf[6], 64, "--progress=%.17g", w->progress_s);
+		argv[a++] = buf[6];
+	}
 	if (w->core_dir) {
 		argv[a++] = "--core-dir";
 		argv[a++] = (char *)w->core_dir;

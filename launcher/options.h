@@ -76,6 +76,8 @@ struct watch_options {
 	double confirm_s;           /* --confirm: the confirmation window (monitor's default if not given) */
 	bool no_record;             /* --no-record: no recording layer (run: not preloaded) */
 	const char *core_dir;       /* --core-dir: absolute path, or NULL */
+	bool quiet;                 /* --quiet */
+	double progress_s;          /* --progress SECONDS (0: none) */
 };
 
 /* getopt_long entries of the model options and --on-hang, --report, --trace, --confirm. */
@@ -83,10 +85,14 @@ struct watch_options {
 	MODEL_LONGOPTS, { "on-hang", required_argument, NULL, 'H' },                            \
 	{ "report", required_argument, NULL, 'R' }, { "trace", required_argument, NULL, 'T' },  \
 	{ "confirm", required_argument, NULL, 'W' }, { "no-record", no_argument, NULL, 'O' },  \
-	{ "core-dir", required_argument, NULL, 'C' }
+	{ "core-dir", required_argument, NULL, 'C' }, { "quiet", no_argument, NULL, 'Q' },       \
+	{ "progress", required_argument, NULL, 'P' }
 
 /* --core-dir DIR: an existing directory this user may write in. 0, or -1 (one line printed). */
 int option_core_dir(const char *cmd, const char *dir);
+
+/* --progress SECONDS: from 1 s to a day. */
+int option_progress(const char *cmd, const char *arg, double *seconds);
 
 /* --confirm SECONDS: 0 (act at once) up to a day. */
 int option_confirm(const char *cmd, const char *arg, double *seconds);
@@ -96,8 +102,8 @@ int option_confirm(const char *cmd, const char *arg, double *seconds);
 int watch_option_apply(const char *cmd, struct watch_options *w, int c, const char *name,
 		       const char *arg);
 
-/* Those options as words for parastack-monitor's command line; the count (at most 13). */
-int watch_options_argv(const struct watch_options *w, char **argv, char buf[6][64]);
+/* Those options as words for parastack-monitor's command line; the count (at most 16). */
+int watch_options_argv(const struct watch_options *w, char **argv, char buf[7][64]);
 
 /* In the child that becomes the monitors' mpirun: what Open MPI needs from the environment
  * (running as root; inside a Slurm allocation, a step that overlaps the job's and carries

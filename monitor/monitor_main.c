@@ -51,6 +51,9 @@ struct monitor {
 	struct common_options opt;
 	bool no_record; /* --no-record: the report leaves the recording layer's records unread */
 	int dismissed_total; /* suspicions dismissed in earlier rounds */
+	bool quiet;          /* --quiet: only suspicions, hangs and reports */
+	double progress_s;   /* --progress: a status line this often (0: none) */
+	double next_progress_ms;
 	const char *core_dir; /* --core-dir: core files of the culprits before the job is ended */
 	bool kill_on_hang;
 	const char *report_path, *trace_path, *status_path;
@@ -139,20 +142,39 @@ static FILE *report_stream(void)
 	return v && !strcmp(v, "stdout") ? stdout : stderr;
 }
 
-static void say(struct monitor *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(struct monitor *m, const char *fmt, ...)
+static void say_v(struct monitor *m, const char *fmt, va_list ap)
 {
 	FILE *out = report_stream();
-	va_list ap;
 
 	if (!is_leader(m))
 		return;
 	fputs("parastack: ", out);
-	va_start(ap, fmt);
 	vfprintf(out, fmt, ap);
-	va_end(ap);
 	fputc('\n', out);
 	fflush(out);
+}
+
+static void say(struct monitor *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct monitor *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_v(m, fmt, ap);
+	va_end(ap);
+}
+
+/* A line of information only (what is watched, status, the summary): not with --quiet. */
+static void say_info(struct monitor *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say_info(struct monitor *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (m->quiet)
+		return;
+	va_start(ap, fmt);
+	say_v(m, fmt, ap);
+	va_end(ap);
 }
 
 /* The launcher can only be seen from its own node; elsewhere it counts as alive. */
@@ -182,6 +204,9 @@ static const char monitor_usage[] =
 	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
 	"  --confirm SECONDS   confirmation window after a suspicion (default 60; 0: act at once)\n"
 	"  --no-record         leave the recording layer's records unread in the report\n"
+	"  --quiet             only suspicions, hangs and the report (no what-is-watched or summary\n"
+	"                      lines)\n"
+	"  --progress SECONDS  a status line this often\n"
 	"  --core-dir DIR      before acting on a hang, write core files of the faulty ranks and\n"
 	"                      of one rank per stack group there (gdb's gcore)\n"
 	"  --report FILE       write the JSON report there\n"
@@ -208,6 +233,8 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 		{ "confirm", required_argument, NULL, 'W' },
 		{ "no-record", no_argument, NULL, 'O' },
 		{ "core-dir", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "progress", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -240,6 +267,11 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 		case 'N': m->launcher_host = optarg; break;
 		case 'O': m->no_record = true; break;
 		case 'C': m->core_dir = optarg; break;
+		case 'Q': m->quiet = true; break;
+		case 'G':
+			if (option_progress("monitor", optarg, &m->progress_s) < 0)
+				return -1;
+			break;
 		case 'J':
 			if (sched_slurm_parse_jobid(optarg, &m->slurm_job) < 0) {
 				cmd_error("monitor", "--slurm-job: '%s' is not a Slurm job id", optarg);
@@ -377,7 +409,7 @@ static int discover_all(struct monitor *m, struct job_proc *local, int *nlocal)
 			return 0;
 		}
 		if (mono_ms() - start > 30000 && mono_ms() - noted > 30000) {
-			say(m, "waiting for the job's ranks: %ld of %ld found so far", total, world);
+			say_info(m, "waiting for the job's ranks: %ld of %ld found so far", total, world);
 			noted = mono_ms();
 		}
 		sleep_ms(200);
@@ -796,6 +828,12 @@ static bool wait_until(struct monitor *m, double until)
 			status_requests = 0;
 			say_status(m);
 		}
+		/* --progress: the first line one period after watching starts, then each period. */
+		if (m->progress_s > 0 && mono_ms() >= m->next_progress_ms) {
+			if (m->next_progress_ms > 0)
+				say_status(m);
+			m->next_progress_ms = mono_ms() + m->progress_s * 1e3;
+		}
 		if (stop_requested || !launcher_alive(m))
 			return false;
 		if (left <= 0)
@@ -1054,7 +1092,7 @@ static int watch_round(struct monitor *m, int round)
 		status = follower_loop(m);
 		return status == CMD_AGAIN ? ROUND_AGAIN : MONITOR_EXIT_NONE;
 	}
-	say(m, "watching %d ranks%s on %d node(s); sampling sets of %d, alpha %g, initial interval %.0f ms",
+	say_info(m, "watching %d ranks%s on %d node(s); sampling sets of %d, alpha %g, initial interval %.0f ms",
 	    m->nranks, round ? " (the job's next MPI run)" : "", m->c.size, m->sets.size,
 	    m->opt.model.alpha, m->opt.model.interval_ms);
 	if (m->trace)
@@ -1202,7 +1240,7 @@ int main(int argc, char **argv)
 			char watched[32];
 
 			duration_text((mono_ms() - m->t0_ms) / 1e3, watched, sizeof(watched));
-			say(m, "watched %s, %ld samples, %d suspicion(s) dismissed, %s", watched,
+			say_info(m, "watched %s, %ld samples, %d suspicion(s) dismissed, %s", watched,
 			    m->cost_samples, m->dismissed_total, m->reported ? "a hang reported" : "no hang");
 		}
 		if (status == MONITOR_EXIT_NONE && !m->reported && m->report_path) {

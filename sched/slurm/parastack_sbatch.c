@@ -29,6 +29,8 @@ static const char usage[] =
 	"  --on-hang=kill|report cancel the job after the report (default), or report and keep watching\n"
 	"  --confirm SECONDS     after a suspicion, act only if nothing moves for this long (default\n"
 	"                        60, more after long healthy stalls; 0: act on the model at once)\n"
+	"  --quiet               only suspicions, hangs and the report in the job's output\n"
+	"  --progress SECONDS    a status line in the job's output this often\n"
 	"  --no-record           do not preload the recording layer into the ranks\n"
 	"  --core-dir DIR        core files of the faulty ranks before the job is cancelled\n"
 	"  --report FILE         the JSON report (default: parastack-JOBID.json in the submit directory)\n"

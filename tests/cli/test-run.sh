@@ -133,6 +133,12 @@ if wait_for "$TMP/usr1.out" "watching 2 ranks" 60; then
 	expect_grep "end-of-run summary" "^parastack: watched [0-9]* [a-z]*.*, [0-9]* samples, 0 suspicion(s) dismissed, no hang$" "$(cat "$TMP/usr1.out")"
 fi
 
+# --quiet --progress: status lines every 2 s, and nothing else of parastack's.
+prun quiet PS_ITERS=300 -- stencil --quiet --progress 2
+expect_status "--quiet: the job's own status" 0
+expect_grep "--progress: status lines" "^parastack: status: watching $NP ranks" "$ERR"
+if printf '%s\n' "$ERR" | grep -Eq "^parastack: (watching|watched) "; then fail "--quiet: informational lines printed: $ERR"; else ok; fi
+
 # As root through sudo, the report is created as the user who ran sudo: theirs, and only where
 # they may write.
 if [ "$(id -u)" = 0 ]; then
