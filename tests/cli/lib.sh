@@ -155,6 +155,16 @@ expect_grep() {
 	if printf '%s' "$3" | grep -q -- "$2"; then ok; else fail "$1: /$2/ not in: $3"; fi
 }
 
+# expect_keys_documented NAME JSON-FILE: every key of the JSON (at any depth) is in parastack(1).
+expect_keys_documented() {
+	page=$(sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' "$(dirname "$0")/../../man/parastack.1")
+	missing=""
+	for k in $(jq -r '[paths | map(select(type == "string")) | last | select(. != null)] | unique | .[]' "$2"); do
+		printf '%s' "$page" | grep -q -- "$k" || missing="$missing $k"
+	done
+	if [ -z "$missing" ]; then ok; else fail "$1: keys not in parastack(1):$missing"; fi
+}
+
 finish() {
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]

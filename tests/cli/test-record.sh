@@ -107,5 +107,7 @@ if mpirun_start "$TMP/job.out" 4 -x LD_PRELOAD="$(cd "$(dirname "$LIB")" && pwd)
 	expect_status "attach: hang found, job ended" 86
 	jreport "attach: the layer's cycle" '.faulty_ranks == [1,2] and .wait_for.cycles == [[1,2]]'
 fi
+# Every key of these reports is documented.
+for r in cycle2 bcast lostisend cores; do expect_keys_documented "report keys ($r)" "$TMP/$r.json"; done
 stop_started
 finish

@@ -9,6 +9,8 @@ $GEN long --minutes 30 --seed 5 --hang-at 1500 --step-ms 50 >"$TMP/long-hang.tra
 
 run "$PARASTACK" replay --json "$TMP/healthy.trace"
 expect_status "healthy json" 0
+printf '%s' "$OUT" >"$TMP/replay.json"
+expect_keys_documented "replay --json keys" "$TMP/replay.json"
 expect_json "healthy verdict" '.verdict == "none" and .detected_at_ms == null'
 expect_json "healthy fields" '(.interval_ms > 0) and (.samples > 100) and (.model | has("p_hat") and has("e") and has("q") and has("threshold"))'
 

@@ -26,6 +26,8 @@ expect_chain "plain chain" "$(funcs '.[0].threads[0]')" "pause f3 f2 f1 pad f0 m
 expect_json "file:line of f3" '[.[0].threads[0].frames[] | select(.func == "f3")][0] | (.file | endswith("callchain.c")) and .line > 0'
 expect_json "main thread" '.[0].threads[0].main and .[0].threads[0].counted and .[0].threads[0].tid == '"$CC0"
 expect_json "PCs as hex strings, as in the text" 'all(.[0].threads[0].frames[]; .pc | test("^0x[0-9a-f]+$"))'
+printf '%s' "$OUT" >"$TMP/stack.json"
+expect_keys_documented "stack --json keys" "$TMP/stack.json"
 expect_untraced "after stack" "$CC0"
 
 start "$TMP/cc2" "$FIX/callchain-inlined" spin
