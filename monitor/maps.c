@@ -319,9 +319,11 @@ static void maps_scan_symbols(struct maps *mp, int path_index, bool want_mpi)
 /* Is path_index one of the MPI libraries that hold MPI_Init or a progress engine? */
 static bool is_main_mpi_library(const struct maps *mp, int path_index)
 {
+	/* parastack's own recording layer too: its MPI_Test* wrappers are the polling calls the
+	 * application makes, its MPI_Init wrapper the start-up it is in. */
 	static const char *const libs[] = { "libmpi.so", "libmpich.so", "libopen-pal.so",
 					    "libucp.so", "libuct.so", "libmpi_mpifh.so", "libmpi_usempi",
-					    "libmpifort.so", NULL };
+					    "libmpifort.so", "libparastack-mpi.so", NULL };
 	const char *base = strrchr(mp->paths[path_index], '/');
 
 	base = base ? base + 1 : mp->paths[path_index];

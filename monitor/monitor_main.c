@@ -664,6 +664,15 @@ static json_t *steps_json(const struct monitor *m, double confirmed_at)
 			 "dismissed_before", m->conf.dismissed, "ranks_in_kernel", confirm_is_io(&m->conf));
 }
 
+static void strip_frames(json_t *snap)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(snap, i, r)
+		json_object_del(r, "frames");
+}
+
 /* The ranks worth a core file: the faulty ones, and the first of each stack group. */
 static int core_ranks(json_t *report, int *out, int max)
 {
@@ -751,6 +760,11 @@ static int diagnose(struct monitor *m)
 	for (int k = 1; k <= SNAPSHOTS; k++) {
 		sleep_ms(gap);
 		snaps[k] = snapshot_all(m, k == SNAPSHOTS);
+		/* Only the last snapshot's frames go into the report: the earlier ones keep each
+		 * rank's state, call and path (what the checks compare), so a large job's report
+		 * does not hold six copies of every stack. */
+		if (k >= 2)
+			strip_frames(snaps[k - 2]);
 		if (check_moved && report_moved(snaps[k - 1], snaps[k], why, sizeof(why))) {
 			say(m, "a suspected hang was a transient slowdown (%s); monitoring continues", why);
 			for (int i = 0; i <= k; i++)
