@@ -345,30 +345,29 @@ int option_core_dir(const char *cmd, const char *dir)
 	return 0;
 }
 
-int option_progress(const char *cmd, const char *arg, double *seconds)
+/* --NAME SECONDS: a number of seconds from lo up to a day. */
+static int option_seconds(const char *cmd, const char *name, const char *arg, double lo,
+			  double *seconds)
 {
 	char *end;
 	double v = strtod(arg, &end);
 
-	if (end == arg || *end || !(v >= 1.0 && v <= 86400.0)) {
-		cmd_error(cmd, "--progress: '%s' is not a number of seconds from 1 to 86400", arg);
+	if (end == arg || *end || !(v >= lo && v <= 86400.0)) {
+		cmd_error(cmd, "--%s: '%s' is not a number of seconds from %g to 86400", name, arg, lo);
 		return -1;
 	}
 	*seconds = v;
 	return 0;
 }
 
+int option_progress(const char *cmd, const char *arg, double *seconds)
+{
+	return option_seconds(cmd, "progress", arg, 1.0, seconds);
+}
+
 int option_confirm(const char *cmd, const char *arg, double *seconds)
 {
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (end == arg || *end || !(v >= 0.0 && v <= 86400.0)) {
-		cmd_error(cmd, "--confirm: '%s' is not a number of seconds from 0 to 86400", arg);
-		return -1;
-	}
-	*seconds = v;
-	return 0;
+	return option_seconds(cmd, "confirm", arg, 0.0, seconds);
 }
 
 int watch_options_argv(const struct watch_options *w, char **argv, char buf[7][64])

@@ -145,8 +145,16 @@ json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
 	int n = 0;
 	enum rank_state state;
 
-	if (target_capture(t, &threads, &n, &state, err, sizeof(err)) != TARGET_OK)
+	enum target_status st = target_capture(t, &threads, &n, &state, err, sizeof(err));
+
+	if (st == TARGET_GONE || st == TARGET_REUSED)
 		return capture_exited(t->rank, t->pid, host);
+	/* Alive but not sampled this time (a thread slow to stop on a loaded node): no evidence
+	 * either way, never taken for an exit. */
+	if (st != TARGET_OK)
+		return json_pack("{s:i, s:s, s:i, s:s, s:n, s:s++, s:[], s:b}", "rank", t->rank, "host",
+				 host, "pid", (int)t->pid, "state", "UNKNOWN", "mpi_call", "path",
+				 "(not sampled: ", err, ")", "frames", "stopped", 0);
 
 	json_t *rank = json_pack("{s:i, s:s, s:i, s:s}", "rank", t->rank, "host", host, "pid",
 				 (int)t->pid, "state", rank_state_name(state));

@@ -144,15 +144,21 @@ json_t *report_faulty(json_t *const *snaps, int nsnaps)
 	json_array_foreach(snaps[0], i, o) {
 		bool always_out = true, always_stopped = true, always_gone = true;
 
-		/* Out of MPI, frozen (SIGSTOP) or dead in every snapshot: the others wait for it. */
+		int seen = 0;
+
+		/* Out of MPI, frozen (SIGSTOP) or dead in every snapshot: the others wait for it. A
+		 * snapshot that could not sample the rank (UNKNOWN) says nothing either way. */
 		for (int k = 0; k < nsnaps; k++) {
 			json_t *r = find_rank(snaps[k], rank_of(o));
 
+			if (r && same(str(r, "state"), "UNKNOWN"))
+				continue;
+			seen++;
 			always_out &= r && same(str(r, "state"), "OUT_MPI");
 			always_stopped &= r && json_is_true(json_object_get(r, "stopped"));
 			always_gone &= r && same(str(r, "state"), "EXITED");
 		}
-		if (always_out || always_stopped || always_gone)
+		if (seen && (always_out || always_stopped || always_gone))
 			json_array_append_new(faulty, json_integer(rank_of(o)));
 	}
 	return faulty;

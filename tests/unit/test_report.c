@@ -89,17 +89,21 @@ START_TEST(faulty_ranks_are_out_in_every_snapshot)
 	for (int k = 0; k < 5; k++)
 		s[k] = snapshot(6, "IN_MPI", "MPI_Allreduce", "main > MPI_Allreduce", "IN_MPI",
 				"MPI_Allreduce", "main > MPI_Allreduce");
-	/* Rank 3 out in all five, rank 4 out in four. */
+	/* Rank 3 out in all five, rank 4 out in four; rank 1 out in four and not sampled in one (a
+	 * thread slow to stop): faulty, since that snapshot says nothing; rank 5 never sampled. */
 	for (int k = 0; k < 5; k++) {
 		json_array_set_new(s[k], 3, rank_obj(3, "OUT_MPI", NULL, "main > spin"));
 		if (k != 2)
 			json_array_set_new(s[k], 4, rank_obj(4, "OUT_MPI", NULL, "main > compute"));
+		json_array_set_new(s[k], 1, rank_obj(1, k == 3 ? "UNKNOWN" : "OUT_MPI", NULL, "main > spin"));
+		json_array_set_new(s[k], 5, rank_obj(5, "UNKNOWN", NULL, "(not sampled: test)"));
 	}
 
 	json_t *f = report_faulty(s, 5);
 
-	ck_assert_int_eq(json_array_size(f), 1);
-	ck_assert_int_eq(json_integer_value(json_array_get(f, 0)), 3);
+	ck_assert_int_eq(json_array_size(f), 2);
+	ck_assert_int_eq(json_integer_value(json_array_get(f, 0)), 1);
+	ck_assert_int_eq(json_integer_value(json_array_get(f, 1)), 3);
 	json_decref(f);
 	for (int k = 0; k < 5; k++)
 		json_decref(s[k]);
