@@ -612,6 +612,28 @@ static void gone_waited_for(struct graph *g, int **gone, int *ngone)
 		}
 }
 
+/* Of the ranks that have not entered a collective, leave out those that only wait, point to
+ * point, for a rank that has left (MPI_Finalize, exited): they are held up by it, not at fault
+ * (a rank that finalized early leaves its neighbours waiting for its halo). */
+static void drop_victims(struct graph *g, int *late, int *nlate)
+{
+	int kept = 0;
+
+	for (int i = 0; i < *nlate; i++) {
+		struct node *n = node_of(g, late[i]);
+		bool victim = n && n->np2p > 0;
+
+		for (int w = 0; victim && w < n->np2p; w++) {
+			struct node *o = n->waits[w] != ANY ? node_of(g, n->waits[w]) : NULL;
+
+			victim = o && (o->exited || o->finalizing);
+		}
+		if (!victim)
+			late[kept++] = late[i];
+	}
+	*nlate = kept;
+}
+
 static json_t *int_array(int *v, int n)
 {
 	json_t *a = json_array();
@@ -703,12 +725,22 @@ json_t *waitfor_analyze(json_t *snap)
 	int *gone = NULL, ngone = 0;
 
 	gone_waited_for(&g, &gone, &ngone);
+	drop_victims(&g, late, &nlate);
 
 	/* Whom everyone waits on: a mismatched collective's odd side first, then a deadlock cycle,
 	 * then the ranks that have not entered a collective the others wait in, then ranks that
 	 * left (MPI_Finalize, exited) while others wait for their messages. */
+	bool late_left = nlate > 0;
+
+	for (int k = 0; k < nlate; k++) {
+		struct node *n = node_of(&g, late[k]);
+
+		late_left &= n && (n->exited || n->finalizing);
+	}
+
 	const char *why = nmis ? "their collective call does not match the other ranks'" :
 			  ncyc ? "they wait for each other in a cycle (deadlock)" :
+			  late_left ? "they left (MPI_Finalize, or exited) while the other ranks wait for them" :
 			  nlate ? "the other ranks wait in a collective they have not entered" :
 			  ngone ? "they left (MPI_Finalize, or exited) while other ranks wait for their messages" :
 				  NULL;

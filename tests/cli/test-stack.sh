@@ -186,7 +186,7 @@ for bad in abc 0 -5 12x; do
 	expect_error "pid '$bad'" 2 "is not a process id"
 done
 run "$PARASTACK" stack
-expect_error "no pid" 2 "expected at least one PID"
+expect_error "no pid" 2 "name the processes once: PIDs, --launcher PID or --pids-file FILE"
 # A zombie: sh execs sleep, whose child it never reaps.
 start "$TMP/zombie" sh -c 'sleep 0 & exec sleep 60'
 ZPARENT=$BG

@@ -115,6 +115,27 @@ START_TEST(rank_in_finalize_is_waited_for)
 }
 END_TEST
 
+/* A rank that finalized early: its neighbours wait for its messages (point to point) and have
+ * not entered the collective the others wait in either; only the rank that left is at fault. */
+START_TEST(neighbours_of_a_rank_that_left_are_not_at_fault)
+{
+	json_t *s = json_array();
+
+	json_array_append_new(s, rank_rec(0, 5, "MPI_Allreduce", -2, 0, 9, 4, 9, NULL));
+	json_array_append_new(s, rank_rec(1, 5, "MPI_Sendrecv", 2, 0, 0, 4, 8, NULL));
+	json_array_append_new(s, rank_rec(2, 5, "MPI_Finalize", -2, 0, 0, 0, 8, NULL));
+	json_array_append_new(s, rank_rec(3, 5, "MPI_Sendrecv", 2, 1, 0, 4, 8, NULL));
+	json_array_append_new(s, rank_rec(4, 5, "MPI_Allreduce", -2, 0, 9, 4, 9, NULL));
+
+	json_t *wf = waitfor_analyze(s);
+
+	ck_assert(faulty_is(wf, "[2]"));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(wf, "why")), "left"));
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
 /* 4,096 ranks, one behind in MPI_Allreduce: found, and the text stays bounded. */
 START_TEST(large_job_one_behind)
 {
@@ -144,6 +165,7 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, different_counts_are_a_mismatch);
 	tcase_add_test(tc, rank_in_finalize_is_waited_for);
 	tcase_add_test(tc, large_job_one_behind);
+	tcase_add_test(tc, neighbours_of_a_rank_that_left_are_not_at_fault);
 	suite_add_tcase(s, tc);
 	return s;
 }
