@@ -613,25 +613,40 @@ static void gone_waited_for(struct graph *g, int **gone, int *ngone)
 }
 
 /* Of the ranks that have not entered a collective, leave out those that only wait, point to
- * point, for a rank that has left (MPI_Finalize, exited): they are held up by it, not at fault
- * (a rank that finalized early leaves its neighbours waiting for its halo). */
+ * point, for a rank that has left (MPI_Finalize, exited), directly or through others that do:
+ * they are held up by it, not at fault (a rank that finalized early leaves its neighbours, and
+ * theirs, waiting for halos). */
 static void drop_victims(struct graph *g, int *late, int *nlate)
 {
+	bool *victim = calloc((size_t)g->count + 1, sizeof(bool)), changed = true;
 	int kept = 0;
 
+	if (!victim)
+		return;
+	/* A fixpoint: at most one pass per rank in a chain. */
+	for (int pass = 0; changed && pass < g->count; pass++) {
+		changed = false;
+		for (int i = 0; i < g->count; i++) {
+			struct node *n = &g->n[i];
+			bool v = !victim[i] && n->np2p > 0 && !n->exited && !n->finalizing;
+
+			for (int w = 0; v && w < n->np2p; w++) {
+				struct node *o = n->waits[w] != ANY ? node_of(g, n->waits[w]) : NULL;
+
+				v = o && (o->exited || o->finalizing || victim[o - g->n]);
+			}
+			if (v)
+				victim[i] = changed = true;
+		}
+	}
 	for (int i = 0; i < *nlate; i++) {
 		struct node *n = node_of(g, late[i]);
-		bool victim = n && n->np2p > 0;
 
-		for (int w = 0; victim && w < n->np2p; w++) {
-			struct node *o = n->waits[w] != ANY ? node_of(g, n->waits[w]) : NULL;
-
-			victim = o && (o->exited || o->finalizing);
-		}
-		if (!victim)
+		if (!n || !victim[n - g->n])
 			late[kept++] = late[i];
 	}
 	*nlate = kept;
+	free(victim);
 }
 
 static json_t *int_array(int *v, int n)

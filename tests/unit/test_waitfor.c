@@ -121,11 +121,14 @@ START_TEST(neighbours_of_a_rank_that_left_are_not_at_fault)
 {
 	json_t *s = json_array();
 
-	json_array_append_new(s, rank_rec(0, 5, "MPI_Allreduce", -2, 0, 9, 4, 9, NULL));
-	json_array_append_new(s, rank_rec(1, 5, "MPI_Sendrecv", 2, 0, 0, 4, 8, NULL));
-	json_array_append_new(s, rank_rec(2, 5, "MPI_Finalize", -2, 0, 0, 0, 8, NULL));
-	json_array_append_new(s, rank_rec(3, 5, "MPI_Sendrecv", 2, 1, 0, 4, 8, NULL));
-	json_array_append_new(s, rank_rec(4, 5, "MPI_Allreduce", -2, 0, 9, 4, 9, NULL));
+	/* 0 <- 1 <- 2 (finalized) -> 3 -> 4: neighbours and theirs wait for halos; 5 waits in
+	 * the collective. */
+	json_array_append_new(s, rank_rec(0, 6, "MPI_Sendrecv", 1, 0, 0, 4, 8, NULL));
+	json_array_append_new(s, rank_rec(1, 6, "MPI_Sendrecv", 2, 0, 0, 4, 8, NULL));
+	json_array_append_new(s, rank_rec(2, 6, "MPI_Finalize", -2, 0, 0, 0, 8, NULL));
+	json_array_append_new(s, rank_rec(3, 6, "MPI_Sendrecv", 2, 1, 0, 4, 8, NULL));
+	json_array_append_new(s, rank_rec(4, 6, "MPI_Sendrecv", 3, 1, 0, 4, 8, NULL));
+	json_array_append_new(s, rank_rec(5, 6, "MPI_Allreduce", -2, 0, 9, 4, 9, NULL));
 
 	json_t *wf = waitfor_analyze(s);
 
