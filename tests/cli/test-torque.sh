@@ -62,10 +62,10 @@ qsub_job() {
 	envs=""
 	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
 	shift
-	# shellcheck disable=SC2086
 	# A short confirmation window, as test-slurm uses: this file tests the Torque path, test-run
 	# the window (a suspicion dismissed while ranks still cascade into their waits would otherwise
 	# need 60 + 120 s more).
+	# shellcheck disable=SC2086
 	(cd "$SUBMIT" && env $envs "$HERE/$QSUB" --seed 5 --confirm 5 "$@" >"$TMP/$name.qsub" 2>"$TMP/$name.err")
 	id=$(grep -x '[0-9][0-9]*' "$TMP/$name.qsub")
 	if [ -n "$id" ]; then ok; else fail "$name: parastack-qsub printed no job id: $(cat "$TMP/$name.qsub" "$TMP/$name.err")"; fi
