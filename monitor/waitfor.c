@@ -131,6 +131,13 @@ static int *parse_ranges(const char *s, int *n)
 	return out;
 }
 
+static int compare_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
 static char *ranges_of(const int *ranks, int n)
 {
 	size_t len = (size_t)n * 12 + 16;
@@ -139,13 +146,7 @@ static char *ranges_of(const int *ranks, int n)
 
 	if (buf && sorted) {
 		memcpy(sorted, ranks, (size_t)n * sizeof(int));
-		for (int i = 1; i < n; i++)
-			for (int j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
-				int t = sorted[j];
-
-				sorted[j] = sorted[j - 1];
-				sorted[j - 1] = t;
-			}
+		qsort(sorted, (size_t)n, sizeof(int), compare_int);
 		report_ranges(sorted, n, buf, len);
 	}
 	free(sorted);
@@ -305,12 +306,7 @@ static void side_add(struct side **sides, int *nsides, json_t *e, int rank)
 		struct side *x = &(*sides)[s];
 
 		if (is(x->func, jstr(e, "func")) && x->root == jint(e, "root") && x->bytes == jint(e, "bytes")) {
-			int *p = realloc(x->ranks, (size_t)(x->n + 1) * sizeof(int));
-
-			if (p) {
-				x->ranks = p;
-				x->ranks[x->n++] = rank;
-			}
+			push_int(&x->ranks, &x->n, rank);
 			return;
 		}
 	}
@@ -320,10 +316,8 @@ static void side_add(struct side **sides, int *nsides, json_t *e, int rank)
 	if (!p)
 		return;
 	*sides = p;
-	p[*nsides] = (struct side){ jstr(e, "func"), jstr(e, "at"), jint(e, "root"), jint(e, "bytes"),
-				    malloc(sizeof(int)), 1 };
-	if (p[*nsides].ranks)
-		p[*nsides].ranks[0] = rank;
+	p[*nsides] = (struct side){ jstr(e, "func"), jstr(e, "at"), jint(e, "root"), jint(e, "bytes"), NULL, 0 };
+	push_int(&p[*nsides].ranks, &p[*nsides].n, rank);
 	(*nsides)++;
 }
 
@@ -653,13 +647,7 @@ static json_t *int_array(int *v, int n)
 {
 	json_t *a = json_array();
 
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			int t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
+	qsort(v, (size_t)n, sizeof(int), compare_int);
 	for (int i = 0; i < n; i++)
 		if (i == 0 || v[i] != v[i - 1])
 			json_array_append_new(a, json_integer(v[i]));
