@@ -29,7 +29,7 @@ B := build
 STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(wildcard launcher/*.c)
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
-MONITOR_MPI_SRC := monitor/comm.c monitor/monitor_main.c
+MONITOR_MPI_SRC := monitor/comm.c monitor/jobstack.c monitor/monitor_main.c
 MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC),$(wildcard monitor/*.c))
 MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson
 # The schedulers' modules. libslurm has no pkg-config file in Debian: -lslurm by name.

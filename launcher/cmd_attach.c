@@ -1,10 +1,7 @@
 /* cmd_attach — `parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID)`:
  * watch a job that is already running, under any launcher. The monitors run as an MPI job of
- * their own: one on this machine for a PID list; one per host of a PID file; one per node of a
- * Slurm job's allocation, where mpirun, told the allocation through the SLURM_* variables,
- * starts them with `srun --overlap` so they share the nodes' CPUs with the job's steps (a PID
- * file whose ranks run in a Slurm job uses that job's allocation too). Every listed PID is
- * checked before anything is touched. The outcome comes back as the leader's last line on
+ * their own (monitors.h); a PID file whose ranks run in a Slurm job uses that job's allocation
+ * for them. Every listed PID is checked before anything is touched. The outcome comes back as the leader's last line on
  * standard output (its node's files may not be ours). */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +19,7 @@
 #include "../monitor/signals.h"
 #include "../sched/slurm/sched_slurm.h"
 #include "commands.h"
+#include "monitors.h"
 #include "options.h"
 
 static const char attach_usage[] =
@@ -110,73 +108,6 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 	return common_options_check("attach", &at->w.opt);
 }
 
-/* Where and on what the monitors run: a Slurm allocation to start them in (or NULL), the hosts
- * for mpirun (or NULL: one per node of the allocation, or one here), and the option naming the
- * job for the monitor ("--slurm-job" / "--pids-file" and its value). */
-struct placement {
-	const struct slurm_job_info *alloc;
-	char hosts[8192];
-	const char *what, *value;
-};
-
-/* The allocation as Open MPI's Slurm support reads it, in the environment of mpirun. */
-static void export_allocation(const struct slurm_job_info *job)
-{
-	char id[16], tasks[32];
-
-	snprintf(id, sizeof(id), "%u", job->id);
-	snprintf(tasks, sizeof(tasks), "1(x%d)", job->num_nodes);
-	setenv("SLURM_JOB_ID", id, 1);
-	setenv("SLURM_JOBID", id, 1);
-	setenv("SLURM_NODELIST", job->nodes_expr, 1);
-	setenv("SLURM_JOB_NODELIST", job->nodes_expr, 1);
-	setenv("SLURM_TASKS_PER_NODE", tasks, 1);
-}
-
-/* mpirun with the monitors, stdout to the pipe fd. */
-static pid_t start_monitors(const struct attach *at, const struct placement *pl,
-			    const char *monitor, int out_fd)
-{
-	char *argv[40], words[7][64];
-	int a = 0;
-	pid_t pid;
-
-	argv[a++] = "mpirun";
-	if (pl->hosts[0]) {
-		argv[a++] = "--host";
-		argv[a++] = (char *)pl->hosts;
-	}
-	if (pl->alloc || pl->hosts[0]) {
-		argv[a++] = "--map-by";
-		argv[a++] = "ppr:1:node";
-	} else {
-		argv[a++] = "-np";
-		argv[a++] = "1";
-	}
-	argv[a++] = "--bind-to";
-	argv[a++] = "none";
-	argv[a++] = (char *)monitor;
-	argv[a++] = (char *)pl->what;
-	argv[a++] = (char *)pl->value;
-	a += watch_options_argv(&at->w, argv + a, words);
-	argv[a++] = "--status-file=-";
-	argv[a] = NULL;
-	if ((pid = fork()) == 0) {
-		dup2(out_fd, STDOUT_FILENO);
-		close(out_fd);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		if (pl->alloc)
-			export_allocation(pl->alloc);
-		monitor_launch_env(pl->alloc != NULL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "parastack attach: cannot start mpirun: %s\n", strerror(errno));
-		_exit(127);
-	}
-	return pid;
-}
-
 /* Pass the monitors' standard output through and pick out the outcome line, until mpirun
  * closes it. A signal to us (Ctrl-C) is passed on: mpirun stops the monitors, which detach. */
 static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len, int *interrupted)
@@ -206,16 +137,6 @@ static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len, int *in
 	}
 }
 
-/* Is host (from a list) this machine? */
-static bool is_this_machine(const char *host)
-{
-	static char me[256];
-
-	if (!me[0])
-		gethostname(me, sizeof(me) - 1);
-	return pidlist_same_host(host, me);
-}
-
 /* Check every entry of this machine before anything is touched, fill in the ranks known here,
  * and note the Slurm job the first local rank runs in (0 if none). 0, or -1 after one line. */
 static int check_entries(struct pid_entry *e, int n, bool all_local, uint32_t *slurm_job)
@@ -225,7 +146,7 @@ static int check_entries(struct pid_entry *e, int n, bool all_local, uint32_t *s
 
 	*slurm_job = 0;
 	for (int i = 0; i < n; i++) {
-		if (!is_this_machine(e[i].host))
+		if (!monitors_is_this_machine(e[i].host))
 			continue;
 		if (pidlist_check(&e[i], err, sizeof(err)) < 0) {
 			cmd_error("attach", "%s; nothing was attached", err);
@@ -262,42 +183,6 @@ static int write_pid_file(const char *path, const struct pid_entry *e, int n)
 	return fclose(f);
 }
 
-/* The distinct hosts of the entries, comma-separated, into pl; false when all are this machine. */
-static bool spans_hosts(const struct pid_entry *e, int n, struct placement *pl)
-{
-	bool remote = false;
-	size_t o = 0;
-
-	for (int i = 0; i < n; i++) {
-		bool seen = false;
-
-		remote |= !is_this_machine(e[i].host);
-		for (int k = 0; k < i && !seen; k++)
-			seen = !strcmp(e[k].host, e[i].host);
-		if (!seen && o + strlen(e[i].host) + 2 < sizeof(pl->hosts))
-			o += (size_t)snprintf(pl->hosts + o, sizeof(pl->hosts) - o, "%s%s", o ? "," : "", e[i].host);
-	}
-	if (!remote)
-		pl->hosts[0] = '\0';
-	return remote;
-}
-
-/* The Slurm job, which must be running (else one line ending in why_it_matters). 0 or -1. */
-static int running_job(uint32_t id, struct slurm_job_info *job, const char *why_it_matters)
-{
-	char err[512];
-
-	if (sched_slurm_job(id, job, err, sizeof(err)) < 0) {
-		cmd_error("attach", "%s", err);
-		return -1;
-	}
-	if (strcmp(job->state, "RUNNING")) {
-		cmd_error("attach", "Slurm job %u is %s, not running; %s", id, job->state, why_it_matters);
-		return -1;
-	}
-	return 0;
-}
-
 /* --pids / --pids-file: check, write the resolved list, place the monitors. 0, or an exit status. */
 static int prepare_pids(const struct attach *at, struct placement *pl, char *pid_path,
 			struct slurm_job_info *alloc)
@@ -313,14 +198,14 @@ static int prepare_pids(const struct attach *at, struct placement *pl, char *pid
 		return at->pids ? EXIT_USAGE : EXIT_INPUT;
 	}
 
-	bool remote = spans_hosts(e, n, pl);
+	bool remote = monitors_spans_hosts(e, n, pl);
 
 	if (check_entries(e, n, !remote, &slurm_job) < 0)
 		return EXIT_INPUT;
 	/* Ranks on other hosts: monitors there, through the job's allocation when it has one (named
 	 * by --slurm-job, or carried by a rank of this machine). */
 	if (remote && at->job) {
-		if (running_job(at->job, alloc, "its allocation cannot host the monitors") < 0)
+		if (monitors_running_job("attach", at->job, alloc, "its allocation cannot host the monitors") < 0)
 			return EXIT_INPUT;
 		pl->alloc = alloc;
 	} else if (remote && slurm_job && sched_slurm_job(slurm_job, alloc, err, sizeof(err)) == 0 &&
@@ -348,7 +233,7 @@ static int prepare_slurm(const struct attach *at, struct placement *pl, struct s
 {
 	static char id[16];
 
-	if (running_job(at->job, job, "nothing to watch") < 0)
+	if (monitors_running_job("attach", at->job, job, "nothing to watch") < 0)
 		return EXIT_INPUT;
 	snprintf(id, sizeof(id), "%u", at->job);
 	pl->alloc = job;
@@ -372,7 +257,13 @@ static int watch(const struct attach *at, const struct placement *pl, const char
 	signals_catch();
 	signals_catch_usr1();
 
-	pid_t mon = start_monitors(at, pl, monitor, fds[1]);
+	char *extra[40], words[7][64];
+	int a = watch_options_argv(&at->w, extra, words);
+
+	extra[a++] = "--status-file=-";
+	extra[a] = NULL;
+
+	pid_t mon = monitors_start(pl, monitor, extra, fds[1]);
 
 	close(fds[1]);
 

@@ -27,6 +27,7 @@
 #include "discover.h"
 #include "pidlist.h"
 #include "exitcodes.h"
+#include "jobstack.h"
 #include "mpirecord.h"
 #include "outfile.h"
 #include "procfs.h"
@@ -43,6 +44,7 @@
 #define GRACE_MS 5000   /* end_listed: SIGTERM to SIGKILL */
 #define ROUND_AGAIN 100 /* watch_round: discover the job's next MPI run */
 #define ROUND_MIN_MS 1000 /* rounds start at most this often */
+#define STACK_FIND_MS 10000 /* --stack: how long to wait for a job's ranks to appear */
 
 static volatile int stop_requested;
 
@@ -55,6 +57,7 @@ struct monitor {
 	double progress_s;   /* --progress: a status line this often (0: none) */
 	double next_progress_ms;
 	const char *core_dir; /* --core-dir: core files of the culprits before the job is ended */
+	enum jobstack_format stack_format; /* --stack: look once, print, exit */
 	bool kill_on_hang;
 	const char *report_path, *trace_path, *status_path;
 	pid_t launcher;
@@ -211,6 +214,8 @@ static const char monitor_usage[] =
 	"                      of one rank per stack group there (gdb's gcore)\n"
 	"  --report FILE       write the JSON report there\n"
 	"  --trace FILE        record every sample (t_ms S C)\n"
+	"  --stack FORMAT      look once instead of watching: monitor 0 prints every found rank's\n"
+	"                      stacks (text, json, tree or tree-json) and all exit (`parastack stack`)\n"
 	"  --status-file FILE  write the outcome there (\"hang\" or \"none\"; \"-\": a line on standard\n"
 	"                      output) and exit 0, for a\n"
 	"                      launcher that reads it (an MPI launcher reports non-zero exits loudly)\n"
@@ -235,6 +240,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 		{ "core-dir", required_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "progress", required_argument, NULL, 'G' },
+		{ "stack", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -286,6 +292,12 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			m->pbs_job = optarg;
 			break;
 		case 'F': m->pids_path = optarg; break;
+		case 'K':
+			if ((m->stack_format = jobstack_format_parse(optarg)) == JOBSTACK_NONE) {
+				cmd_error("monitor", "--stack: '%s' is none of text, json, tree, tree-json", optarg);
+				return -1;
+			}
+			break;
 		case 'R': m->report_path = optarg; break;
 		case 'T': m->trace_path = optarg; break;
 		case 'S': m->status_path = optarg; break;
@@ -1196,6 +1208,43 @@ static void write_status(const struct monitor *m, int status)
 	}
 }
 
+/* --stack: this job's ranks, once all of them exist (or after STACK_FIND_MS), looked at once and
+ * printed by monitor 0. MONITOR_EXIT_NONE, or _ERROR when none was found or some could not be
+ * looked at (each said). */
+static int stack_job(struct monitor *m)
+{
+	static struct job_proc local[MAX_RANKS];
+	int nlocal = 0;
+	long total = 0, world = -1;
+
+	if (m->pids) {
+		if (pids_all(m, local, &nlocal) < 0)
+			return MONITOR_EXIT_ERROR;
+		total = m->npids;
+	}
+	for (double until = mono_ms() + STACK_FIND_MS; !m->pids; sleep_ms(200)) {
+		int size = -1;
+
+		nlocal = discover_local(m, local);
+		for (int i = 0; i < nlocal; i++)
+			size = local[i].world_size > size ? local[i].world_size : size;
+		total = comm_sum(nlocal);
+		world = comm_max(size);
+		if ((total > 0 && total >= world) || comm_max(mono_ms() >= until || stop_requested))
+			break;
+	}
+	if (total == 0) {
+		if (m->c.me == 0)
+			cmd_error("stack", "no MPI ranks found in the job's processes (it started no MPI "
+				  "program yet, or they carry no MPI rank in their environment)");
+		return MONITOR_EXIT_ERROR;
+	}
+	if (world > total && m->c.me == 0)
+		cmd_error("stack", "%ld of the job's %ld ranks found; the others are not running yet or "
+			  "on nodes without a monitor", total, world);
+	return jobstack_print(&m->c, local, nlocal, m->stack_format) ? MONITOR_EXIT_ERROR : MONITOR_EXIT_NONE;
+}
+
 int main(int argc, char **argv)
 {
 	static struct monitor the_monitor;
@@ -1217,7 +1266,12 @@ int main(int argc, char **argv)
 		return MONITOR_EXIT_USAGE;
 	}
 	m->on_launcher_host = !m->launcher_host || !strcmp(m->launcher_host, m->c.host);
-	comm_elect_leader(&m->c, m->launcher && m->on_launcher_host);
+	comm_elect_leader(&m->c, m->launcher && m->on_launcher_host && !m->stack_format);
+	if (m->stack_format) {
+		status = stack_job(m);
+		comm_finalize();
+		return status;
+	}
 	if (is_leader(m)) {
 		char err[PATH_MAX + 128];
 

@@ -148,6 +148,19 @@ EOF
 plain=$(cd "$SUBMIT" && PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=20 OMPI_MCA_rmaps_base_oversubscribe=1 sbatch --parsable plain.sh)
 deadline=$(($(date +%s) + 60))
 until [ "$(job_field "$plain" state)" = RUNNING ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.2; done
+# parastack stack --slurm-job: every rank's stacks from every node (a monitor per node, looked
+# at once, printed in rank order by the first), before the fault.
+RUN_TIMEOUT=120 run "$PARASTACK" stack --slurm-job "$plain" --tree
+expect_status "stack --slurm-job --tree" 0
+expect_grep "stack --slurm-job --tree: all 8 ranks" "^8 process(es)" "$OUT"
+expect_grep "stack --slurm-job --tree: one main for 0-7" "^ *main  *0-7$" "$OUT"
+RUN_TIMEOUT=120 run "$PARASTACK" stack --slurm-job "$plain" --json
+expect_json "stack --slurm-job --json: ranks 0-7 in order, each on its node" '[.[].rank] == [0,1,2,3,4,5,6,7] and ([.[] | select(.rank == 4 or .rank == 5) | .host] | unique) == ["n3"] and ([.[].host] | unique) == ["n1","n2","n3","n4"] and all(.[]; (.threads | length) > 0)'
+printf '%s' "$OUT" >"$TMP/jobstack.json"
+expect_keys_documented "stack --slurm-job --json keys" "$TMP/jobstack.json"
+RUN_TIMEOUT=120 run "$PARASTACK" stack --slurm-job "$plain"
+expect_grep "stack --slurm-job: rank 7 on n4, with its frames" "^process [0-9]* rank 7 on n4: " "$OUT"
+expect_grep "stack --slurm-job: stencil's main symbolized on its node" "main+0x[0-9a-f]* \[stencil\] at tests/apps/stencil.c" "$OUT"
 RUN_TIMEOUT=300 run "$PARASTACK" attach --slurm-job "$plain" --seed 5 --confirm 5 --on-hang=kill --report "$SUBMIT/attach.json"
 REPORT=$SUBMIT/attach.json
 expect_status "attach: hang found, job cancelled" 86
@@ -172,6 +185,9 @@ done >"$SUBMIT/ranks.txt"
 first=$(awk 'NR == 1 { print $1 }' "$SUBMIT/ranks.txt")
 cp "$SUBMIT/ranks.txt" "$CLUSTER/local/ranks.txt"
 cp "$SUBMIT/ranks.txt" "$CLUSTER/local-nodes/$first/ranks.txt"
+RUN_TIMEOUT=120 run "$PARASTACK" stack --tree --pids-file "$CLUSTER/local/ranks.txt" --slurm-job "$pf"
+expect_status "stack --pids-file on four nodes" 0
+expect_grep "stack --pids-file on four nodes: the listed 8" "^ *main  *0-7$" "$OUT"
 RUN_TIMEOUT=300 run "$PARASTACK" attach --pids-file "$CLUSTER/local/ranks.txt" --slurm-job "$pf" --seed 5 --confirm 5 --on-hang=kill --report "$SUBMIT/pf.json"
 REPORT=$SUBMIT/pf.json
 expect_status "attach --pids-file: hang found, listed processes ended" 86
@@ -186,6 +202,10 @@ run "$PARASTACK" attach --slurm-job "$JOB_exit3"
 expect_error "attach to an ended job" 1 "is FAILED, not running"
 run "$PARASTACK" attach --slurm-job 999999
 expect_error "attach to an unknown job" 1 "Invalid job id"
+run "$PARASTACK" stack --slurm-job "$JOB_exit3"
+expect_error "stack of an ended job" 1 "is FAILED, not running"
+run "$PARASTACK" stack --slurm-job 999999
+expect_error "stack of an unknown job" 1 "Invalid job id"
 run "$PARASTACK" attach --slurm-job 12x
 expect_error "attach: bad job id" 2 "not a Slurm job id"
 run "$PARASTACK" attach

@@ -83,6 +83,13 @@ if mpirun_start "$TMP/mpi" 5 "$FIX/mpi_states"; then
 	expect_grep "tree from a PID file" "^    main  *0-4$" "$OUT"
 	run "$PARASTACK" stack --launcher "$MPIRUN" "$R0"
 	expect_error "PIDs and --launcher" 2 "name the processes once"
+	# The monitors' one-look mode behind `stack --slurm-job` (test-slurm runs it on 4 nodes):
+	# here one monitor, an MPI job of its own, gathers and prints in rank order.
+	run mpirun -np 1 "$BUILD/parastack-monitor" --launcher-pid "$MPIRUN" --stack json
+	expect_json "monitor --stack json: five ranks, each with its host" "[.[].rank] == [0,1,2,3,4] and all(.[]; .host == \"$(hostname)\" and (.threads | length) >= 2)"
+	run mpirun -np 1 "$BUILD/parastack-monitor" --launcher-pid "$MPIRUN" --stack text
+	expect_grep "monitor --stack text: rank 1 named with its host" "^process $R1 rank 1 on $(hostname): IN_MPI$" "$OUT"
+	expect_untraced "after the monitor's look" "$R1"
 	# The MPI_Test busy-wait rank: in MPI nearly always, and caught inside MPI_Test.
 	run "$FIX/sample_loop" "$R3" 200
 	inmpi=$(printf '%s\n' "$OUT" | grep -c '^IN_MPI$')
@@ -186,7 +193,7 @@ for bad in abc 0 -5 12x; do
 	expect_error "pid '$bad'" 2 "is not a process id"
 done
 run "$PARASTACK" stack
-expect_error "no pid" 2 "name the processes once: PIDs, --launcher PID or --pids-file FILE"
+expect_error "no pid" 2 "name the processes once: PIDs, --launcher PID, --pids-file FILE or --slurm-job JOBID"
 # A zombie: sh execs sleep, whose child it never reaps.
 start "$TMP/zombie" sh -c 'sleep 0 & exec sleep 60'
 ZPARENT=$BG
@@ -238,6 +245,12 @@ done
 
 run "$PARASTACK" stack --launcher "$CC0"
 expect_error "--launcher without MPI ranks below it" 1 "no MPI ranks among its descendants"
+# The monitors' one look at a job with no MPI rank: one line after its 10-s wait, exit 1.
+RUN_TIMEOUT=60 run mpirun -np 1 "$BUILD/parastack-monitor" --launcher-pid "$CC0" --stack tree
+expect_status "monitor --stack without ranks" 1
+expect_grep "monitor --stack without ranks: said" "parastack stack: no MPI ranks found in the job's processes" "$ERR"
+run "$BUILD/parastack-monitor" --launcher-pid "$CC0" --stack dot
+expect_error "monitor --stack: bad format" 2 "--stack: 'dot' is none of text, json, tree, tree-json"
 
 # --- an ordinary user: own processes work, another user's give one clear line ---------------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then

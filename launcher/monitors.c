@@ -1,0 +1,115 @@
+/* monitors — parastack-monitor as an MPI job over a running job's nodes (monitors.h). */
+#include "monitors.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+
+#define ARGV_MAX 48
+
+/* The allocation as Open MPI's Slurm support reads it, in the environment of mpirun. */
+static void export_allocation(const struct slurm_job_info *job)
+{
+	char id[16], tasks[32];
+
+	snprintf(id, sizeof(id), "%u", job->id);
+	snprintf(tasks, sizeof(tasks), "1(x%d)", job->num_nodes);
+	setenv("SLURM_JOB_ID", id, 1);
+	setenv("SLURM_JOBID", id, 1);
+	setenv("SLURM_NODELIST", job->nodes_expr, 1);
+	setenv("SLURM_JOB_NODELIST", job->nodes_expr, 1);
+	setenv("SLURM_TASKS_PER_NODE", tasks, 1);
+}
+
+bool monitors_is_this_machine(const char *host)
+{
+	static char me[256];
+
+	if (!me[0])
+		gethostname(me, sizeof(me) - 1);
+	return pidlist_same_host(host, me);
+}
+
+bool monitors_spans_hosts(const struct pid_entry *e, int n, struct placement *pl)
+{
+	bool remote = false;
+	size_t o = 0;
+
+	for (int i = 0; i < n; i++) {
+		bool seen = false;
+
+		remote |= !monitors_is_this_machine(e[i].host);
+		for (int k = 0; k < i && !seen; k++)
+			seen = !strcmp(e[k].host, e[i].host);
+		if (!seen && o + strlen(e[i].host) + 2 < sizeof(pl->hosts))
+			o += (size_t)snprintf(pl->hosts + o, sizeof(pl->hosts) - o, "%s%s", o ? "," : "", e[i].host);
+	}
+	if (!remote)
+		pl->hosts[0] = '\0';
+	return remote;
+}
+
+int monitors_running_job(const char *cmd, uint32_t id, struct slurm_job_info *job,
+			 const char *why_it_matters)
+{
+	char err[512];
+
+	if (sched_slurm_job(id, job, err, sizeof(err)) < 0) {
+		cmd_error(cmd, "%s", err);
+		return -1;
+	}
+	if (strcmp(job->state, "RUNNING")) {
+		cmd_error(cmd, "Slurm job %u is %s, not running; %s", id, job->state, why_it_matters);
+		return -1;
+	}
+	return 0;
+}
+
+pid_t monitors_start(const struct placement *pl, const char *monitor, char *const *extra, int out_fd)
+{
+	char *argv[ARGV_MAX];
+	int a = 0;
+	pid_t pid;
+
+	argv[a++] = "mpirun";
+	if (pl->hosts[0]) {
+		argv[a++] = "--host";
+		argv[a++] = (char *)pl->hosts;
+	}
+	if (pl->alloc || pl->hosts[0]) {
+		argv[a++] = "--map-by";
+		argv[a++] = "ppr:1:node";
+	} else {
+		argv[a++] = "-np";
+		argv[a++] = "1";
+	}
+	argv[a++] = "--bind-to";
+	argv[a++] = "none";
+	argv[a++] = (char *)monitor;
+	argv[a++] = (char *)pl->what;
+	argv[a++] = (char *)pl->value;
+	for (int i = 0; extra[i] && a < ARGV_MAX - 1; i++)
+		argv[a++] = extra[i];
+	argv[a] = NULL;
+	if ((pid = fork()) == 0) {
+		if (out_fd >= 0) {
+			dup2(out_fd, STDOUT_FILENO);
+			close(out_fd);
+		}
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (pl->alloc)
+			export_allocation(pl->alloc);
+		monitor_launch_env(pl->alloc != NULL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "parastack: cannot start mpirun: %s\n", strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}

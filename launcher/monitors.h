@@ -1,0 +1,40 @@
+/* monitors — starting parastack-monitor as an MPI job of its own over a running job's nodes,
+ * for `attach` (to watch) and `stack` (one look): one monitor on this machine, one per host of
+ * a PID file, or one per node of a Slurm job's allocation, where mpirun, told the allocation
+ * through the SLURM_* variables, starts them with `srun --overlap` so they share the nodes'
+ * CPUs with the job's steps. */
+#ifndef PARASTACK_MONITORS_H
+#define PARASTACK_MONITORS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../monitor/pidlist.h"
+#include "../sched/slurm/sched_slurm.h"
+
+/* Where and on what the monitors run: a Slurm allocation to start them in (or NULL), the hosts
+ * for mpirun (empty: one per node of the allocation, or one here), and the option naming the
+ * job for the monitor ("--slurm-job" / "--pids-file" and its value). */
+struct placement {
+	const struct slurm_job_info *alloc;
+	char hosts[8192];
+	const char *what, *value;
+};
+
+/* Is host (from a PID list) this machine? */
+bool monitors_is_this_machine(const char *host);
+
+/* The distinct hosts of the entries, comma-separated, into pl; false when all are this machine. */
+bool monitors_spans_hosts(const struct pid_entry *e, int n, struct placement *pl);
+
+/* Slurm job id, which must be running (else one line, from cmd, ending in why_it_matters).
+ * 0 or -1. */
+int monitors_running_job(const char *cmd, uint32_t id, struct slurm_job_info *job,
+			 const char *why_it_matters);
+
+/* mpirun with the monitors: `monitor WHAT VALUE extra...` (extra NULL-terminated), its
+ * standard output on out_fd (-1: ours), its signals back at their defaults. The PID, or -1. */
+pid_t monitors_start(const struct placement *pl, const char *monitor, char *const *extra, int out_fd);
+
+#endif

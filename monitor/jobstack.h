@@ -1,0 +1,20 @@
+/* jobstack — `parastack stack` for a whole job: every monitor looks at its node's ranks once
+ * (symbolizing where the executables are), monitor 0 gathers what they saw and prints it in rank
+ * order, as text, JSON or one merged tree. The monitors' one-shot mode (--stack FORMAT). */
+#ifndef PARASTACK_JOBSTACK_H
+#define PARASTACK_JOBSTACK_H
+
+#include "comm.h"
+#include "discover.h"
+
+enum jobstack_format { JOBSTACK_NONE, JOBSTACK_TEXT, JOBSTACK_JSON, JOBSTACK_TREE, JOBSTACK_TREE_JSON };
+
+/* "text", "json", "tree", "tree-json" -> the format; JOBSTACK_NONE when it is none of them. */
+enum jobstack_format jobstack_format_parse(const char *word);
+
+/* Collective over the monitors: print (monitor 0, on standard output) the stacks of every
+ * monitor's local processes. The number of processes that could not be looked at, job-wide. */
+long jobstack_print(const struct comm *c, const struct job_proc *local, int nlocal,
+		    enum jobstack_format f);
+
+#endif

@@ -1,0 +1,177 @@
+/* pstack — one process's stacks as text or JSON, and processes' call paths merged into a tree
+ * (pstack.h). Each thread is stopped for microseconds (target.c) and always let go. */
+#include "pstack.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture.h"
+#include "report.h"
+#include "target.h"
+
+#define MAX_LOGICAL 8 /* inlined frames shown per physical frame */
+
+static const char *thread_role(const struct thread_stack *th)
+{
+	if (th->main)
+		return "main";
+	return th->counted ? "application" : "runtime, not counted";
+}
+
+static void print_frame(FILE *out, int idx, const struct sym_frame *f, bool in_mpi)
+{
+	const char *mod = strrchr(f->module, '/');
+
+	mod = mod ? mod + 1 : f->module;
+	fprintf(out, "    #%-2d 0x%016llx %s", idx, (unsigned long long)f->pc,
+		f->func[0] ? f->func : "??");
+	if (f->func[0] && !f->inlined)
+		fprintf(out, "+0x%llx", (unsigned long long)f->offset);
+	if (f->inlined)
+		fprintf(out, " (inlined)");
+	fprintf(out, " [%s]%s", mod[0] ? mod : "?", in_mpi ? " MPI" : "");
+	if (f->file[0])
+		fprintf(out, " at %s:%d", f->file, f->line);
+	fputc('\n', out);
+}
+
+static json_t *frame_json(const struct sym_frame *f, bool in_mpi)
+{
+	char pc[24];
+
+	snprintf(pc, sizeof(pc), "0x%llx", (unsigned long long)f->pc);
+
+	json_t *j = json_pack("{s:s, s:s?, s:s?, s:b, s:b}", "pc", pc, "func",
+			      f->func[0] ? f->func : NULL, "module", f->module[0] ? f->module : NULL,
+			      "inlined", f->inlined, "in_mpi", in_mpi);
+
+	json_object_set_new(j, "offset", f->inlined ? json_null() : json_integer((json_int_t)f->offset));
+	json_object_set_new(j, "file", f->file[0] ? json_string(f->file) : json_null());
+	json_object_set_new(j, "line", f->line ? json_integer(f->line) : json_null());
+	return j;
+}
+
+/* Symbolize and emit one thread, as text or into a JSON array of threads. */
+static void emit_thread(FILE *text, struct symbolizer *sy, const struct target *t,
+			const struct thread_stack *th, json_t *jthreads)
+{
+	json_t *jframes = json_array();
+	struct sym_frame lf[MAX_LOGICAL];
+	int idx = 0;
+
+	if (text)
+		fprintf(text, "  thread %d (%s)%s%s\n", (int)th->tid, thread_role(th),
+			th->in_mpi ? " in MPI" : "", th->group_stopped ? " [stopped]" : "");
+	for (int i = 0; i < th->nframes; i++) {
+		uint64_t pc = th->ips[i];
+		bool in_mpi = maps_in_mpi(&t->maps, frame_lookup_pc(th->ips, i));
+		int nl = symbolize(sy, &t->maps, pc, i > 0, lf, MAX_LOGICAL);
+
+		for (int k = 0; k < nl; k++, idx++) {
+			if (text)
+				print_frame(text, idx, &lf[k], in_mpi);
+			else
+				json_array_append_new(jframes, frame_json(&lf[k], in_mpi));
+		}
+	}
+	if (text)
+		json_decref(jframes);
+	else
+		json_array_append_new(jthreads, json_pack("{s:i, s:b, s:b, s:b, s:b, s:o}", "tid",
+							  (int)th->tid, "main", th->main, "counted",
+							  th->counted, "in_mpi", th->in_mpi,
+							  "stopped", th->group_stopped, "frames", jframes));
+}
+
+static void print_header(FILE *text, const struct target *t, pid_t pid, const char *host,
+			 enum rank_state state)
+{
+	fprintf(text, "process %d", (int)pid);
+	if (t->rank >= 0)
+		fprintf(text, " rank %d", t->rank);
+	if (host)
+		fprintf(text, " on %s", host);
+	fprintf(text, ": %s%s\n", rank_state_name(state),
+		target_uses_mpi(t) ? "" : " (no MPI library mapped)");
+	/* A main thread in uninterruptible sleep cannot stop until it leaves the kernel: not
+	 * stopped, it has no user-space frames to show, only where the kernel holds it. */
+	if (t->in_kernel)
+		fprintf(text, "  thread %d (main) in the kernel: uninterruptible sleep (D), wait channel "
+			"%s; not stopped\n", (int)pid, t->wchan);
+}
+
+static json_t *process_json(const struct target *t, pid_t pid, const char *host,
+			    enum rank_state state, json_t *jthreads)
+{
+	json_t *j = json_pack("{s:i, s:s, s:o, s:b}", "pid", (int)pid, "state",
+			      rank_state_name(state), "threads", jthreads, "uses_mpi",
+			      target_uses_mpi(t));
+
+	json_object_set_new(j, "rank", t->rank >= 0 ? json_integer(t->rank) : json_null());
+	if (host)
+		json_object_set_new(j, "host", json_string(host));
+	if (t->in_kernel) {
+		json_object_set_new(j, "in_kernel", json_true());
+		json_object_set_new(j, "wchan", json_string(t->wchan));
+	}
+	return j;
+}
+
+int pstack_process(pid_t pid, struct symbolizer_pool *syms, const char *host, FILE *text,
+		   json_t *json, char *err, size_t len)
+{
+	struct thread_stack *threads = NULL;
+	struct target t;
+	int n = 0;
+	enum rank_state state;
+	enum target_status st = target_open(&t, pid, err, len);
+
+	if (st == TARGET_OK)
+		st = target_capture(&t, &threads, &n, &state, err, len);
+	if (st != TARGET_OK) {
+		target_close(&t);
+		return -1;
+	}
+
+	struct symbolizer *sy = symbolizer_pool_get(syms, &t.maps);
+	json_t *jthreads = text ? NULL : json_array();
+
+	if (text)
+		print_header(text, &t, pid, host, state);
+	for (int i = 0; i < n; i++)
+		emit_thread(text, sy, &t, &threads[i], jthreads);
+	if (!text)
+		json_array_append_new(json, process_json(&t, pid, host, state, jthreads));
+	free(threads);
+	target_close(&t);
+	return 0;
+}
+
+json_t *pstack_capture(pid_t pid, struct symbolizer_pool *syms, const char *host, char *err,
+		       size_t len)
+{
+	struct target t;
+	json_t *rank = NULL;
+
+	if (target_open(&t, pid, err, len) == TARGET_OK)
+		rank = capture_rank(&t, symbolizer_pool_get(syms, &t.maps), host);
+	target_close(&t);
+	return rank;
+}
+
+void pstack_print_tree(FILE *out, json_t *snap, bool json)
+{
+	json_t *groups = report_groups(snap), *tree = report_tree(groups);
+
+	if (json) {
+		json_dumpf(tree, out, JSON_INDENT(2));
+		fputc('\n', out);
+	} else {
+		fprintf(out, "%d process(es); each distinct call path once, with its ranks:\n",
+			(int)json_array_size(snap));
+		report_print_tree(out, tree, 1 << 30);
+	}
+	json_decref(tree);
+	json_decref(groups);
+}
