@@ -27,6 +27,7 @@
 #include "../sched/slurm/sched_slurm.h"
 #include "../sched/torque/sched_torque.h"
 #include "commands.h"
+#include "monitors.h"
 #include "job_pattern.h"
 #include "options.h"
 
@@ -171,22 +172,9 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 			   const char *status_file)
 {
 	char *argv[48], pid_s[16], job_s[16], words[7][64], host[256] = "";
-	int a = 0;
+	int a = monitors_mpirun_argv(argv, "--hostfile", r->torque ? r->hostfile : NULL,
+				 r->slurm_job || r->torque);
 
-	argv[a++] = "mpirun";
-	if (r->torque) {
-		argv[a++] = "--hostfile";
-		argv[a++] = (char *)r->hostfile;
-	}
-	if (r->slurm_job || r->torque) {
-		argv[a++] = "--map-by";
-		argv[a++] = "ppr:1:node";
-	} else {
-		argv[a++] = "-np";
-		argv[a++] = "1";
-	}
-	argv[a++] = "--bind-to";
-	argv[a++] = "none";
 	argv[a++] = "--oversubscribe";
 	argv[a++] = (char *)monitor;
 	snprintf(pid_s, sizeof(pid_s), "%d", (int)launcher);

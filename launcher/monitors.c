@@ -70,26 +70,29 @@ int monitors_running_job(const char *cmd, uint32_t id, struct slurm_job_info *jo
 	return 0;
 }
 
+int monitors_mpirun_argv(char **argv, const char *host_option, const char *hosts, bool per_node)
+{
+	int a = 0;
+
+	argv[a++] = "mpirun";
+	if (hosts) {
+		argv[a++] = (char *)host_option;
+		argv[a++] = (char *)hosts;
+	}
+	argv[a++] = per_node ? "--map-by" : "-np";
+	argv[a++] = per_node ? "ppr:1:node" : "1";
+	argv[a++] = "--bind-to";
+	argv[a++] = "none";
+	return a;
+}
+
 pid_t monitors_start(const struct placement *pl, const char *monitor, char *const *extra, int out_fd)
 {
 	char *argv[ARGV_MAX];
-	int a = 0;
+	int a = monitors_mpirun_argv(argv, "--host", pl->hosts[0] ? pl->hosts : NULL,
+				     pl->alloc || pl->hosts[0]);
 	pid_t pid;
 
-	argv[a++] = "mpirun";
-	if (pl->hosts[0]) {
-		argv[a++] = "--host";
-		argv[a++] = (char *)pl->hosts;
-	}
-	if (pl->alloc || pl->hosts[0]) {
-		argv[a++] = "--map-by";
-		argv[a++] = "ppr:1:node";
-	} else {
-		argv[a++] = "-np";
-		argv[a++] = "1";
-	}
-	argv[a++] = "--bind-to";
-	argv[a++] = "none";
 	argv[a++] = (char *)monitor;
 	argv[a++] = (char *)pl->what;
 	argv[a++] = (char *)pl->value;

@@ -33,6 +33,10 @@ bool monitors_spans_hosts(const struct pid_entry *e, int n, struct placement *pl
 int monitors_running_job(const char *cmd, uint32_t id, struct slurm_job_info *job,
 			 const char *why_it_matters);
 
+/* The head of mpirun's command line for monitors: `mpirun [HOST_OPTION HOSTS] (--map-by
+ * ppr:1:node | -np 1) --bind-to none`, one per node when per_node. The words written. */
+int monitors_mpirun_argv(char **argv, const char *host_option, const char *hosts, bool per_node);
+
 /* mpirun with the monitors: `monitor WHAT VALUE extra...` (extra NULL-terminated), its
  * standard output on out_fd (-1: ours), its signals back at their defaults. The PID, or -1. */
 pid_t monitors_start(const struct placement *pl, const char *monitor, char *const *extra, int out_fd);
