@@ -109,11 +109,43 @@ static void plot_write_data(FILE *f, const struct timeline *tl)
 	}
 }
 
-/* Marks at the verdict and at each check the monitor recorded after one. */
-static void plot_write_marks(FILE *f, const struct trace *tr, const struct timeline *tl,
-			     double alpha)
+/* " at HH:MM:SS UTC" for t_ms of a trace whose t = 0 is t0_unix; "" when that is unknown. */
+static void plot_clock(double t0_unix, double t_ms, char *buf, size_t len)
 {
-	int tag = 1;
+	time_t t = (time_t)(t0_unix + t_ms / 1e3);
+	struct tm tm;
+
+	buf[0] = '\0';
+	if (t0_unix > 0 && gmtime_r(&t, &tm))
+		strftime(buf, len, " at %H:%M:%S UTC", &tm);
+}
+
+/* The last sample that showed the job computing before the hang: where the fault lies after. */
+static int plot_write_last_progress(FILE *f, const struct timeline *tl, double t0_unix, int tag)
+{
+	char when[40];
+
+	if (tl->last_progress_ms < 0)
+		return tag;
+	plot_clock(t0_unix, tl->last_progress_ms, when, sizeof(when));
+	fprintf(f, "set arrow %d from %.3f, graph 0 to %.3f, graph 1 nohead lw 1.5 dt 3 lc rgb '#2f8f2f'\n",
+		tag, tl->last_progress_ms / 1e3, tl->last_progress_ms / 1e3);
+	/* The label on the side with room: left of the line in the right half of the plot. */
+	bool right_half = tl->last_progress_ms - tl->rows[0].t_ms >
+			  (tl->rows[tl->len - 1].t_ms - tl->rows[0].t_ms) / 2;
+
+	fprintf(f, "set label %d 'last progress seen%s: the hang began after it' at %.3f, graph 0.55 %s front boxed tc rgb '#2f6f2f'\n",
+		tag + 1, when, tl->last_progress_ms / 1e3,
+		right_half ? "right offset -0.5,0" : "left offset 0.5,0");
+	return tag + 2;
+}
+
+/* Marks at the verdict, at the last progress before it, and at each check the monitor recorded
+ * after one. */
+static void plot_write_marks(FILE *f, const struct trace *tr, const struct timeline *tl,
+			     double alpha, double t0_unix)
+{
+	int tag = plot_write_last_progress(f, tl, t0_unix, 1);
 
 	if (tl->first_hang_ms >= 0) {
 		fprintf(f, "set arrow %d from %.3f, graph 0 to %.3f, graph 1 nohead lw 2 lc rgb '#c00000'\n",
@@ -188,7 +220,7 @@ static void plot_write_script(FILE *f, const char *data, const char *output, cha
 		"set yrange [-0.3:%d.5]\nset ytics 1\nset format x ''\n", c, c);
 	if (c > 20)
 		fprintf(f, "set ytics %d\n", c / 10);
-	plot_write_marks(f, tr, tl, alpha);
+	plot_write_marks(f, tr, tl, alpha, t0_unix);
 	fputs("plot ", f);
 	gp_string(f, data);
 	/* The threshold first, so the samples are drawn over it. */
@@ -362,6 +394,8 @@ static void plot_summary(const char *output, const struct trace *tr, const struc
 		printf("hang verdict at %.1f s", tl->first_hang_ms / 1e3);
 	else
 		printf("no hang verdict");
+	if (tl->last_progress_ms >= 0)
+		printf(", last progress seen at %.1f s", tl->last_progress_ms / 1e3);
 	printf("; interval %.0f -> %.0f ms, %d doubling(s); %zu recorded check(s))\n",
 	       tl->rows[0].interval_ms, last->interval_ms, tl->doublings, tr->nevents);
 }

@@ -89,6 +89,7 @@ struct monitor {
 	long round;             /* sample rounds so far (the leader's) */
 	long since;             /* progress counts only against samples of this round or later */
 	double suspected_wall;  /* when the current confirmation window opened (Unix time) */
+	double last_progress_wall; /* the last sample, before a suspicion, above the threshold (0: none) */
 	FILE *trace;
 	double t0_ms;
 	bool reported;          /* a hang has been reported in this watch */
@@ -669,11 +670,16 @@ static double snapshot_gap_ms(struct monitor *m)
 /* What the JSON report says of the three steps: when each happened and on what basis. */
 static json_t *steps_json(const struct monitor *m, double confirmed_at)
 {
-	return json_pack("{s:f, s:f, s:f, s:s, s:i, s:b}", "suspected_at", m->suspected_wall,
-			 "confirmed_at", confirmed_at, "window_s", m->conf.window_ms > 0 ?
-			 (confirmed_at - m->suspected_wall) : 0.0, "basis",
-			 m->conf.basis == CONFIRM_BY_MODEL ? "model" : "progress evidence",
-			 "dismissed_before", m->conf.dismissed, "ranks_in_kernel", confirm_is_io(&m->conf));
+	json_t *steps = json_pack("{s:f, s:f, s:f, s:s, s:i, s:b}", "suspected_at", m->suspected_wall,
+				  "confirmed_at", confirmed_at, "window_s", m->conf.window_ms > 0 ?
+				  (confirmed_at - m->suspected_wall) : 0.0, "basis",
+				  m->conf.basis == CONFIRM_BY_MODEL ? "model" : "progress evidence",
+				  "dismissed_before", m->conf.dismissed, "ranks_in_kernel",
+				  confirm_is_io(&m->conf));
+
+	json_object_set_new(steps, "last_progress_at", m->last_progress_wall > 0 ?
+			    json_real(m->last_progress_wall) : json_null());
+	return steps;
 }
 
 static void strip_frames(json_t *snap)
@@ -962,6 +968,17 @@ static int confirm_step(struct monitor *m, double t, enum detector_verdict v,
 	return 0;
 }
 
+/* A sample taken at t (monotonic ms) above the threshold, while no suspicion is open: the job
+ * was seen computing then, and a hang found later began after it. */
+static void note_progress(struct monitor *m, double t, int out)
+{
+	struct detector_info in;
+
+	detector_get_info(m->det, &in);
+	if (m->conf.state == WATCHING && in.usable && out > in.threshold)
+		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
+}
+
 static int leader_loop(struct monitor *m)
 {
 	double next = mono_ms();
@@ -990,6 +1007,7 @@ static int leader_loop(struct monitor *m)
 
 		enum detector_verdict v = detector_add(m->det, t - m->t0_ms, c.out);
 
+		note_progress(m, t, c.out);
 		if (confirm_step(m, t, v, &c) == MONITOR_EXIT_HANG)
 			return MONITOR_EXIT_HANG;
 		next = t + detector_next_step_ms(m->det);
@@ -1039,6 +1057,7 @@ static int follower_loop(struct monitor *m)
 
 static int setup_model(struct monitor *m)
 {
+	m->last_progress_wall = 0; /* a new MPI run: what the previous one did says nothing */
 	rng_seed(&m->rng, m->opt.model.seed);
 	if (ranksets_draw(&m->sets, &m->rng, m->nranks, m->opt.model.set_size) < 0)
 		return -1;

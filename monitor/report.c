@@ -654,6 +654,14 @@ static void report_print_confirmation(FILE *out, json_t *c)
 			window);
 	else
 		fprintf(out, "  confirmed at once (--confirm 0)\n");
+
+	time_t last = (time_t)json_real_value(json_object_get(c, "last_progress_at"));
+	struct tm tm;
+	char when[32];
+
+	if (last > 0 && gmtime_r(&last, &tm) && strftime(when, sizeof(when), "%H:%M:%S UTC", &tm))
+		fprintf(out, "  last progress seen at %s (sampled ranks computing): the hang began after it\n",
+			when);
 }
 
 /* One level of the merged stack tree, indented by depth; *lines counts what was printed. */

@@ -4,6 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* When the first hang was seen: the model's verdict, else the first hang the monitor recorded
+ * (confirmed on progress evidence alone); < 0 when none. */
+static double timeline_first_hang(const struct trace *tr, const struct timeline *tl)
+{
+	if (tl->first_hang_ms >= 0)
+		return tl->first_hang_ms;
+	for (size_t i = 0; i < tr->nevents; i++)
+		if (tr->events[i].kind == TRACE_EVENT_HANG)
+			return tr->events[i].t_ms;
+	return -1.0;
+}
+
+/* The last row before the first hang whose sample was above the threshold. */
+static double timeline_last_progress(const struct trace *tr, const struct timeline *tl)
+{
+	double hang = timeline_first_hang(tr, tl), last = -1.0;
+
+	for (size_t i = 0; hang >= 0 && i < tl->len && tl->rows[i].t_ms < hang; i++)
+		if (tl->rows[i].threshold >= 0 && tl->rows[i].s > tl->rows[i].threshold)
+			last = tl->rows[i].t_ms;
+	return last;
+}
+
 /* Apply the recorded checks decided at or before t_ms; *next indexes tr->events. */
 static void timeline_apply_events(const struct trace *tr, size_t *next, double t_ms,
 				  struct detector *d)
@@ -23,6 +46,7 @@ int timeline_build(const struct trace *tr, const struct detector_config *cfg, bo
 
 	memset(tl, 0, sizeof(*tl));
 	tl->first_hang_ms = -1.0;
+	tl->last_progress_ms = -1.0;
 	c.set_size = tr->len ? tr->points[0].c : 1;
 	if (!(d = detector_new(&c)))
 		return -1;
@@ -47,6 +71,7 @@ int timeline_build(const struct trace *tr, const struct detector_config *cfg, bo
 	}
 	detector_get_info(d, &in);
 	tl->doublings = in.doublings;
+	tl->last_progress_ms = timeline_last_progress(tr, tl);
 	detector_free(d);
 	return 0;
 }

@@ -25,6 +25,10 @@ struct timeline {
 	struct timeline_row *rows;
 	size_t len;
 	double first_hang_ms; /* first sample with a hang verdict; < 0 when none */
+	/* The last sample before the first hang (its verdict, else the first "#! hang" the monitor
+	 * recorded) that showed the job computing (S above the threshold): the hang began after it.
+	 * < 0 when there is no hang or no such sample. */
+	double last_progress_ms;
 	int doublings;
 };
 

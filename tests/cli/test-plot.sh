@@ -11,6 +11,8 @@ run "$PARASTACK" plot -o "$TMP/hang.svg" --title "stencil, 4 ranks" "$TMP/hang.t
 expect_status "svg" 0
 expect_grep "summary names the picture" "plot: $TMP/hang.svg (" "$OUT"
 expect_grep "summary: verdict after the hang" "hang verdict at 60[0-9]\.[0-9] s" "$OUT"
+# Where the hang began: the last sample that still showed the job computing, just before 600 s.
+expect_grep "summary: last progress just before the hang" "last progress seen at 59[0-9]\.[0-9] s;" "$OUT"
 svg=$(cat "$TMP/hang.svg")
 expect_grep "an SVG document" "<svg" "$svg"
 expect_grep "the title" "stencil, 4 ranks" "$svg"
@@ -26,6 +28,9 @@ expect_grep "a PNG file" "^PNG$" "$(dd if="$TMP/hang.png" bs=1 skip=1 count=3 2>
 { echo "# t_ms 0 is unix time 1795492934.5"; cat "$TMP/hang.trace"; } >"$TMP/clock.trace"
 run "$PARASTACK" plot -o "$TMP/clock.svg" "$TMP/clock.trace"
 expect_grep "wall-clock time on the axis" "0 s is 2026-11-24 04:02:14 UTC" "$(cat "$TMP/clock.svg")"
+expect_grep "the last progress marked, with its clock time" "last progress seen at 04:1[12]:[0-9][0-9] UTC: the hang began after it" "$(cat "$TMP/clock.svg")"
+run "$PARASTACK" plot -o "$TMP/healthy.svg" "$TMP/healthy.trace"
+if printf '%s' "$OUT$(cat "$TMP/healthy.svg")" | grep -q "last progress"; then fail "a healthy trace has a last progress mark"; else ok; fi
 # A trace of two samples still makes a picture (no gnuplot error, no broken file).
 printf '0 1 2\n400 1 2\n' >"$TMP/two.trace"
 run "$PARASTACK" plot -o "$TMP/two.svg" "$TMP/two.trace"

@@ -80,6 +80,17 @@ run "$PARASTACK" plot -o "$TMP/spin.svg" "$TMP/spin.trace"
 expect_status "plot of a live trace" 0
 expect_grep "plot summary: the recorded checks" "[2-9] recorded check(s)" "$OUT"
 expect_grep "plot: the confirmation window drawn" "suspected: confirming" "$(cat "$TMP/spin.svg")"
+# Where the hang began, the same in the report and on the plot: the last sample before the
+# suspicion that showed the job computing (its trace time plus the trace's clock time of 0).
+expect_grep "plot: the last progress marked" "last progress seen at" "$(cat "$TMP/spin.svg")"
+t0=$(sed -n 's/^# t_ms 0 is unix time //p' "$TMP/spin.trace")
+lp=$(printf '%s' "$OUT" | sed -n 's/.*last progress seen at \([0-9.]*\) s.*/\1/p')
+if ! jq -e '.confirmation.basis == "model"' "$REPORT" >/dev/null ||
+	jq -e --argjson t0 "${t0:-0}" --argjson lp "${lp:-0}" '.confirmation.last_progress_at - ($t0 + $lp) | (if . < 0 then -. else . end) < 0.2' "$REPORT" >/dev/null; then
+	ok
+else
+	fail "spin: last progress in the report ($(jq .confirmation.last_progress_at "$REPORT")) is not the plot's ($t0 + $lp)"
+fi
 expect_grep "plot: an SVG" "<svg" "$(head -c 4000 "$TMP/spin.svg")"
 
 prun sleep PS_FAULT=sleep PS_FAULT_RANK=0 PS_FAULT_AFTER=$AFTER -- stencil $FAST
@@ -179,6 +190,8 @@ expect_hang "default window: sleep" computation '[3]'
 expect_grep "default window: the suspicion line first" "suspected hang — computation error, rank 3 — confirming; the job is ended at" "$ERR"
 jreport "default window: the steps' times" '.confirmation.basis == "model" and .confirmation.window_s >= 60 and .confirmation.confirmed_at > .confirmation.suspected_at and .detected_at == .confirmation.suspected_at'
 expect_grep "default window: the confirmation line" "confirmed: no rank waiting in MPI moved" "$ERR"
+jreport "default window: progress seen before the suspicion" '.confirmation.last_progress_at < .confirmation.suspected_at'
+expect_grep "default window: the last progress line" "last progress seen at [0-9:]* UTC (sampled ranks computing): the hang began after it" "$ERR"
 # Hangs without history: a skipped collective 1 s after MPI_Init is confirmed by progress
 # evidence alone, with no model.
 prun early PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=1 -- stencil --confirm 10
