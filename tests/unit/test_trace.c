@@ -169,6 +169,38 @@ START_TEST(timeline_follows_every_recorded_sample)
 }
 END_TEST
 
+/* The last sample that showed the job computing before the hang: before the hang began (the
+ * 60th sample), above its threshold, and nothing above the threshold after it until the verdict. */
+START_TEST(timeline_marks_the_last_progress_before_the_hang)
+{
+	static char buf[8192];
+	struct trace tr;
+	struct timeline tl;
+	struct detector_config cfg;
+
+	hang_trace(&tr, buf, sizeof(buf), true, 200, 60, 400.0);
+	detector_config_default(&cfg);
+	ck_assert_int_eq(timeline_build(&tr, &cfg, false, &tl), 0);
+	ck_assert(tl.last_progress_ms >= 0 && tl.last_progress_ms < 60 * 400.0);
+	for (size_t i = 0; i < tl.len && tl.rows[i].t_ms < tl.first_hang_ms; i++) {
+		const struct timeline_row *r = &tl.rows[i];
+
+		if (r->t_ms == tl.last_progress_ms)
+			ck_assert_int_gt(r->s, r->threshold);
+		if (r->t_ms > tl.last_progress_ms)
+			ck_assert_int_le(r->s, r->threshold);
+	}
+	timeline_free(&tl);
+	trace_free(&tr);
+	/* No hang, no mark. */
+	hang_trace(&tr, buf, sizeof(buf), true, 200, 200, 400.0);
+	ck_assert_int_eq(timeline_build(&tr, &cfg, false, &tl), 0);
+	ck_assert(tl.first_hang_ms < 0 && tl.last_progress_ms < 0);
+	timeline_free(&tl);
+	trace_free(&tr);
+}
+END_TEST
+
 START_TEST(timeline_resamples_a_dense_trace_like_replay)
 {
 	static char buf[65536];
@@ -215,6 +247,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tc, directives_carry_the_model_and_the_checks);
 	tcase_add_test(tc, timeline_follows_every_recorded_sample);
 	tcase_add_test(tc, timeline_resamples_a_dense_trace_like_replay);
+	tcase_add_test(tc, timeline_marks_the_last_progress_before_the_hang);
 	suite_add_tcase(s, tc);
 	return s;
 }
