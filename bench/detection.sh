@@ -101,49 +101,55 @@ healthy() {
 	record "$label" healthy - - "$start" "$(now)" "$RC" "$rep" "$tr" "$WORK/run-$RUN.out"
 }
 
-N=$(pick 1 10)
-say "detection: $N run(s) per fault kind; healthy runs; LAMMPS"
-for _ in $(seq "$N"); do
-	for kind in spin sleep deadlock skip exit io; do
-		faulted stencil "$kind" 15 25
-	done
-	# Hangs with no history: a collective skipped right after MPI_Init.
-	faulted stencil skip 1 2 "$NP" "stencil, 1-2 s in"
-	faulted phases spin 40 55
-	lammps_stopped 20 30
-	if [ "$BENCH" = full ]; then
-		# Early (no history) and late, every kind; and 8 ranks on 2 cores.
-		for kind in spin sleep deadlock skip io; do
-			faulted stencil "$kind" 1 2 "$NP" "stencil, 1-2 s in"
-			faulted stencil "$kind" 110 130 "$NP" "stencil, 110-130 s in"
-			faulted stencil "$kind" 25 35 8 "stencil, 8 ranks"
+# BENCH_RUNS=FILE: no runs; the tables again from the runs of an earlier campaign (the block
+# at the end of its detection.md, saved as FILE), for a change of the analysis alone.
+if [ -n "${BENCH_RUNS:-}" ]; then
+	cp "$BENCH_RUNS" "$WORK/runs.tsv"
+else
+	N=$(pick 1 10)
+	say "detection: $N run(s) per fault kind; healthy runs; LAMMPS"
+	for _ in $(seq "$N"); do
+		for kind in spin sleep deadlock skip exit io; do
+			faulted stencil "$kind" 15 25
 		done
-	fi
-done
-MPIRUN="mpirun --oversubscribe --bind-to none -np $NP"
-# shellcheck disable=SC2086
-healthy stencil env PS_ITERS="$(pick 500 6000)" $MPIRUN "$APPS/stencil"
-# shellcheck disable=SC2086
-healthy phases env PS_ITERS="$(pick 4 60)" $MPIRUN "$APPS/phases"
-# shellcheck disable=SC2086
-healthy lammps $MPIRUN lmp -in "$ROOT/bench/in.lj" -var steps "$(pick 1500 20000)" -log none
-# Healthy jobs that look hung for a while. A rank pausing in its own code (a checkpoint write)
-# for P seconds at T s into the job (the job then runs about 30 s more, 40 ms per iteration):
-for at in $(pick 30 "30 120"); do
-	for p in $(pick 40 "5 10 20 40"); do
-		# shellcheck disable=SC2086
-		healthy "stencil, rank 1 pauses ${p} s at ${at} s" env PS_FAULT=stall PS_FAULT_RANK=1 \
-			PS_STALL="$p" PS_FAULT_AFTER="$at" PS_ITERS=$(((at + 30) * 25)) $MPIRUN "$APPS/stencil"
+		# Hangs with no history: a collective skipped right after MPI_Init.
+		faulted stencil skip 1 2 "$NP" "stencil, 1-2 s in"
+		faulted phases spin 40 55
+		lammps_stopped 20 30
+		if [ "$BENCH" = full ]; then
+			# Early (no history) and late, every kind; and 8 ranks on 2 cores.
+			for kind in spin sleep deadlock skip io; do
+				faulted stencil "$kind" 1 2 "$NP" "stencil, 1-2 s in"
+				faulted stencil "$kind" 110 130 "$NP" "stencil, 110-130 s in"
+				faulted stencil "$kind" 25 35 8 "stencil, 8 ranks"
+			done
+		fi
 	done
-done
-# Phases of 10 s of real data exchange (4 MiB blocks of MPI_Alltoall) and 10 s of compute.
-# shellcheck disable=SC2086
-healthy "phases, 10 s Alltoall / 10 s compute" env PS_COMPUTE=10 PS_COMM=10 PS_A2A_KB=4096 \
-	PS_ITERS="$(pick 4 30)" $MPIRUN "$APPS/phases"
-# 8 ranks on this machine's cores: most of the time in MPI.
-# shellcheck disable=SC2086
-healthy "stencil, 8 ranks (lives in MPI)" env PS_ITERS="$(pick 1500 15000)" \
-	mpirun --oversubscribe --bind-to none -np 8 "$APPS/stencil"
+	MPIRUN="mpirun --oversubscribe --bind-to none -np $NP"
+	# shellcheck disable=SC2086
+	healthy stencil env PS_ITERS="$(pick 500 6000)" $MPIRUN "$APPS/stencil"
+	# shellcheck disable=SC2086
+	healthy phases env PS_ITERS="$(pick 4 60)" $MPIRUN "$APPS/phases"
+	# shellcheck disable=SC2086
+	healthy lammps $MPIRUN lmp -in "$ROOT/bench/in.lj" -var steps "$(pick 1500 20000)" -log none
+	# Healthy jobs that look hung for a while. A rank pausing in its own code (a checkpoint write)
+	# for P seconds at T s into the job (the job then runs about 30 s more, 40 ms per iteration):
+	for at in $(pick 30 "30 120"); do
+		for p in $(pick 40 "5 10 20 40"); do
+			# shellcheck disable=SC2086
+			healthy "stencil, rank 1 pauses ${p} s at ${at} s" env PS_FAULT=stall PS_FAULT_RANK=1 \
+				PS_STALL="$p" PS_FAULT_AFTER="$at" PS_ITERS=$(((at + 30) * 25)) $MPIRUN "$APPS/stencil"
+		done
+	done
+	# Phases of 10 s of real data exchange (4 MiB blocks of MPI_Alltoall) and 10 s of compute.
+	# shellcheck disable=SC2086
+	healthy "phases, 10 s Alltoall / 10 s compute" env PS_COMPUTE=10 PS_COMM=10 PS_A2A_KB=4096 \
+		PS_ITERS="$(pick 4 30)" $MPIRUN "$APPS/phases"
+	# 8 ranks on this machine's cores: most of the time in MPI.
+	# shellcheck disable=SC2086
+	healthy "stencil, 8 ranks (lives in MPI)" env PS_ITERS="$(pick 1500 15000)" \
+		mpirun --oversubscribe --bind-to none -np 8 "$APPS/stencil"
+fi
 
 # --- tables -----------------------------------------------------------------------------------
 # Per application and fault: app, kind, runs, T_h, false alarms, type right, sum of 1/x, T_f,
@@ -182,9 +188,7 @@ detection_table() {
 	analyse | while IFS='	' read -r app kind runs th fa typeok pr tf nofault delays e2e; do
 		st=$(printf '%s\n' $delays | grep . | stats)
 		se=$(printf '%s\n' $e2e | grep . | stats)
-		if [ "$kind" = deadlock ] || [ "$kind" = skip ]; then
-			acf="n/a" prf="n/a"
-		elif [ "$kind" = exit ]; then
+		if [ "$kind" = exit ]; then
 			acf=$(awk -v a="$tf" -v b="$th" 'BEGIN { if (b) printf "%d/%d named", a, b; else printf "-" }')
 			prf="n/a"
 		else
@@ -220,11 +224,13 @@ for a message never sent; skip: it skips a collective; exit: it leaves early); i
 \`lmp\`, unmodified) by SIGSTOP of one rank at a moment \`parastack stack\` shows it in application
 code. Definitions as the paper's: AC_h = hangs detected after the fault / runs; AC_f = runs whose
 faulty ranks include the injected one / hangs detected; PR_f = mean over detected hangs of 1/x
-(x ranks reported; 0 if the injected rank is not among them). Communication hangs have no faulty
-rank to find (nobody is outside MPI); for them "type right" (the report says communication) is
-what counts; io (a rank stuck in uninterruptible sleep, as on a hung file system) counts its
-own type. A rank that exits early is not outside MPI either (it waits in MPI_Finalize or is
-gone); for it AC_f counts the diagnosis naming it ("already called MPI_Finalize", "exited").
+(x ranks reported; 0 if the injected rank is not among them). In a communication hang nobody is
+outside MPI: its culprits are named by the wait-for analysis of the recording layer
+(libparastack-mpi.so, which \`parastack run\` preloads), and AC_f/PR_f count those (a deadlock's
+two ranks give 0.50); "type right" says the report calls it communication; io (a rank stuck in
+uninterruptible sleep, as on a hung file system) counts its own type. A rank that exits early
+is not outside MPI either (it waits in MPI_Finalize or is gone); for it AC_f counts the report
+naming it (faulty ranks, or the diagnosis: "already called MPI_Finalize", "exited").
 Delays: from the fault firing (its own log line) to the suspicion (\`detected_at\`), and to the
 confirmed hang (\`confirmation.confirmed_at\`: end to end, after the 60 s window; the job is
 ended right after). A fault 1-2 s after start is a hang with no history, confirmed on progress
@@ -276,7 +282,7 @@ plot '$WORK/delays.txt' using (bin(\$1)):(1) smooth frequency with boxes lc rgb 
 EOF
 	} | gnuplot
 fi
-for ex in stencil-spin phases-spin; do
+for ex in $([ -z "${BENCH_RUNS:-}" ] && echo stencil-spin phases-spin); do
 	t=$(ls "$WORK"/trace-"$ex"-*.trace 2>/dev/null | head -n 1)
 	[ -n "$t" ] && "$PARASTACK" plot -o "$RESULTS/example-$ex.svg" --title "parastack on $ex (a recorded run)" "$t" >&2
 done

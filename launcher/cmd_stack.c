@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "../monitor/discover.h"
+#include "../monitor/exitcodes.h"
 #include "../monitor/pidlist.h"
 #include "../monitor/report.h"
 #include "../monitor/pstack.h"
@@ -142,32 +143,55 @@ static int file_pids(const char *file, pid_t **pids, struct placement *pl)
 	return n;
 }
 
+/* mpirun's standard output passed on, but for the leader's outcome line: did it say "none"
+ * (every rank looked at)? */
+static bool relay_output(int fd)
+{
+	FILE *in = fdopen(fd, "r");
+	size_t plen = strlen(MONITOR_STATUS_PREFIX);
+	char line[4096];
+	bool ok = false;
+
+	while (in && fgets(line, sizeof(line), in)) {
+		if (!strncmp(line, MONITOR_STATUS_PREFIX, plen))
+			ok = !strcmp(line + plen, "none\n");
+		else
+			fputs(line, stdout);
+	}
+	if (in)
+		fclose(in);
+	return ok;
+}
+
 /* A job on several nodes: parastack-monitor on each (pl) looks at its node's ranks and the first
  * prints them all. The exit status. */
 static int stack_remote(const struct placement *pl, const char *format)
 {
 	char monitor[PATH_MAX];
-	char *extra[] = { "--stack", (char *)format, NULL };
-	int st;
+	char *extra[] = { "--stack", (char *)format, "--status-file=-", NULL };
+	int fds[2], st;
 
 	if (sibling_program("parastack-monitor", monitor, sizeof(monitor)) < 0) {
 		cmd_error("stack", "cannot find parastack-monitor next to parastack (%s); reinstall parastack",
 			  monitor);
 		return EXIT_INPUT;
 	}
+	if (pipe(fds) < 0) {
+		cmd_error("stack", "pipe: %s", strerror(errno));
+		return EXIT_INPUT;
+	}
 	/* Ctrl-C reaches mpirun too (same terminal): it stops the monitors, which let go. */
 	signal(SIGINT, SIG_IGN);
 
-	pid_t pid = monitors_start(pl, monitor, extra, -1);
+	pid_t pid = monitors_start(pl, monitor, extra, fds[1]);
 
-	if (pid < 0) {
-		cmd_error("stack", "fork: %s", strerror(errno));
-		return EXIT_INPUT;
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return EXIT_INPUT;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : EXIT_INPUT;
+	close(fds[1]);
+
+	bool ok = relay_output(fds[0]);
+
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return pid > 0 && ok ? 0 : EXIT_INPUT;
 }
 
 /* --slurm-job, or --pids-file naming other hosts: where the monitors go. 0, or an exit status. */

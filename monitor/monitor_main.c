@@ -1289,7 +1289,12 @@ int main(int argc, char **argv)
 	if (m->stack_format) {
 		status = stack_job(m);
 		comm_finalize();
-		return status;
+		if (!m->status_path)
+			return status;
+		/* Every monitor agrees on the outcome; the leader says it, none fails for mpirun. */
+		if (is_leader(m))
+			write_status(m, status);
+		return MONITOR_EXIT_NONE;
 	}
 	if (is_leader(m)) {
 		char err[PATH_MAX + 128];

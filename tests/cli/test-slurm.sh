@@ -206,6 +206,15 @@ run "$PARASTACK" stack --slurm-job "$JOB_exit3"
 expect_error "stack of an ended job" 1 "is FAILED, not running"
 run "$PARASTACK" stack --slurm-job 999999
 expect_error "stack of an unknown job" 1 "Invalid job id"
+# A running job with no MPI rank: one line from the monitors after their wait, exit 1.
+printf '#!/bin/sh\n#SBATCH -N 2\nsleep 300\n' >"$SUBMIT/nompi.sh"
+nompi=$(cd "$SUBMIT" && sbatch --parsable nompi.sh)
+deadline=$(($(date +%s) + 60))
+until [ "$(job_field "$nompi" state)" = RUNNING ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.2; done
+RUN_TIMEOUT=120 run "$PARASTACK" stack --slurm-job "$nompi"
+expect_error "stack of a job without MPI ranks" 1 "no MPI ranks found in the job's processes"
+scancel "$nompi"
+wait_job_end "stack of a job without MPI ranks" "$nompi" 60 "$SUBMIT/slurm-$nompi.out"
 run "$PARASTACK" attach --slurm-job 12x
 expect_error "attach: bad job id" 2 "not a Slurm job id"
 run "$PARASTACK" attach
