@@ -326,10 +326,14 @@ static void side_text(const struct side *s, char *buf, size_t len)
 	char *r = ranges_of(s->ranks, s->n);
 	char root[32] = "";
 
+	char size[40] = "sizes by rank";
+
 	if (s->root >= 0)
 		snprintf(root, sizeof(root), "root %lld, ", s->root);
-	snprintf(buf, len, "rank%s %s call%s %s (%s%lld bytes) at %s", s->n > 1 ? "s" : "", r ? r : "?",
-		 s->n > 1 ? "" : "s", s->func ? s->func : "?", root, s->bytes, s->at ? s->at : "?");
+	if (s->bytes >= 0)
+		snprintf(size, sizeof(size), "%lld bytes", s->bytes);
+	snprintf(buf, len, "rank%s %s call%s %s (%s%s) at %s", s->n > 1 ? "s" : "", r ? r : "?",
+		 s->n > 1 ? "" : "s", s->func ? s->func : "?", root, size, s->at ? s->at : "?");
 	free(r);
 }
 

@@ -662,6 +662,93 @@ EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *
 	return rc;
 }
 
+/* The v-variants: their data sizes differ from rank to rank by design (bytes -1: not compared),
+ * except where every rank passes the same counts (Allgatherv's and Reduce_scatter's totals). */
+static int64_t counts_bytes(const int *counts, int n, MPI_Datatype t)
+{
+	int64_t sum = 0;
+
+	for (int i = 0; counts && i < n; i++)
+		sum += counts[i];
+	return sum < 0 ? -1 : type_bytes(1, t) < 0 ? -1 : sum * type_bytes(1, t);
+}
+
+static int comm_size_of(MPI_Comm comm)
+{
+	int n = 0;
+
+	return PMPI_Comm_size(comm, &n) == MPI_SUCCESS ? n : 0;
+}
+
+EXPORT int MPI_Gatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+		       const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
+		       MPI_Comm comm)
+{
+	COLL_ENTER(GATHERV, comm, root, -1);
+	int rc = PMPI_Gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+
+	call_leave(c);
+	return rc;
+}
+
+EXPORT int MPI_Scatterv(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype,
+			void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+	COLL_ENTER(SCATTERV, comm, root, -1);
+	int rc = PMPI_Scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+
+	call_leave(c);
+	return rc;
+}
+
+EXPORT int MPI_Allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+			  const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm)
+{
+	COLL_ENTER(ALLGATHERV, comm, -1, counts_bytes(rcounts, comm_size_of(comm), rtype));
+	int rc = PMPI_Allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+
+	call_leave(c);
+	return rc;
+}
+
+EXPORT int MPI_Alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
+			 MPI_Datatype stype, void *rbuf, const int *rcounts, const int *rdispls,
+			 MPI_Datatype rtype, MPI_Comm comm)
+{
+	COLL_ENTER(ALLTOALLV, comm, -1, -1);
+	int rc = PMPI_Alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+
+	call_leave(c);
+	return rc;
+}
+
+EXPORT int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype type,
+			      MPI_Op op, MPI_Comm comm)
+{
+	COLL_ENTER(REDUCE_SCATTER, comm, -1, counts_bytes(rcounts, comm_size_of(comm), type));
+	int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
+
+	call_leave(c);
+	return rc;
+}
+
+/* MPI_Reduce_scatter_block, MPI_Scan and MPI_Exscan: (sbuf, rbuf, count, type, op, comm), the
+ * same count on every rank. */
+#define WRAP_COUNT_REDUCTION(NAME, FUNC)                                                       \
+	EXPORT int MPI_##NAME(const void *sbuf, void *rbuf, int count, MPI_Datatype type,     \
+			      MPI_Op op, MPI_Comm comm)                                       \
+	{                                                                                      \
+		COLL_ENTER(FUNC, comm, -1, type_bytes(count, type));                           \
+		int rc = PMPI_##NAME(sbuf, rbuf, count, type, op, comm);                       \
+                                                                                               \
+		call_leave(c);                                                                 \
+		return rc;                                                                     \
+	}
+
+WRAP_COUNT_REDUCTION(Reduce_scatter_block, REDUCE_SCATTER_BLOCK)
+WRAP_COUNT_REDUCTION(Scan, SCAN)
+WRAP_COUNT_REDUCTION(Exscan, EXSCAN)
+
 /* Nonblocking collectives take their number at the start; the request is what waits. */
 EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *req)
 {

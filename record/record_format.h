@@ -11,7 +11,7 @@
 
 #define PSREC_SYMBOL "parastack_record"
 #define PSREC_MAGIC 0x3130434552535053ULL /* "PSREC01" little-endian */
-#define PSREC_VERSION 2
+#define PSREC_VERSION 3
 #define PSREC_THREADS 64    /* threads that called MPI (more: not recorded) */
 #define PSREC_COMMS 256     /* live communicators */
 #define PSREC_REQS 4096     /* live nonblocking requests */
@@ -34,7 +34,11 @@
 	X(ALLREDUCE, "MPI_Allreduce") X(GATHER, "MPI_Gather") X(SCATTER, "MPI_Scatter") \
 	X(ALLGATHER, "MPI_Allgather") X(ALLTOALL, "MPI_Alltoall") X(IBARRIER, "MPI_Ibarrier") \
 	X(IBCAST, "MPI_Ibcast") X(IALLREDUCE, "MPI_Iallreduce") X(COMM_DUP, "MPI_Comm_dup") \
-	X(COMM_SPLIT, "MPI_Comm_split") X(FINALIZE, "MPI_Finalize")
+	X(COMM_SPLIT, "MPI_Comm_split") X(FINALIZE, "MPI_Finalize") X(GATHERV, "MPI_Gatherv") \
+	X(SCATTERV, "MPI_Scatterv") X(ALLGATHERV, "MPI_Allgatherv") X(ALLTOALLV, "MPI_Alltoallv") \
+	X(REDUCE_SCATTER, "MPI_Reduce_scatter") \
+	X(REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block") X(SCAN, "MPI_Scan") \
+	X(EXSCAN, "MPI_Exscan")
 
 #define PSREC_ENUM(name, text) PSREC_##name,
 enum psrec_func { PSREC_FUNCS(PSREC_ENUM) PSREC_NFUNCS };
@@ -50,7 +54,8 @@ struct psrec_call {
 	int32_t tag;      /* or PSREC_ANY_TAG */
 	int32_t root;     /* world rank of a rooted collective's root, else -1 */
 	int32_t nreqs;    /* requests waited on (Wait family) */
-	int64_t bytes;    /* count x type size sent or received (the signature's length) */
+	int64_t bytes;    /* count x type size sent or received (the signature's length); -1 where
+			   * ranks differ by design (Gatherv, Scatterv, Alltoallv) */
 	uint64_t coll_seq;/* the communicator's collective number of this call */
 	uint64_t caller;  /* return address into the caller of the MPI function */
 	int32_t reqs[PSREC_WAITREQS]; /* their slots in reqs, -1 unrecorded */

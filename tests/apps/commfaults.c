@@ -9,6 +9,9 @@
  *   lostisend    rank F MPI_Isend's to F+1 with tag 7 and never waits; F+1 receives tag 8
  *   finalize     rank F calls MPI_Finalize while the others wait in MPI_Barrier
  *   skip         rank F skips an MPI_Allreduce and waits in MPI_Recv from rank F+1
+ *   vskip        Scan, Exscan, Reduce_scatter(_block), Alltoallv, Scatterv (results checked) and
+ *                an MPI_Gatherv whose counts differ by rank, all correct; then rank F skips an
+ *                MPI_Allgatherv and waits in MPI_Recv from rank F+1
  * F is PS_FAULT_RANK (default 1). Each scenario is a function of its own, at lines of its own,
  * so the report's call sites can be checked. */
 #include "faults.h"
@@ -123,6 +126,56 @@ __attribute__((noinline)) static void skip_collective(int rank, int size, int f)
 	barrier();
 }
 
+/* The other recorded collectives, called correctly, their results checked (the layer passes
+ * every argument through): a wrong one aborts the job. */
+__attribute__((noinline)) static void more_collectives(int rank, int size)
+{
+	int one = 1, scan = 0, ex = 0, block = 0, rs = 0, sv = -1;
+	int *ones = calloc((size_t)size, sizeof(int)), *got = calloc((size_t)size, sizeof(int));
+	int *displs = calloc((size_t)size, sizeof(int));
+
+	for (int i = 0; i < size; i++) {
+		ones[i] = 1;
+		displs[i] = i;
+	}
+	MPI_Scan(&rank, &scan, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Exscan(&one, &ex, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Reduce_scatter_block(ones, &block, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Reduce_scatter(ones, &rs, ones, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Alltoallv(displs, ones, displs, MPI_INT, got, ones, displs, MPI_INT, MPI_COMM_WORLD);
+	MPI_Scatterv(displs, ones, displs, MPI_INT, &sv, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (scan != rank * (rank + 1) / 2 || (rank > 0 && ex != rank) || block != size || rs != size ||
+	    got[size - 1] != rank || sv != rank) {
+		fprintf(stderr, "commfaults: rank %d: a collective gave a wrong result\n", rank);
+		MPI_Abort(MPI_COMM_WORLD, 3);
+	}
+	free(displs);
+	free(got);
+	free(ones);
+}
+
+/* Counts that differ by rank are the v-variants' point: not a mismatch. Then a skipped one. */
+__attribute__((noinline)) static void skip_allgatherv(int rank, int size, int f)
+{
+	int *counts = calloc((size_t)size, sizeof(int)), *displs = calloc((size_t)size, sizeof(int));
+	int *all = calloc((size_t)size * (size_t)(size + 1) / 2 + 1, sizeof(int)), mine[64] = { 0 };
+
+	for (int i = 0, d = 0; i < size && i < 64; d += i + 1, i++) {
+		counts[i] = i + 1;
+		displs[i] = d;
+	}
+	more_collectives(rank, size);
+	MPI_Gatherv(mine, rank + 1, MPI_INT, all, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+	if (rank != f)
+		MPI_Allgatherv(mine, rank + 1, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD); /* site: allgatherv-others */
+	else
+		recv_from(peer(f, 1, size), 4);
+	barrier();
+	free(all);
+	free(displs);
+	free(counts);
+}
+
 int main(int argc, char **argv)
 {
 	struct faults f;
@@ -157,6 +210,8 @@ int main(int argc, char **argv)
 		lost_isend(rank, size, fr);
 	else if (!strcmp(what, "finalize"))
 		finalize_early(rank, fr);
+	else if (!strcmp(what, "vskip"))
+		skip_allgatherv(rank, size, fr);
 	else if (!strcmp(what, "skip"))
 		skip_collective(rank, size, fr);
 	app_end(&f, rank);

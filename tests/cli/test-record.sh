@@ -56,6 +56,11 @@ jreport "early MPI_Finalize: rank 1" '.faulty_ranks == [1] and ([.wait_for.waits
 crun skip skip 4
 jreport "skipped collective: rank 1" '.faulty_ranks == [1] and .wait_for.collectives[0].not_entered == "1" and .wait_for.collectives[0].at == "'"$(site skip-others)"'"'
 
+# The v-variants: a Gatherv whose counts differ by rank is no mismatch; a skipped Allgatherv is
+# found like any collective.
+crun vskip vskip 4
+jreport "skipped MPI_Allgatherv: rank 1, no mismatch" '.faulty_ranks == [1] and .wait_for.mismatches == [] and .wait_for.collectives[0].not_entered == "1" and .wait_for.collectives[0].call == "MPI_Allgatherv" and .wait_for.collectives[0].at == "'"$(site allgatherv-others)"'"'
+
 # Fortran: `use mpi` (commfaults_f) and mpif.h (commfaults_fh), the same library entry points.
 FSRC=tests/apps/commfaults_f.F90
 APP=$BUILD/tests/apps/commfaults_f

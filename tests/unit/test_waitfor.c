@@ -99,6 +99,34 @@ START_TEST(different_counts_are_a_mismatch)
 }
 END_TEST
 
+/* The v-variants: sizes that differ by rank (bytes -1) are no mismatch; another operation is,
+ * and its sides say "sizes by rank". */
+START_TEST(v_collectives_compare_operations_not_sizes)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < 4; r++)
+		json_array_append_new(s, rank_rec(r, 4, r == 3 ? "MPI_Scatterv" : "MPI_Gatherv", -2, 0, 9, -1, 9,
+						  hist(9, r == 3 ? "MPI_Scatterv" : "MPI_Gatherv", -1, "a.c:30")));
+
+	json_t *wf = waitfor_analyze(s);
+	char *text = json_dumps(json_object_get(wf, "diagnosis"), 0);
+
+	ck_assert(faulty_is(wf, "[3]"));
+	ck_assert_ptr_nonnull(strstr(text, "rank 3 calls MPI_Scatterv (sizes by rank) at a.c:30"));
+	free(text);
+	json_decref(wf);
+	json_decref(s);
+	s = json_array();
+	for (int r = 0; r < 4; r++)
+		json_array_append_new(s, rank_rec(r, 4, "MPI_Gatherv", -2, 0, 9, -1, 9, hist(9, "MPI_Gatherv", -1, "a.c:30")));
+	wf = waitfor_analyze(s);
+	ck_assert_int_eq(json_array_size(json_object_get(wf, "mismatches")), 0);
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
 START_TEST(rank_in_finalize_is_waited_for)
 {
 	json_t *s = json_array();
@@ -166,6 +194,7 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, no_records_no_analysis);
 	tcase_add_test(tc, p2p_cycle_is_a_deadlock);
 	tcase_add_test(tc, different_counts_are_a_mismatch);
+	tcase_add_test(tc, v_collectives_compare_operations_not_sizes);
 	tcase_add_test(tc, rank_in_finalize_is_waited_for);
 	tcase_add_test(tc, large_job_one_behind);
 	tcase_add_test(tc, neighbours_of_a_rank_that_left_are_not_at_fault);
