@@ -917,12 +917,21 @@ static void trace_event(struct monitor *m, double t, enum trace_event_kind ev)
 
 /* What the confirmation step says about this sample, acted on: MONITOR_EXIT_HANG to stop
  * here, else 0 (watching goes on). */
+/* A sample taken at t (monotonic ms) above the threshold, while no suspicion is open: the job
+ * was seen computing then, and a hang found later began after it. */
+static void note_progress(struct monitor *m, double t, int out, const struct detector_info *in)
+{
+	if (m->conf.state == WATCHING && in->usable && out > in->threshold)
+		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
+}
+
 static int confirm_step(struct monitor *m, double t, enum detector_verdict v,
 			const struct sample_counts *c)
 {
 	struct detector_info in;
 
 	detector_get_info(m->det, &in);
+	note_progress(m, t, c->out, &in);
 
 	struct confirm_sample cs = { .t_ms = t - m->t0_ms, .verdict = v,
 				     .hang_ongoing = detector_hang_ongoing(m->det),
@@ -968,17 +977,6 @@ static int confirm_step(struct monitor *m, double t, enum detector_verdict v,
 	return 0;
 }
 
-/* A sample taken at t (monotonic ms) above the threshold, while no suspicion is open: the job
- * was seen computing then, and a hang found later began after it. */
-static void note_progress(struct monitor *m, double t, int out)
-{
-	struct detector_info in;
-
-	detector_get_info(m->det, &in);
-	if (m->conf.state == WATCHING && in.usable && out > in.threshold)
-		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
-}
-
 static int leader_loop(struct monitor *m)
 {
 	double next = mono_ms();
@@ -1007,7 +1005,6 @@ static int leader_loop(struct monitor *m)
 
 		enum detector_verdict v = detector_add(m->det, t - m->t0_ms, c.out);
 
-		note_progress(m, t, c.out);
 		if (confirm_step(m, t, v, &c) == MONITOR_EXIT_HANG)
 			return MONITOR_EXIT_HANG;
 		next = t + detector_next_step_ms(m->det);

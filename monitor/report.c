@@ -639,6 +639,15 @@ json_t *report_none(json_t *model, bool watched)
 			 "model", model);
 }
 
+/* A JSON Unix time as UTC text in format; false (buf untouched) when it is not a time. */
+static bool utc_text(json_t *t, const char *format, char *buf, size_t len)
+{
+	time_t secs = (time_t)json_number_value(t);
+	struct tm tm;
+
+	return json_is_number(t) && secs > 0 && gmtime_r(&secs, &tm) && strftime(buf, len, format, &tm);
+}
+
 /* The three steps, in one line: when it was suspected, and how it was confirmed. */
 static void report_print_confirmation(FILE *out, json_t *c)
 {
@@ -655,11 +664,9 @@ static void report_print_confirmation(FILE *out, json_t *c)
 	else
 		fprintf(out, "  confirmed at once (--confirm 0)\n");
 
-	time_t last = (time_t)json_real_value(json_object_get(c, "last_progress_at"));
-	struct tm tm;
-	char when[32];
+	char when[64];
 
-	if (last > 0 && gmtime_r(&last, &tm) && strftime(when, sizeof(when), "%H:%M:%S UTC", &tm))
+	if (utc_text(json_object_get(c, "last_progress_at"), "%H:%M:%S UTC", when, sizeof(when)))
 		fprintf(out, "  last progress seen at %s (sampled ranks computing): the hang began after it\n",
 			when);
 }
@@ -703,13 +710,10 @@ static void print_tree(FILE *out, json_t *tree)
 void report_print(FILE *out, json_t *report)
 {
 	char when[64] = "?";
-	time_t t = (time_t)json_real_value(json_object_get(report, "detected_at"));
-	struct tm tm;
 	json_t *m = json_object_get(report, "model"), *v;
 	size_t i;
 
-	if (gmtime_r(&t, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	utc_text(json_object_get(report, "detected_at"), "%Y-%m-%d %H:%M:%S UTC", when, sizeof(when));
 	fprintf(out, "\nparastack: HANG DETECTED at %s — %s error%s\n", when,
 		str(report, "hang_type"), json_array_size(json_object_get(report, "dead_ranks")) ?
 		", after a rank died (a crash, not an ordinary hang)" : "");
