@@ -113,7 +113,6 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len, int *interrupted)
 {
 	char line[4096];
-	size_t plen = strlen(MONITOR_STATUS_PREFIX);
 
 	for (;;) {
 		if (signals_caught == SIGUSR1) {
@@ -130,10 +129,7 @@ static void relay_output(FILE *in, pid_t mon, char *outcome, size_t len, int *in
 			clearerr(in);
 			continue;
 		}
-		if (!strncmp(line, MONITOR_STATUS_PREFIX, plen))
-			snprintf(outcome, len, "%.*s", (int)strcspn(line + plen, "\n"), line + plen);
-		else
-			fputs(line, stdout);
+		monitors_relay_line(line, outcome, len);
 	}
 }
 

@@ -11,11 +11,8 @@
 #include <sys/wait.h>
 
 #include "../monitor/discover.h"
-#include "../monitor/exitcodes.h"
 #include "../monitor/pidlist.h"
-#include "../monitor/report.h"
 #include "../monitor/pstack.h"
-#include "../monitor/symbolize.h"
 #include "commands.h"
 #include "monitors.h"
 #include "options.h"
@@ -50,44 +47,6 @@ static int parse_pid(const char *arg, pid_t *pid)
 		return -1;
 	*pid = (pid_t)v;
 	return 0;
-}
-
-/* Print (or append to out) one process; 0, or -1 after printing why it could not be done. */
-static int stack_one(pid_t pid, struct symbolizer_pool *syms, json_t *out)
-{
-	char err[512];
-
-	if (pstack_process(pid, syms, NULL, out ? NULL : stdout, out, err, sizeof(err)) < 0) {
-		cmd_error("stack", "%s", err);
-		return -1;
-	}
-	return 0;
-}
-
-/* --tree: each process's deciding thread as a rank object (capture.c), grouped and merged. */
-static int stack_tree(const pid_t *pids, int n, bool json)
-{
-	struct symbolizer_pool syms = { 0 };
-	json_t *snap = json_array();
-	char host[256] = "", err[512];
-	int failed = 0;
-
-	gethostname(host, sizeof(host) - 1);
-	for (int i = 0; i < n; i++) {
-		json_t *rank = pstack_capture(pids[i], &syms, host, err, sizeof(err));
-
-		if (rank) {
-			json_array_append_new(snap, rank);
-		} else {
-			cmd_error("stack", "%s", err);
-			failed++;
-		}
-	}
-	report_sort_by_rank(snap);
-	pstack_print_tree(stdout, snap, json);
-	json_decref(snap);
-	symbolizer_pool_free(&syms);
-	return failed ? EXIT_INPUT : 0;
 }
 
 #define STACK_REMOTE (-2) /* file_pids: the ranks are on other hosts too */
@@ -148,27 +107,21 @@ static int file_pids(const char *file, pid_t **pids, struct placement *pl)
 static bool relay_output(int fd)
 {
 	FILE *in = fdopen(fd, "r");
-	size_t plen = strlen(MONITOR_STATUS_PREFIX);
-	char line[4096];
-	bool ok = false;
+	char line[4096], outcome[16] = "";
 
-	while (in && fgets(line, sizeof(line), in)) {
-		if (!strncmp(line, MONITOR_STATUS_PREFIX, plen))
-			ok = !strcmp(line + plen, "none\n");
-		else
-			fputs(line, stdout);
-	}
+	while (in && fgets(line, sizeof(line), in))
+		monitors_relay_line(line, outcome, sizeof(outcome));
 	if (in)
 		fclose(in);
-	return ok;
+	return !strcmp(outcome, "none");
 }
 
 /* A job on several nodes: parastack-monitor on each (pl) looks at its node's ranks and the first
  * prints them all. The exit status. */
-static int stack_remote(const struct placement *pl, const char *format)
+static int stack_remote(const struct placement *pl, enum pstack_format f)
 {
 	char monitor[PATH_MAX];
-	char *extra[] = { "--stack", (char *)format, "--status-file=-", NULL };
+	char *extra[] = { "--stack", (char *)pstack_format_name(f), "--status-file=-", NULL };
 	int fds[2], st;
 
 	if (sibling_program("parastack-monitor", monitor, sizeof(monitor)) < 0) {
@@ -215,24 +168,14 @@ static int place_remote(uint32_t job, const char *file, struct placement *pl,
 	return 0;
 }
 
-/* Each process's stacks, one after the other, as text or one JSON array. */
-static int stack_each(const pid_t *pids, int n, bool json)
+/* This machine's processes, looked at here. The exit status. */
+static int stack_local(const pid_t *pids, int n, enum pstack_format f)
 {
-	json_t *out = json ? json_array() : NULL;
-	struct symbolizer_pool syms = { 0 };
 	int failed = 0;
+	json_t *items = pstack_items(pids, NULL, n, NULL, f, &failed);
 
-	for (int i = 0; i < n; i++) {
-		if (!json && i > 0)
-			putchar('\n');
-		failed += stack_one(pids[i], &syms, out) < 0;
-	}
-	if (out) {
-		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
-		putchar('\n');
-		json_decref(out);
-	}
-	symbolizer_pool_free(&syms);
+	pstack_print_items(stdout, items, f);
+	json_decref(items);
 	return failed ? EXIT_INPUT : 0;
 }
 
@@ -296,7 +239,8 @@ int cmd_stack(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	const char *format = tree ? (json ? "tree-json" : "tree") : (json ? "json" : "text");
+	enum pstack_format format = tree ? (json ? PSTACK_TREE_JSON : PSTACK_TREE) :
+				    json ? PSTACK_JSON : PSTACK_TEXT;
 	pid_t *pids = NULL;
 	int n = launcher ? launcher_pids(launcher, &pids) :
 		file ? file_pids(file, &pids, &pl) :
@@ -308,7 +252,7 @@ int cmd_stack(int argc, char **argv)
 	else if (n < 0 || !pids)
 		rc = n < 0 && !launcher && !file && !job ? EXIT_USAGE : EXIT_INPUT;
 	else
-		rc = tree ? stack_tree(pids, n, json) : stack_each(pids, n, json);
+		rc = stack_local(pids, n, format);
 	free(pids);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../monitor/exitcodes.h"
 #include "options.h"
 
 #define ARGV_MAX 48
@@ -115,4 +116,14 @@ pid_t monitors_start(const struct placement *pl, const char *monitor, char *cons
 		_exit(127);
 	}
 	return pid;
+}
+
+void monitors_relay_line(const char *line, char *outcome, size_t len)
+{
+	size_t plen = strlen(MONITOR_STATUS_PREFIX);
+
+	if (!strncmp(line, MONITOR_STATUS_PREFIX, plen))
+		snprintf(outcome, len, "%.*s", (int)strcspn(line + plen, "\n"), line + plen);
+	else
+		fputs(line, stdout);
 }

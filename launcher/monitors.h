@@ -7,6 +7,7 @@
 #define PARASTACK_MONITORS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -40,5 +41,9 @@ int monitors_mpirun_argv(char **argv, const char *host_option, const char *hosts
 /* mpirun with the monitors: `monitor WHAT VALUE extra...` (extra NULL-terminated), its
  * standard output on out_fd (-1: ours), its signals back at their defaults. The PID, or -1. */
 pid_t monitors_start(const struct placement *pl, const char *monitor, char *const *extra, int out_fd);
+
+/* A line of the monitors' standard output: their leader's outcome line ("hang", "none",
+ * "error": into outcome), or anything else, passed on to ours. */
+void monitors_relay_line(const char *line, char *outcome, size_t len);
 
 #endif

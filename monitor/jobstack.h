@@ -6,15 +6,11 @@
 
 #include "comm.h"
 #include "discover.h"
-
-enum jobstack_format { JOBSTACK_NONE, JOBSTACK_TEXT, JOBSTACK_JSON, JOBSTACK_TREE, JOBSTACK_TREE_JSON };
-
-/* "text", "json", "tree", "tree-json" -> the format; JOBSTACK_NONE when it is none of them. */
-enum jobstack_format jobstack_format_parse(const char *word);
+#include "pstack.h"
 
 /* Collective over the monitors: print (monitor 0, on standard output) the stacks of every
  * monitor's local processes. The number of processes that could not be looked at, job-wide. */
 long jobstack_print(const struct comm *c, const struct job_proc *local, int nlocal,
-		    enum jobstack_format f);
+		    enum pstack_format f);
 
 #endif

@@ -57,7 +57,7 @@ struct monitor {
 	double progress_s;   /* --progress: a status line this often (0: none) */
 	double next_progress_ms;
 	const char *core_dir; /* --core-dir: core files of the culprits before the job is ended */
-	enum jobstack_format stack_format; /* --stack: look once, print, exit */
+	enum pstack_format stack_format; /* --stack: look once, print, exit */
 	bool kill_on_hang;
 	const char *report_path, *trace_path, *status_path;
 	pid_t launcher;
@@ -294,7 +294,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			break;
 		case 'F': m->pids_path = optarg; break;
 		case 'K':
-			if ((m->stack_format = jobstack_format_parse(optarg)) == JOBSTACK_NONE) {
+			if ((m->stack_format = pstack_format_parse(optarg)) == PSTACK_NONE) {
 				cmd_error("monitor", "--stack: '%s' is none of text, json, tree, tree-json", optarg);
 				return -1;
 			}

@@ -5,9 +5,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture.h"
 #include "report.h"
+#include "symbolize.h"
 #include "target.h"
 
 #define MAX_LOGICAL 8 /* inlined frames shown per physical frame */
@@ -118,8 +120,11 @@ static json_t *process_json(const struct target *t, pid_t pid, const char *host,
 	return j;
 }
 
-int pstack_process(pid_t pid, struct symbolizer_pool *syms, const char *host, FILE *text,
-		   json_t *json, char *err, size_t len)
+/* Stop pid's threads one at a time, unwind, detach, and describe it: as text on `text`, or as
+ * an object appended to the JSON array `json` (when text is NULL). host, when not NULL, is
+ * named in both (a job spanning hosts). 0, or -1 with err (nothing is left stopped). */
+static int pstack_process(pid_t pid, struct symbolizer_pool *syms, const char *host, FILE *text,
+			  json_t *json, char *err, size_t len)
 {
 	struct thread_stack *threads = NULL;
 	struct target t;
@@ -148,8 +153,25 @@ int pstack_process(pid_t pid, struct symbolizer_pool *syms, const char *host, FI
 	return 0;
 }
 
-json_t *pstack_capture(pid_t pid, struct symbolizer_pool *syms, const char *host, char *err,
-		       size_t len)
+enum pstack_format pstack_format_parse(const char *word)
+{
+	for (int f = PSTACK_TEXT; f <= PSTACK_TREE_JSON; f++)
+		if (!strcmp(word, pstack_format_name((enum pstack_format)f)))
+			return (enum pstack_format)f;
+	return PSTACK_NONE;
+}
+
+const char *pstack_format_name(enum pstack_format f)
+{
+	static const char *const names[] = { "", "text", "json", "tree", "tree-json" };
+
+	return names[f];
+}
+
+/* pid as a rank object of a report snapshot (capture.h): its deciding thread's call path.
+ * NULL with err when it cannot be looked at. */
+static json_t *capture_item(pid_t pid, struct symbolizer_pool *syms, const char *host, char *err,
+			    size_t len)
 {
 	struct target t;
 	json_t *rank = NULL;
@@ -160,18 +182,89 @@ json_t *pstack_capture(pid_t pid, struct symbolizer_pool *syms, const char *host
 	return rank;
 }
 
-void pstack_print_tree(FILE *out, json_t *snap, bool json)
+/* One process as text: an item {"rank", "text"}; NULL with err when it cannot be looked at. */
+static json_t *text_item(pid_t pid, int rank, struct symbolizer_pool *syms, const char *host,
+			 char *err, size_t len)
 {
-	json_t *groups = report_groups(snap), *tree = report_tree(groups);
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&buf, &size);
 
-	if (json) {
-		json_dumpf(tree, out, JSON_INDENT(2));
+	if (!mem) {
+		snprintf(err, len, "open_memstream: out of memory");
+		return NULL;
+	}
+
+	int rc = pstack_process(pid, syms, host, mem, NULL, err, len);
+
+	fclose(mem);
+
+	json_t *item = rc < 0 ? NULL : json_pack("{s:i, s:s}", "rank", rank, "text", buf);
+
+	free(buf);
+	return item;
+}
+
+json_t *pstack_items(const pid_t *pids, const int *ranks, int n, const char *host,
+		     enum pstack_format f, int *failed)
+{
+	struct symbolizer_pool syms = { 0 };
+	json_t *items = json_array();
+	char err[512], me[256] = "";
+
+	gethostname(me, sizeof(me) - 1);
+	for (int i = 0; i < n; i++) {
+		int rank = host ? ranks[i] : -1;
+		json_t *item = NULL;
+		bool ok;
+
+		if (f == PSTACK_TEXT)
+			ok = (item = text_item(pids[i], rank, &syms, host, err, sizeof(err))) != NULL;
+		else if (f == PSTACK_JSON)
+			ok = pstack_process(pids[i], &syms, host, NULL, items, err, sizeof(err)) == 0;
+		else
+			ok = (item = capture_item(pids[i], &syms, host ? host : me, err, sizeof(err))) != NULL;
+		if (item)
+			json_array_append_new(items, item);
+		if (ok)
+			continue;
+		(*failed)++;
+		if (host)
+			fprintf(stderr, "parastack stack: rank %d on %s: %s\n", rank, host, err);
+		else
+			fprintf(stderr, "parastack stack: %s\n", err);
+	}
+	symbolizer_pool_free(&syms);
+	return items;
+}
+
+void pstack_print_items(FILE *out, json_t *items, enum pstack_format f)
+{
+	size_t i;
+	json_t *item;
+
+	if (f == PSTACK_TREE || f == PSTACK_TREE_JSON) {
+		json_t *groups, *tree;
+
+		report_sort_by_rank(items);
+		groups = report_groups(items);
+		tree = report_tree(groups);
+		if (f == PSTACK_TREE_JSON) {
+			json_dumpf(tree, out, JSON_INDENT(2));
+			fputc('\n', out);
+		} else {
+			fprintf(out, "%d process(es); each distinct call path once, with its ranks:\n",
+				(int)json_array_size(items));
+			report_print_tree(out, tree, 1 << 30);
+		}
+		json_decref(tree);
+		json_decref(groups);
+	} else if (f == PSTACK_JSON) {
+		json_dumpf(items, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 		fputc('\n', out);
 	} else {
-		fprintf(out, "%d process(es); each distinct call path once, with its ranks:\n",
-			(int)json_array_size(snap));
-		report_print_tree(out, tree, 1 << 30);
+		json_array_foreach(items, i, item)
+			fprintf(out, "%s%s", i ? "\n" : "", json_string_value(json_object_get(item, "text")));
 	}
-	json_decref(tree);
-	json_decref(groups);
+	fflush(out);
 }

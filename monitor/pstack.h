@@ -9,21 +9,22 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "symbolize.h"
+enum pstack_format { PSTACK_NONE, PSTACK_TEXT, PSTACK_JSON, PSTACK_TREE, PSTACK_TREE_JSON };
 
-/* Stop pid's threads one at a time, unwind, detach, and describe it: as text on `text`, or as
- * an object appended to the JSON array `json` (when text is NULL). host, when not NULL, is
- * named in both (a job spanning hosts). 0, or -1 with err (nothing is left stopped). */
-int pstack_process(pid_t pid, struct symbolizer_pool *syms, const char *host, FILE *text,
-		   json_t *json, char *err, size_t len);
+/* "text", "json", "tree", "tree-json" -> the format; PSTACK_NONE when it is none of them. */
+enum pstack_format pstack_format_parse(const char *word);
+const char *pstack_format_name(enum pstack_format f);
 
-/* pid as a rank object of a report snapshot (capture.h): its deciding thread's call path.
- * NULL with err when it cannot be looked at. */
-json_t *pstack_capture(pid_t pid, struct symbolizer_pool *syms, const char *host, char *err,
-		       size_t len);
+/* The n processes, each stopped a thread at a time for microseconds and let go, as items of
+ * format f, in the order given: {"rank", "text"} objects, process objects (as `parastack stack
+ * --json` prints them), or rank objects of a snapshot (capture.h) for a tree. host names
+ * the machine in each (NULL: this machine, not named; ranks[] then unused, may be NULL). Each
+ * process that cannot be looked at is said on standard error and counted in *failed. */
+json_t *pstack_items(const pid_t *pids, const int *ranks, int n, const char *host,
+		     enum pstack_format f, int *failed);
 
-/* Rank objects (pstack_capture), sorted by rank, merged into one tree: printed as text, or as
- * the JSON tree when json is true. */
-void pstack_print_tree(FILE *out, json_t *snap, bool json);
+/* Items of format f on out: texts one after the other, one JSON array, or (sorted by rank)
+ * merged into one tree, as text or JSON. */
+void pstack_print_items(FILE *out, json_t *items, enum pstack_format f);
 
 #endif
