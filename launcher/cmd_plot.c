@@ -109,15 +109,15 @@ static void plot_write_data(FILE *f, const struct timeline *tl)
 	}
 }
 
-/* " at HH:MM:SS UTC" for t_ms of a trace whose t = 0 is t0_unix; "" when that is unknown. */
-static void plot_clock(double t0_unix, double t_ms, char *buf, size_t len)
+/* t_ms of a trace whose t = 0 is t0_unix as UTC text in format; "" when t0 is unknown. */
+static void plot_clock(double t0_unix, double t_ms, const char *format, char *buf, size_t len)
 {
 	time_t t = (time_t)(t0_unix + t_ms / 1e3);
 	struct tm tm;
 
 	buf[0] = '\0';
 	if (t0_unix > 0 && gmtime_r(&t, &tm))
-		strftime(buf, len, " at %H:%M:%S UTC", &tm);
+		strftime(buf, len, format, &tm);
 }
 
 /* The last sample that showed the job computing before the hang: where the fault lies after. */
@@ -127,7 +127,7 @@ static int plot_write_last_progress(FILE *f, const struct timeline *tl, double t
 
 	if (tl->last_progress_ms < 0)
 		return tag;
-	plot_clock(t0_unix, tl->last_progress_ms, when, sizeof(when));
+	plot_clock(t0_unix, tl->last_progress_ms, " at %H:%M:%S UTC", when, sizeof(when));
 	fprintf(f, "set arrow %d from %.3f, graph 0 to %.3f, graph 1 nohead lw 1.5 dt 3 lc rgb '#2f8f2f'\n",
 		tag, tl->last_progress_ms / 1e3, tl->last_progress_ms / 1e3);
 	/* The label on the side with room: left of the line in the right half of the plot. */
@@ -175,16 +175,13 @@ static void plot_write_marks(FILE *f, const struct trace *tr, const struct timel
  * recorded it ("# t_ms 0 is unix time T"). */
 static void plot_x_label(FILE *f, double t0_unix)
 {
-	time_t t = (time_t)t0_unix;
-	struct tm tm;
 	char when[64];
 
-	if (t0_unix > 0 && gmtime_r(&t, &tm)) {
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	plot_clock(t0_unix, 0, "%Y-%m-%d %H:%M:%S UTC", when, sizeof(when));
+	if (when[0])
 		fprintf(f, "set xlabel 'time since the monitor started (s); 0 s is %s'\n", when);
-	} else {
+	else
 		fputs("set xlabel 'time since the monitor started (s)'\n", f);
-	}
 }
 
 static void plot_write_script(FILE *f, const char *data, const char *output, char format,
