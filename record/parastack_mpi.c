@@ -666,11 +666,11 @@ EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *
  * except where every rank passes the same counts (Allgatherv's and Reduce_scatter's totals). */
 static int64_t counts_bytes(const int *counts, int n, MPI_Datatype t)
 {
-	int64_t sum = 0;
+	int64_t sum = 0, unit = type_bytes(1, t);
 
 	for (int i = 0; counts && i < n; i++)
 		sum += counts[i];
-	return sum < 0 ? -1 : type_bytes(1, t) < 0 ? -1 : sum * type_bytes(1, t);
+	return sum < 0 || unit < 0 ? -1 : sum * unit;
 }
 
 static int comm_size_of(MPI_Comm comm)
