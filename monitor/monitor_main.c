@@ -900,7 +900,7 @@ static void announce_suspicion(struct monitor *m, double window_ms)
 	if (m->conf.basis == CONFIRM_BY_EVIDENCE)
 		say(m, "suspected hang — %s; nothing has moved for %.0f s%s — confirming; %s at %s unless "
 		    "it moves", what, wall_s() - m->suspected_wall,
-		    detector_usable(m->det) ? "" : " (no model yet)",
+		    detector_usable(m->det) ? " (since before the model had a history)" : " (no model yet)",
 		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
 	else
 		say(m, "suspected hang — %s — confirming; %s at %s unless it moves", what,
@@ -937,7 +937,7 @@ static int confirm_step(struct monitor *m, double t, enum detector_verdict v,
 				     .hang_ongoing = detector_hang_ongoing(m->det),
 				     .longest_healthy_ms = in.longest_healthy_ms, .live = c->live,
 				     .moved = c->moved, .still = c->still, .kernel = c->kernel,
-				     .init = c->init };
+				     .init = c->init, .model_ready = in.usable };
 
 	switch (confirm_add(&m->conf, &cs)) {
 	case CONFIRM_SUSPECTED:

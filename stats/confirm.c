@@ -1,10 +1,12 @@
 /* confirm — the confirmation window as a small state machine.
  *
- * WATCHING: the model's hang verdict opens a window (SUSPECTED). Independently, a stretch of
- * samples in which no rank moved, with evidence that ranks wait unmoved in MPI (or sit in the
- * kernel), opens one by itself once it has lasted half a window, and confirms once it has
- * lasted a whole one: this covers jobs that hang before the model has a history (a hang in or
- * right after MPI_Init, an early deadlock) and needs nothing from the model.
+ * WATCHING: the model's hang verdict opens a window (SUSPECTED). A stretch of samples in which
+ * no rank moved, with evidence that ranks wait unmoved in MPI (or sit in the kernel), opens one
+ * by itself once it has lasted half a window, and confirms once it has lasted a whole one - but
+ * only when the stretch began before the model had a history (a hang in or right after
+ * MPI_Init, an early deadlock). Which of the two decides is a rule of the evidence, not a race:
+ * a hang that began after the model could judge it is the model's to suspect (the demo's spin
+ * 25 s in was otherwise confirmed on either basis, whichever came first).
  * CONFIRMING: ranks seen to move (in CONFIRM_MOVES samples), or the model's suspicion run
  * ending (the job computes again), dismiss (MOVED); the deadline passed with evidence and nothing moved confirms (HANG).
  * HUNG: a reported hang (--on-hang=report) that starts to move again is RESOLVED. */
@@ -37,6 +39,7 @@ bool confirm_is_io(const struct confirm *c)
 static void quiet_restart(struct confirm *c, double t_ms)
 {
 	c->quiet_since_ms = t_ms;
+	c->early = !c->model_ready;
 	c->evidence = 0;
 	c->all_in_kernel = true;
 	c->kernel_samples = 0;
@@ -101,6 +104,7 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 	bool moved = s->moved > 0;
 
 	c->started = s->init > 0;
+	c->model_ready = s->model_ready;
 	c->last_ms = s->t_ms;
 	switch (c->state) {
 	case WATCHING:
@@ -115,8 +119,9 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 			c->state = HUNG;
 			return CONFIRM_HANG;
 		}
-		/* Nothing moved for half a window, with evidence: suspected without the model. */
-		if (!moved && has_evidence(c) && c->window_ms > 0 &&
+		/* Nothing moved for half a window, with evidence, since before the model had a
+		 * history: suspected without the model. */
+		if (!moved && c->early && has_evidence(c) && c->window_ms > 0 &&
 		    s->t_ms - c->quiet_since_ms >= confirm_window_ms(c, s->longest_healthy_ms) / 2) {
 			open_window(c, s, CONFIRM_BY_EVIDENCE);
 			return CONFIRM_SUSPECTED;

@@ -1,6 +1,6 @@
 /* confirm — the second of the three steps after the model (design.md §4): suspect, confirm,
- * act. A suspicion of the model, or a whole confirmation window in which no sampled rank got
- * anywhere, opens a confirmation; any rank waiting in MPI that is seen to move, or samples that
+ * act. A suspicion of the model, or - for a hang that began before the model had a history -
+ * half a confirmation window in which no sampled rank got anywhere, opens a confirmation; any rank waiting in MPI that is seen to move, or samples that
  * show the job computing again, dismiss it; a window with evidence that nothing moves confirms
  * the hang. Pure: it sees only what each sample found (no ptrace, no MPI, no clock). */
 #ifndef PARASTACK_CONFIRM_H
@@ -28,6 +28,7 @@ struct confirm_sample {
 	int still;  /* waiting in MPI exactly as in their previous sample */
 	int kernel; /* in uninterruptible sleep (D) */
 	int init;   /* inside MPI_Init */
+	bool model_ready; /* the model has a history: a usable tolerance level (detector_usable) */
 };
 
 enum confirm_event {
@@ -55,6 +56,8 @@ struct confirm {
 	bool all_in_kernel;    /* some rank in D in every sample of the current stretch... */
 	int kernel_samples;    /* ...of which there was at least one */
 	bool started;          /* a rank was in MPI_Init in the latest sample */
+	bool model_ready;      /* the latest sample's: the model has a history */
+	bool early;            /* the current quiet stretch began before the model had one */
 	double last_ms;
 	int suspicions, dismissed;
 };

@@ -135,6 +135,62 @@ START_TEST(hang_without_history_by_evidence_alone)
 }
 END_TEST
 
+/* One sample with the model's history in force (model_ready) or not. */
+static enum confirm_event feed_ready(struct confirm *c, double t_s, enum detector_verdict v,
+				     int moved, int still, bool ready)
+{
+	struct confirm_sample s = { .t_ms = t_s * 1e3, .verdict = v, .live = 4, .moved = moved,
+				    .still = still, .model_ready = ready,
+				    .hang_ongoing = v == DETECTOR_HANG || v == DETECTOR_SUSPECT };
+
+	return confirm_add(c, &s);
+}
+
+/* The demo's case (issue 30): a hang that begins after the model has a history is the model's
+ * to suspect. Quiet evidence alone never opens a window then, however long it lasts, so the
+ * basis cannot depend on which of the two came first. */
+START_TEST(with_history_only_the_model_suspects)
+{
+	struct confirm c;
+
+	confirm_init(&c, 15);
+	for (double t = 0; t < 25; t += 0.5)
+		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HEALTHY, 1, 1, t >= 10), CONFIRM_NOTHING);
+	/* The fault: nothing moves any more; the model needs a while (the faulty rank's set). */
+	for (double t = 25; t < 60; t += 0.5)
+		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed_ready(&c, 60, DETECTOR_HANG, 0, 2, true), CONFIRM_SUSPECTED);
+	ck_assert_int_eq(c.basis, CONFIRM_BY_MODEL);
+	ck_assert_double_eq(c.suspected_ms, 60e3);
+	for (double t = 60.5; t < 75; t += 0.5)
+		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HANG, 0, 2, true), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed_ready(&c, 75, DETECTOR_HANG, 0, 2, true), CONFIRM_HANG);
+	ck_assert_int_eq(c.basis, CONFIRM_BY_MODEL);
+}
+END_TEST
+
+/* A hang that began while the model was still building stays an early hang when the model
+ * becomes usable during it (its own samples may teach the model): evidence confirms it. */
+START_TEST(an_early_hang_stays_early_when_the_model_becomes_ready)
+{
+	struct confirm c;
+
+	confirm_init(&c, 20);
+	for (double t = 0; t < 10; t += 1)
+		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_BUILDING, 0, 2, t >= 4), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed_ready(&c, 10, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_SUSPECTED);
+	ck_assert_int_eq(c.basis, CONFIRM_BY_EVIDENCE);
+	for (double t = 11; t < 20; t += 1)
+		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed_ready(&c, 20, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_HANG);
+	/* Once a rank moved with the model in force, a later quiet stretch is the model's. */
+	confirm_init(&c, 20);
+	ck_assert_int_eq(feed_ready(&c, 0, DETECTOR_HEALTHY, 1, 1, true), CONFIRM_NOTHING);
+	for (double t = 1; t < 100; t += 1)
+		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_NOTHING);
+}
+END_TEST
+
 START_TEST(movement_restarts_the_quiet_stretch)
 {
 	struct confirm c;
@@ -232,6 +288,8 @@ Suite *confirm_suite(void)
 	tcase_add_test(tc, confirm_zero_acts_on_the_verdict);
 	tcase_add_test(tc, hang_without_history_by_evidence_alone);
 	tcase_add_test(tc, movement_restarts_the_quiet_stretch);
+	tcase_add_test(tc, with_history_only_the_model_suspects);
+	tcase_add_test(tc, an_early_hang_stays_early_when_the_model_becomes_ready);
 	tcase_add_test(tc, ranks_in_mpi_init_are_starting);
 	tcase_add_test(tc, ranks_in_the_kernel_are_an_io_hang);
 	tcase_add_test(tc, ranks_settling_into_the_kernel);
