@@ -124,10 +124,12 @@ reap "$MPIRUN" 30 || fail "the healthy job did not end"
 PS_PRINT_PIDS=1 mpirun_start "$TMP/frozen.out" 3 "$STENCIL" || true
 P1=$(rank_pid "$TMP/frozen.out" 1)
 REPORT=$TMP/frozen.json
-start "$TMP/frozen.attach" "$PARASTACK" attach --pids "$(job_pids "$TMP/frozen.out")" --seed 3 --confirm 5 --report "$REPORT"
+start "$TMP/frozen.attach" "$PARASTACK" attach --pids "$(job_pids "$TMP/frozen.out")" --seed 3 --confirm 5 --progress 1 --report "$REPORT"
 ATTACH=$BG
 wait_for "$TMP/frozen.attach" "watching 3 ranks" 60
-sleep 8 # let the model learn the healthy job first
+# The model learns the healthy job first: the fault comes once it has a history (a status
+# line with its threshold), so the model suspects, every run alike - not after a fixed sleep.
+wait_for "$TMP/frozen.attach" "suspicion when S <=" 120
 kill -STOP "$P1"
 wait_for "$TMP/frozen.attach" "HANG DETECTED" 120
 wait_for "$TMP/frozen.attach" "action:" 30
@@ -148,10 +150,10 @@ stop_started_one "$MPIRUN"
 PS_PRINT_PIDS=1 mpirun_start "$TMP/crash.out" 4 --enable-recovery "$STENCIL" || true
 P3=$(rank_pid "$TMP/crash.out" 3)
 REPORT=$TMP/crash.json
-start "$TMP/crash.attach" "$PARASTACK" attach --pids "$(job_pids "$TMP/crash.out")" --seed 3 --confirm 5 --report "$REPORT"
+start "$TMP/crash.attach" "$PARASTACK" attach --pids "$(job_pids "$TMP/crash.out")" --seed 3 --confirm 5 --progress 1 --report "$REPORT"
 ATTACH=$BG
 wait_for "$TMP/crash.attach" "watching 4 ranks" 60
-sleep 8
+wait_for "$TMP/crash.attach" "suspicion when S <=" 120
 kill -STOP "$MPIRUN"
 kill -KILL "$P3"
 wait_for "$TMP/crash.attach" "HANG DETECTED" 120
