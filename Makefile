@@ -51,10 +51,10 @@ TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 # Processes with known states for the sampler's tests (tests/fixtures).
 APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
 	$(B)/tests/apps/busywait $(B)/tests/apps/phases $(B)/tests/apps/commfaults \
-	$(B)/tests/apps/commfaults_f $(B)/tests/apps/commfaults_fh
+	$(B)/tests/apps/commfaults_f $(B)/tests/apps/commfaults_fh $(B)/tests/apps/layercheck
 FIXTURES := $(APPS) $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/dstate $(B)/tests/evilname \
-	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe
+	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
 
 .PHONY: all check unit cli fuzz install uninstall clean deps demo bench
 all: $(PROGRAMS) $(RECORD_LIB)
@@ -129,6 +129,11 @@ $(B)/tests/apps/commfaults_fh: tests/apps/commfaults_f.F90
 $(B)/tests/apps/solver: tests/apps/solver.f90
 	@mkdir -p $(@D)
 	$(call say,MPIF90,$@)mpif90 -O2 -g -o $@ $<
+
+# A user's own LD_PRELOAD library (an MPI fault injector), for the launch-line tests.
+$(B)/tests/libpsinject.so: tests/fixtures/psinject.c
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)mpicc -std=gnu11 -O1 -g -fPIC -shared -o $@ $< -ldl
 
 $(B)/tests/dstate: tests/fixtures/dstate.c
 	@mkdir -p $(@D)

@@ -29,6 +29,7 @@
 #include "commands.h"
 #include "monitors.h"
 #include "job_pattern.h"
+#include "layer_place.h"
 #include "options.h"
 
 
@@ -135,21 +136,7 @@ static int record_library(char *path, size_t len)
 	return sibling_program("../lib/parastack/libparastack-mpi.so", path, len);
 }
 
-/* In the job's child: have Open MPI's launcher preload the recording layer into the ranks it
- * starts (mca_base_env_list reaches the application processes only, never mpirun or its
- * daemons), after what the user listed there already. */
-static void record_preload_env(const char *lib)
-{
-	const char *user = getenv("OMPI_MCA_mca_base_env_list"), *pre = getenv("LD_PRELOAD");
-	char *list = NULL;
-
-	if (asprintf(&list, "%s%sLD_PRELOAD=%s%s%s", user && *user ? user : "", user && *user ? ";" : "",
-		     lib, pre && *pre ? ":" : "", pre && *pre ? pre : "") >= 0)
-		setenv("OMPI_MCA_mca_base_env_list", list, 1);
-	free(list);
-}
-
-static pid_t spawn(char **argv, bool as_monitor, bool in_slurm, const char *preload)
+static pid_t spawn(char **argv, bool as_monitor, bool in_slurm, const struct layer_placement *layer)
 {
 	pid_t pid = fork();
 
@@ -159,8 +146,8 @@ static pid_t spawn(char **argv, bool as_monitor, bool in_slurm, const char *prel
 		signal(SIGHUP, SIG_DFL);
 		if (as_monitor)
 			monitor_launch_env(in_slurm);
-		if (preload)
-			record_preload_env(preload);
+		if (layer)
+			layer_placement_setenv(layer);
 		execvp(argv[0], argv);
 		fprintf(stderr, "parastack run: cannot start %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -440,17 +427,47 @@ static bool monitor_found_hang(const char *status_file)
 	return !strncmp(buf, "hang", 4);
 }
 
-static int run_job(const struct run *r, const char *monitor, const char *status_file)
+/* Where the recording layer goes in the user's line (layer_place.h); false when it does not. */
+static bool place_layer(const struct run *r, struct layer_placement *layer)
 {
 	char lib[PATH_MAX];
-	bool record = !r->w.no_record && record_library(lib, sizeof(lib)) == 0;
 
-	if (!r->w.no_record && !record)
+	*layer = (struct layer_placement){ .argv = r->job_argv };
+	if (r->w.no_record)
+		return false;
+	if (record_library(lib, sizeof(lib)) < 0) {
 		fprintf(stderr, "parastack: the recording layer is not installed (%s); the report will "
 			"rely on stacks alone\n", lib);
+		return false;
+	}
+	layer_place(r->job_argv, lib, layer);
+	if (layer->why_not[0]) {
+		fprintf(stderr, "parastack: recording layer not loaded: %s; communication hangs are "
+			"diagnosed from stacks\n", layer->why_not);
+		return false;
+	}
+	return true;
+}
 
-	pid_t launcher = spawn(r->job_argv, false, false, record ? lib : NULL);
+static int run_job_watch(const struct run *r, const char *monitor, const char *status_file,
+			 pid_t launcher);
 
+static int run_job(const struct run *r, const char *monitor, const char *status_file)
+{
+	struct layer_placement layer;
+	bool placed = place_layer(r, &layer);
+	pid_t launcher = spawn(layer.argv, false, false, placed ? &layer : NULL);
+	int rc = run_job_watch(r, monitor, status_file, launcher);
+
+	if (layer.argv != r->job_argv)
+		free(layer.argv);
+	layer_placement_free(&layer);
+	return rc;
+}
+
+static int run_job_watch(const struct run *r, const char *monitor, const char *status_file,
+			 pid_t launcher)
+{
 	if (launcher < 0) {
 		cmd_error("run", "fork: %s", strerror(errno));
 		return EXIT_INPUT;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "layer_place.h"
 #include "options.h"
 #include "site_defaults.h"
 
@@ -38,6 +39,9 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	/* Started as mpirun (or mpiexec, orterun) from a job script under `parastack run`. */
+	if (argc >= 1 && layer_shim_invoked(argv[0]))
+		return layer_shim_main(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -185,17 +185,32 @@ static uint64_t module_bias(const struct maps *mp, int path_index, Elf *elf)
 	return 0;
 }
 
+/* The index of the first mapped file whose name starts with file_prefix, or -1. */
+static int maps_module_index(const struct maps *mp, const char *file_prefix, int from)
+{
+	for (int p = from; p < mp->npaths; p++) {
+		const char *base = strrchr(mp->paths[p], '/');
+
+		base = base ? base + 1 : mp->paths[p];
+		if (!strncmp(base, file_prefix, strlen(file_prefix)))
+			return p;
+	}
+	return -1;
+}
+
+bool maps_has_module(const struct maps *mp, const char *file_prefix)
+{
+	return maps_module_index(mp, file_prefix, 0) >= 0;
+}
+
 uint64_t maps_symbol_address(const struct maps *mp, const char *file_prefix, const char *symbol)
 {
 	uint64_t addr = 0;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	for (int p = 0; p < mp->npaths && !addr; p++) {
-		const char *base = strrchr(mp->paths[p], '/');
-
-		base = base ? base + 1 : mp->paths[p];
-		if (strncmp(base, file_prefix, strlen(file_prefix)) || !mp->path_ok[p])
+	for (int p = 0; (p = maps_module_index(mp, file_prefix, p)) >= 0 && !addr; p++) {
+		if (!mp->path_ok[p])
 			continue;
 
 		int fd = procfs_open_mapped(mp->pid, mp->paths[p]);

@@ -74,6 +74,8 @@ bool maps_in_polling_call(const struct maps *mp, uint64_t addr);
 
 /* Address in the target of a dynamic symbol of the first mapped object whose file name starts
  * with file_prefix; 0 when there is none. */
+/* Is a file whose name starts with file_prefix mapped (a library loaded)? */
+bool maps_has_module(const struct maps *mp, const char *file_prefix);
 uint64_t maps_symbol_address(const struct maps *mp, const char *file_prefix, const char *symbol);
 
 /* Classify a shared object by its file name (exposed for tests and configuration). */

@@ -566,6 +566,10 @@ static json_t *capture_local(struct monitor *m, bool with_record)
 
 		if (rec)
 			json_object_set_new(rank, "record", rec);
+		/* Was the layer there at all: a diagnosis from stacks alone is never mistaken for one
+		 * with records (a layer the launch line could not place, --no-record). */
+		json_object_set_new(rank, "recording_layer",
+				    json_boolean(maps_has_module(&m->targets[i].maps, "libparastack-mpi")));
 		json_array_append_new(arr, rank);
 	}
 	return arr;

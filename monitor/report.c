@@ -699,6 +699,32 @@ void report_print_tree(FILE *out, json_t *tree, int max_lines)
 		fprintf(out, "    ... %d more frame(s) (the JSON has them all)\n", left);
 }
 
+/* For a communication hang: the live ranks the recording layer was not in, whose waits are
+ * read from their stacks alone (a launch line it could not be placed through, --no-record). */
+static void print_layer_coverage(FILE *out, json_t *report)
+{
+	json_t *ranks = json_object_get(report, "ranks"), *r;
+	int *without = calloc(json_array_size(ranks) + 1, sizeof(int)), n = 0;
+	size_t i;
+
+	if (!without || !same(str(report, "hang_type"), "communication")) {
+		free(without);
+		return;
+	}
+	json_array_foreach(ranks, i, r)
+		if (json_is_false(json_object_get(r, "recording_layer")) && !same(str(r, "state"), "EXITED"))
+			without[n++] = rank_of(r);
+	if (n) {
+		char *rr = ranges_dup(without, n);
+
+		fprintf(out, "  recording layer: not loaded in rank%s %s: %s from stacks alone\n",
+			n > 1 ? "s" : "", rr ? rr : "?",
+			(size_t)n == json_array_size(ranks) ? "the diagnosis comes" : "their waits are read");
+		free(rr);
+	}
+	free(without);
+}
+
 /* The report's merged stack tree, at most 40 lines. */
 static void print_tree(FILE *out, json_t *tree)
 {
@@ -739,6 +765,7 @@ void report_print(FILE *out, json_t *report)
 			json_integer_value(json_object_get(v, "count")) > 1 ? "s" : " ",
 			str(v, "ranks"), str(v, "state"), str(v, "path"));
 	print_tree(out, json_object_get(report, "tree"));
+	print_layer_coverage(out, report);
 	fprintf(out, "  diagnosis:\n");
 	json_array_foreach(json_object_get(report, "diagnosis"), i, v)
 		fprintf(out, "    - %s\n", json_string_value(v));
