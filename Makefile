@@ -27,7 +27,7 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 B := build
 
 STATS_SRC    := $(wildcard stats/*.c)
-LAUNCHER_SRC := $(wildcard launcher/*.c)
+LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
 MONITOR_MPI_SRC := monitor/comm.c monitor/jobstack.c monitor/monitor_main.c
 MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC),$(wildcard monitor/*.c))
@@ -47,6 +47,9 @@ PROGRAMS := $(B)/parastack $(B)/parastack-monitor $(B)/parastack-sbatch $(B)/par
 # The recording layer preloaded into the ranks (record/), found next to the programs in the
 # build tree and in LIBDIR/parastack once installed.
 RECORD_LIB := $(B)/libparastack-mpi.so
+# Slurm's task prolog that preloads it into srun's tasks (launcher/layer_place.c), installed
+# beside it.
+TASK_PROLOG := $(B)/parastack-task-prolog
 TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 # Processes with known states for the sampler's tests (tests/fixtures).
 APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
@@ -57,7 +60,7 @@ FIXTURES := $(APPS) $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/te
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
 
 .PHONY: all check unit cli fuzz install uninstall clean deps demo bench
-all: $(PROGRAMS) $(RECORD_LIB)
+all: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -77,6 +80,9 @@ $(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,lau
 $(RECORD_LIB): record/parastack_mpi.c record/record_format.h
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)mpicc -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden $(WARN) -o $@ $< -ldl
+
+$(TASK_PROLOG): $(call obj,obj,launcher/task_prolog.c)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(STATS_SRC) $(SCHED_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
@@ -212,7 +218,7 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/tests/unit-asan
 
 # The bench programs are built here too, so a change cannot leave them broken unnoticed.
-cli: $(PROGRAMS) $(RECORD_LIB) $(B)/tests/tracegen $(FIXTURES) $(B)/bench/sample_cost \
+cli: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(B)/tests/tracegen $(FIXTURES) $(B)/bench/sample_cost \
 	$(B)/bench/trace_eval $(B)/bench/model_eval $(B)/bench/record_micro
 	@sh tests/cli/run-all.sh $(B)
 
@@ -236,12 +242,12 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
 	install -d $(DESTDIR)$(LIBDIR)/parastack
-	install -m 755 $(RECORD_LIB) $(DESTDIR)$(LIBDIR)/parastack/
+	install -m 755 $(RECORD_LIB) $(TASK_PROLOG) $(DESTDIR)$(LIBDIR)/parastack/
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS)))
-	rm -f $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(RECORD_LIB))
+	rm -f $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(RECORD_LIB)) $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(TASK_PROLOG))
 	-rmdir $(DESTDIR)$(LIBDIR)/parastack 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
 

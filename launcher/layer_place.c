@@ -20,12 +20,16 @@
 
 #define SHIM_DIR_ENV "PARASTACK_SHIM_DIR"
 #define SHIM_LIB_ENV "PARASTACK_RECORD_LIB"
+/* Set by the mpirun shim for the real mpirun: the srun it runs to start its daemons (orted)
+ * is passed through untouched - the daemons are not ranks. */
+#define SHIM_PASS_ENV "PARASTACK_SHIM_PASS"
+#define TASK_PROLOG "parastack-task-prolog"
 #define FILE_MAX (64 * 1024) /* what is read of a --tune, appfile or parameter file */
 
 static const char *const ompi_names[] = { "mpirun", "mpiexec", "orterun", "mpirun.openmpi",
 					  "mpiexec.openmpi", NULL };
-/* The names a job script's launcher is shimmed under (Open MPI's). */
-static const char *const shim_names[] = { "mpirun", "mpiexec", "orterun", NULL };
+/* The names a job script's launchers are shimmed under. */
+static const char *const shim_names[] = { "mpirun", "mpiexec", "orterun", "srun", NULL };
 
 static bool in_list(const char *s, const char *const *list)
 {
@@ -117,6 +121,44 @@ static bool is_ompi_launcher(const char *argv0)
 	    in_list(base_name(real), ompi_names))
 		return true;
 	return in_list(base_name(argv0), ompi_names);
+}
+
+static bool is_srun(const char *argv0)
+{
+	char real[PATH_MAX];
+
+	if (find_program(argv0, getenv(SHIM_DIR_ENV), real, sizeof(real)) &&
+	    !strcmp(base_name(real), "srun"))
+		return true;
+	return !strcmp(base_name(argv0), "srun");
+}
+
+/* srun: Slurm's task prolog (SLURM_TASK_PROLOG, srun's own variable for --task-prolog) runs in
+ * each task's environment before it starts and preloads the layer there: srun's argv and the
+ * user's --export are untouched, and neither srun nor slurmstepd loads it. */
+static void place_srun(struct layer_placement *p, char **argv, const char *lib)
+{
+	const char *user = getenv("SLURM_TASK_PROLOG");
+	const char *slash = strrchr(lib, '/');
+	char *prolog;
+
+	for (int i = 1; argv[i]; i++)
+		if (!strncmp(argv[i], "--task-prolog", 13) && (!argv[i][13] || argv[i][13] == '=')) {
+			snprintf(p->why_not, sizeof(p->why_not), "the srun line has its own --task-prolog");
+			return;
+		}
+	prolog = slash ? keepf(p, "%.*s/%s", (int)(slash - lib), lib, TASK_PROLOG) : NULL;
+	if (!prolog || access(prolog, X_OK) < 0) {
+		snprintf(p->why_not, sizeof(p->why_not), "%s is not installed beside %s", TASK_PROLOG, lib);
+		return;
+	}
+	if (user && *user && strcmp(user, prolog)) {
+		snprintf(p->why_not, sizeof(p->why_not), "SLURM_TASK_PROLOG is the job's own (%s)", user);
+		return;
+	}
+	p->env[p->nenv][0] = "SLURM_TASK_PROLOG";
+	p->env[p->nenv++][1] = prolog;
+	p->how = "Slurm's task prolog (SLURM_TASK_PROLOG), in each task";
 }
 
 /* What mpirun's line says about passing environment variables. */
@@ -485,14 +527,19 @@ static int place_shims(struct layer_placement *p, const char *lib)
 
 int layer_place(char **argv, const char *lib, struct layer_placement *p)
 {
-	int rc;
+	int rc = 0;
 
 	*p = (struct layer_placement){ .argv = argv };
 	if (strpbrk(lib, ": \t\n")) {
 		snprintf(p->why_not, sizeof(p->why_not), "its path (%s) has a ':' or a space", lib);
 		return 0;
 	}
-	rc = is_ompi_launcher(argv[0]) ? place_ompi(p, argv, lib) : place_shims(p, lib);
+	if (is_ompi_launcher(argv[0]))
+		rc = place_ompi(p, argv, lib);
+	else if (is_srun(argv[0]))
+		place_srun(p, argv, lib);
+	else
+		rc = place_shims(p, lib);
 	if (rc < 0 || p->why_not[0]) {
 		if (p->argv != argv)
 			free(p->argv);
@@ -551,6 +598,13 @@ int layer_shim_main(int argc, char **argv)
 		return 127;
 	}
 	argv[0] = real;
+	if (getenv(SHIM_PASS_ENV)) {
+		execv(real, argv); /* an srun that mpirun runs for its daemons */
+		fprintf(stderr, "%s: cannot run %s: %s\n", base_name(argv[0]), real, strerror(errno));
+		return 126;
+	}
+	if (strcmp(base_name(real), "srun"))
+		setenv(SHIM_PASS_ENV, "1", 1);
 	if (lib && layer_place(argv, lib, &p) == 0 && !p.why_not[0])
 		layer_placement_setenv(&p);
 	else if (lib)

@@ -10,9 +10,13 @@
  *    per application context, merged into the user's own `-x LD_PRELOAD`; an appfile is
  *    copied with it), or the list (the user's --mca value, or the environment's merged with
  *    what MCA parameter files say); a line with neither gets the list, in the environment.
- *  - Any other launcher (a job script, a wrapper): the Open MPI launchers it runs through PATH
- *    are parastack's shims (layer_shim_main), which place the layer the same way and exec the
- *    real launcher; nothing else in the script is touched.
+ *  - srun: Slurm's task prolog (SLURM_TASK_PROLOG, parastack-task-prolog beside the layer)
+ *    preloads it in each task's own environment: argv and --export untouched; a line with its
+ *    own --task-prolog (or a job with its own SLURM_TASK_PROLOG) runs without the layer.
+ *  - Any other launcher (a job script, a wrapper): the launchers it runs through PATH (mpirun,
+ *    mpiexec, orterun, srun) are parastack's shims (layer_shim_main), which place the layer the
+ *    same way and exec the real launcher; nothing else in the script is touched. The srun that
+ *    Open MPI's mpirun runs to start its daemons is passed through as it is.
  * The user's own preloaded libraries stay, in their order, before the layer. */
 #ifndef PARASTACK_LAYER_PLACE_H
 #define PARASTACK_LAYER_PLACE_H

@@ -12,7 +12,8 @@ USERLIB=$(cd "$BUILD/tests" && pwd)/libpsinject.so
 MPIRUN="mpirun --oversubscribe"
 
 # launch NAME NP [ENV=VALUE...] -- LINE...: the line runs under parastack to status 0 and
-# each of its NP ranks had the layer; $OUT holds what the ranks printed.
+# each of its NP ranks had the layer, and its parent (mpirun or orted) did not; $OUT holds what
+# the ranks printed.
 launch() {
 	name=$1 np=$2
 	shift 2
@@ -22,7 +23,7 @@ launch() {
 	# shellcheck disable=SC2086
 	RUN_TIMEOUT=120 run env $envs "$PARASTACK" run --quiet --seed 3 -- "$@"
 	expect_status "$name: the job ran to its end" 0
-	got=$(printf '%s\n' "$OUT" | grep -c "^layercheck rank .* layer=1 ")
+	got=$(printf '%s\n' "$OUT" | grep -c "^layercheck rank .* layer=1 .*parent=0 ")
 	if [ "$got" -eq "$np" ]; then ok; else fail "$name: $got of $np ranks had the layer: $OUT $ERR"; fi
 	if printf '%s' "$ERR" | grep -q "recording layer not loaded"; then fail "$name: $ERR"; else ok; fi
 }
@@ -78,8 +79,10 @@ if /usr/bin/python3 -c "import mpi4py" 2>/dev/null; then
 	cat >"$TMP/app.py" <<'EOF'
 from mpi4py import MPI
 comm = MPI.COMM_WORLD
+import os
 layer = "libparastack-mpi" in open("/proc/self/maps").read()
-print("layercheck rank %d of %d: layer=%d " % (comm.rank, comm.size, layer), flush=True)
+parent = "libparastack-mpi" in open("/proc/%d/maps" % os.getppid()).read()
+print("layercheck rank %d of %d: layer=%d parent=%d " % (comm.rank, comm.size, layer, parent), flush=True)
 comm.Barrier()
 EOF
 	launch "mpirun python3 app.py" 2 -- $MPIRUN -np 2 /usr/bin/python3 "$TMP/app.py"

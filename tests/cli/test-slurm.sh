@@ -137,6 +137,34 @@ OUTPUT=$(cat "$SUBMIT/slurm-$JOB_srun.out" 2>/dev/null)
 REPORT=$SUBMIT/parastack-$JOB_srun.json
 expect_state "srun" "$JOB_srun" CANCELLED -
 jreport "srun: rank 3 on n2 is faulty" '.verdict == "hang" and .faulty_ranks == [3] and (.ranks[] | select(.rank == 3) | .host == "n2")'
+jreport "srun: the recording layer in every task" '[.ranks[].recording_layer] == [true,true,true,true,true,true,true,true]'
+
+# --- launch lines in a job script: the layer in every rank (Slurm's task prolog for srun, the
+# shims for mpirun), never in orted; --export=NONE and --export=VARS respected --------------
+LAYERCHECK=$HERE/$BUILD/tests/apps/layercheck
+cat >"$SUBMIT/launch.sh" <<EOF
+#!/bin/sh
+#SBATCH -N 2 --ntasks-per-node=2
+srun --mpi=pmix $LAYERCHECK srun-pmix
+srun --mpi=pmix --export=NONE $LAYERCHECK srun-export-none
+PS_SHOW=exported srun --mpi=pmix --export=PS_SHOW,SLURM_CONF $LAYERCHECK srun-export-vars
+mpirun --bind-to none -x PS_SHOW=mx $LAYERCHECK mpirun-x
+EOF
+for attempt in 1 2; do
+	submit launch -- launch.sh
+	wait_job_end launch "$JOB_launch" 300 "$SUBMIT/slurm-$JOB_launch.out"
+	[ "$(grep -c '^layercheck rank .* layer=1 ' "$SUBMIT/slurm-$JOB_launch.out")" -eq 16 ] && break
+	echo "test-slurm: launch job $JOB_launch (attempt $attempt): $(tail -3 "$SUBMIT/slurm-$JOB_launch.out")" >&2
+done
+OUTPUT=$(cat "$SUBMIT/slurm-$JOB_launch.out" 2>/dev/null)
+expect_state "launch lines" "$JOB_launch" COMPLETED 0
+for form in srun-pmix srun-export-none srun-export-vars mpirun-x; do
+	n=$(printf '%s\n' "$OUTPUT" | grep -c "^layercheck rank .* layer=1 .*parent=0 .* prog=$form$")
+	if [ "$n" -eq 4 ]; then ok; else fail "launch lines: $form: $n of 4 ranks had the layer: $OUTPUT"; fi
+done
+if printf '%s\n' "$OUTPUT" | grep "prog=srun-export-none" | grep -q "show=exported"; then fail "--export=NONE: a variable leaked"; else ok; fi
+expect_grep "--export=VARS: the variable reached the tasks" "show=exported .* prog=srun-export-vars" "$OUTPUT"
+expect_grep "mpirun -x in a job script: kept" "show=mx .* prog=mpirun-x" "$OUTPUT"
 
 
 # --- parastack attach --slurm-job: a job submitted with plain sbatch, watched from outside ----
