@@ -50,6 +50,11 @@ RECORD_LIB := $(B)/libparastack-mpi.so
 # Slurm's task prolog that preloads it into srun's tasks (launcher/layer_place.c), installed
 # beside it.
 TASK_PROLOG := $(B)/parastack-task-prolog
+# The same layer built against MPICH (mpicc.mpich, Debian's libmpich-dev), with its own task
+# prolog beside it: jobs whose ranks run MPICH get this one (launcher/layer_place.c).
+MPICH_CC := $(shell command -v mpicc.mpich 2>/dev/null)
+RECORD_MPICH := $(if $(MPICH_CC),$(B)/mpich/libparastack-mpi.so $(B)/mpich/parastack-task-prolog,)
+MPICH_APPS := $(if $(MPICH_CC),$(B)/mpich/tests/apps/stencil $(B)/mpich/tests/apps/layercheck,)
 TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 # Processes with known states for the sampler's tests (tests/fixtures).
 APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
@@ -60,7 +65,7 @@ FIXTURES := $(APPS) $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/te
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
 
 .PHONY: all check unit cli fuzz install uninstall clean deps demo bench
-all: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG)
+all: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -83,6 +88,19 @@ $(RECORD_LIB): record/parastack_mpi.c record/record_format.h
 
 $(TASK_PROLOG): $(call obj,obj,launcher/task_prolog.c)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
+$(B)/mpich/libparastack-mpi.so: record/parastack_mpi.c record/record_format.h
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)mpicc.mpich -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden $(WARN) -o $@ $< -ldl
+
+$(B)/mpich/parastack-task-prolog: $(TASK_PROLOG)
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+
+# Test applications built against MPICH, run by mpiexec.mpich in tests/cli/test-mpich.sh.
+$(B)/mpich/tests/apps/%: tests/apps/%.c tests/apps/faults.h
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)mpicc.mpich -std=gnu11 -O2 -g -pthread -o $@ $< -lm
 
 $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(STATS_SRC) $(SCHED_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
@@ -218,7 +236,7 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/tests/unit-asan
 
 # The bench programs are built here too, so a change cannot leave them broken unnoticed.
-cli: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(B)/tests/tracegen $(FIXTURES) $(B)/bench/sample_cost \
+cli: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH) $(MPICH_APPS) $(B)/tests/tracegen $(FIXTURES) $(B)/bench/sample_cost \
 	$(B)/bench/trace_eval $(B)/bench/model_eval $(B)/bench/record_micro
 	@sh tests/cli/run-all.sh $(B)
 
@@ -243,11 +261,15 @@ install: all
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
 	install -d $(DESTDIR)$(LIBDIR)/parastack
 	install -m 755 $(RECORD_LIB) $(TASK_PROLOG) $(DESTDIR)$(LIBDIR)/parastack/
+	$(if $(RECORD_MPICH),install -d $(DESTDIR)$(LIBDIR)/parastack/mpich)
+	$(if $(RECORD_MPICH),install -m 755 $(RECORD_MPICH) $(DESTDIR)$(LIBDIR)/parastack/mpich/)
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS)))
 	rm -f $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(RECORD_LIB)) $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(TASK_PROLOG))
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/parastack/mpich/,libparastack-mpi.so parastack-task-prolog)
+	-rmdir $(DESTDIR)$(LIBDIR)/parastack/mpich 2>/dev/null
 	-rmdir $(DESTDIR)$(LIBDIR)/parastack 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
 

@@ -28,8 +28,13 @@
 
 static const char *const ompi_names[] = { "mpirun", "mpiexec", "orterun", "mpirun.openmpi",
 					  "mpiexec.openmpi", NULL };
+static const char *const hydra_names[] = { "mpiexec.hydra", "mpiexec.mpich", "mpirun.mpich",
+					   "hydra", NULL };
 /* The names a job script's launchers are shimmed under. */
-static const char *const shim_names[] = { "mpirun", "mpiexec", "orterun", "srun", NULL };
+static const char *const shim_names[] = { "mpirun", "mpiexec", "orterun", "srun", "mpiexec.hydra",
+					  "mpiexec.mpich", "mpirun.mpich", NULL };
+
+enum launcher_kind { LAUNCHER_OMPI, LAUNCHER_HYDRA, LAUNCHER_SRUN, LAUNCHER_OTHER };
 
 static bool in_list(const char *s, const char *const *list)
 {
@@ -68,9 +73,9 @@ __attribute__((format(printf, 2, 3))) static char *keepf(struct layer_placement 
 	return r < 0 ? NULL : keep(p, s);
 }
 
-/* The file's first FILE_MAX bytes, NUL-terminated (malloc'd), or NULL. No links to FIFOs
- * or devices: only a regular file is read, and never blocks. */
-static char *read_small(const char *path)
+/* The file's first FILE_MAX bytes, NUL-terminated (malloc'd; *len, when asked, how many), or
+ * NULL. Only a regular file is read (never a FIFO or a device), and never blocks. */
+static char *read_small_n(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
@@ -87,7 +92,14 @@ static char *read_small(const char *path)
 		return NULL;
 	}
 	buf[n] = '\0';
+	if (len)
+		*len = (size_t)n;
 	return buf;
+}
+
+static char *read_small(const char *path)
+{
+	return read_small_n(path, NULL);
 }
 
 /* Where a program is in PATH (or itself when it has a '/'), as its real path; false if none.
@@ -113,24 +125,50 @@ static bool find_program(const char *name, const char *skip_dir, char *out, size
 	return false;
 }
 
-static bool is_ompi_launcher(const char *argv0)
+static enum launcher_kind kind_of_name(const char *name)
 {
-	char real[PATH_MAX];
-
-	if (find_program(argv0, getenv(SHIM_DIR_ENV), real, sizeof(real)) &&
-	    in_list(base_name(real), ompi_names))
-		return true;
-	return in_list(base_name(argv0), ompi_names);
+	if (in_list(name, ompi_names))
+		return LAUNCHER_OMPI;
+	if (in_list(name, hydra_names))
+		return LAUNCHER_HYDRA;
+	return strcmp(name, "srun") ? LAUNCHER_OTHER : LAUNCHER_SRUN;
 }
 
-static bool is_srun(const char *argv0)
+/* Which launcher argv[0] is: by the program it really runs (mpirun may be Open MPI's orterun
+ * or MPICH's hydra, as Debian's alternatives say), else by its name. */
+static enum launcher_kind launcher_kind(const char *argv0)
 {
 	char real[PATH_MAX];
+	enum launcher_kind k = LAUNCHER_OTHER;
 
-	if (find_program(argv0, getenv(SHIM_DIR_ENV), real, sizeof(real)) &&
-	    !strcmp(base_name(real), "srun"))
-		return true;
-	return !strcmp(base_name(argv0), "srun");
+	if (find_program(argv0, getenv(SHIM_DIR_ENV), real, sizeof(real)))
+		k = kind_of_name(base_name(real));
+	return k != LAUNCHER_OTHER ? k : kind_of_name(base_name(argv0));
+}
+
+/* The layer built against MPICH, beside the default (Open MPI) one: DIR/mpich/NAME. */
+static char *mpich_sibling(struct layer_placement *p, const char *lib, const char *name)
+{
+	const char *slash = strrchr(lib, '/');
+
+	return slash ? keepf(p, "%.*s/mpich/%s", (int)(slash - lib), lib, name) : NULL;
+}
+
+/* Does the ELF file need MPICH's library (DT_NEEDED libmpich*)? Read as bytes: the dynamic
+ * string table holds the names, and a regular file's first FILE_MAX bytes are enough to see
+ * it in the programs srun runs (a false "no" only means the default layer). */
+static bool needs_mpich(const char *program)
+{
+	char real[PATH_MAX], *text;
+	size_t n = 0;
+	bool yes = false;
+
+	if (!find_program(program, getenv(SHIM_DIR_ENV), real, sizeof(real)) ||
+	    !(text = read_small_n(real, &n)))
+		return false;
+	yes = n >= 4 && !memcmp(text, "\177ELF", 4) && memmem(text, n, "libmpich", 8) != NULL;
+	free(text);
+	return yes;
 }
 
 /* srun: Slurm's task prolog (SLURM_TASK_PROLOG, srun's own variable for --task-prolog) runs in
@@ -140,14 +178,17 @@ static void place_srun(struct layer_placement *p, char **argv, const char *lib)
 {
 	const char *user = getenv("SLURM_TASK_PROLOG");
 	const char *slash = strrchr(lib, '/');
-	char *prolog;
+	char *prolog = slash ? keepf(p, "%.*s/%s", (int)(slash - lib), lib, TASK_PROLOG) : NULL;
 
-	for (int i = 1; argv[i]; i++)
+	for (int i = 1; argv[i]; i++) {
 		if (!strncmp(argv[i], "--task-prolog", 13) && (!argv[i][13] || argv[i][13] == '=')) {
 			snprintf(p->why_not, sizeof(p->why_not), "the srun line has its own --task-prolog");
 			return;
 		}
-	prolog = slash ? keepf(p, "%.*s/%s", (int)(slash - lib), lib, TASK_PROLOG) : NULL;
+		/* An MPICH program gets the layer built against MPICH (its own prolog beside it). */
+		if (argv[i][0] != '-' && needs_mpich(argv[i]))
+			prolog = mpich_sibling(p, lib, TASK_PROLOG);
+	}
 	if (!prolog || access(prolog, X_OK) < 0) {
 		snprintf(p->why_not, sizeof(p->why_not), "%s is not installed beside %s", TASK_PROLOG, lib);
 		return;
@@ -494,6 +535,53 @@ static int place_ompi(struct layer_placement *p, char **argv, const char *lib)
 	return rc;
 }
 
+/* MPICH's hydra (mpiexec.hydra, mpiexec.mpich): -genv LD_PRELOAD first, for every section,
+ * unless the user's line has its own -genv LD_PRELOAD; the user's -genv or -env LD_PRELOAD
+ * values get the layer after theirs.
+ * -genvnone, -genvall, -genvlist and -envnone leave an explicit -genv alone. */
+static int place_hydra(struct layer_placement *p, char **argv, const char *lib)
+{
+	char *mlib = mpich_sibling(p, lib, "libparastack-mpi.so");
+	int argc = 0, own = 0;
+	char **out;
+
+	if (!mlib || access(mlib, R_OK) < 0) {
+		snprintf(p->why_not, sizeof(p->why_not), "the layer built for MPICH is not installed (%s)",
+			 mlib ? mlib : "?");
+		return 0;
+	}
+	while (argv[argc])
+		argc++;
+	if (!(out = calloc((size_t)argc + 4, sizeof(char *))))
+		return -1;
+	out[0] = argv[0];
+	for (int i = 1; i < argc; i++)
+		own += opt_is(argv[i], "genv") && i + 2 < argc && !strcmp(argv[i + 1], "LD_PRELOAD");
+	int o = 1;
+
+	if (!own) {
+		out[o++] = "-genv";
+		out[o++] = "LD_PRELOAD";
+		out[o++] = preload_value(p, getenv("LD_PRELOAD"), mlib);
+	}
+	for (int i = 1; i < argc; i++) {
+		out[o++] = argv[i];
+		if ((opt_is(argv[i], "env") || opt_is(argv[i], "genv")) && i + 2 < argc &&
+		    !strcmp(argv[i + 1], "LD_PRELOAD")) {
+			out[o++] = argv[++i];
+			out[o++] = preload_value(p, argv[++i], mlib);
+		}
+	}
+	for (int i = 0; i < o; i++)
+		if (!out[i]) {
+			free(out);
+			return -1;
+		}
+	p->argv = out;
+	p->how = "-genv LD_PRELOAD (the layer built against MPICH)";
+	return 0;
+}
+
 /* A launcher parastack does not read (a job script): shims for the Open MPI launchers it may
  * run, first in PATH. */
 static int place_shims(struct layer_placement *p, const char *lib)
@@ -534,12 +622,12 @@ int layer_place(char **argv, const char *lib, struct layer_placement *p)
 		snprintf(p->why_not, sizeof(p->why_not), "its path (%s) has a ':' or a space", lib);
 		return 0;
 	}
-	if (is_ompi_launcher(argv[0]))
-		rc = place_ompi(p, argv, lib);
-	else if (is_srun(argv[0]))
-		place_srun(p, argv, lib);
-	else
-		rc = place_shims(p, lib);
+	switch (launcher_kind(argv[0])) {
+	case LAUNCHER_OMPI: rc = place_ompi(p, argv, lib); break;
+	case LAUNCHER_HYDRA: rc = place_hydra(p, argv, lib); break;
+	case LAUNCHER_SRUN: place_srun(p, argv, lib); break;
+	case LAUNCHER_OTHER: rc = place_shims(p, lib); break;
+	}
 	if (rc < 0 || p->why_not[0]) {
 		if (p->argv != argv)
 			free(p->argv);

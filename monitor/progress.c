@@ -30,7 +30,26 @@ uint64_t progress_hash_bytes(uint64_t h, const void *p, size_t n)
  * sample; above it, only a rank that gets somewhere does. *polling: the cut is at a polling
  * call, whose caller may alternate between several of them (Iprobe, Testall) without getting
  * anywhere. */
-static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n, bool *polling)
+static bool loop_site_known(const struct progress_loops *lp, uint64_t ip)
+{
+	for (int k = 0; lp && k < lp->n; k++)
+		if (lp->site[k] == ip)
+			return true;
+	return false;
+}
+
+static void loop_site_learn(struct progress_loops *lp, uint64_t ip)
+{
+	if (!lp || loop_site_known(lp, ip))
+		return;
+	lp->site[lp->next] = ip;
+	lp->next = (lp->next + 1) % PROGRESS_LOOP_SITES;
+	if (lp->n < PROGRESS_LOOP_SITES)
+		lp->n++;
+}
+
+static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n, bool *polling,
+			   struct progress_loops *lp)
 {
 	bool in_mpi = false;
 
@@ -43,9 +62,14 @@ static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n, bo
 			*polling = true;
 			return i + 1;
 		}
+		/* A call site known to call a wait loop: the loop is the frame below. */
+		if (kind == MODULE_MPI && i > 0 && loop_site_known(lp, ips[i]))
+			return i;
 		if (maps_in_progress_engine(mp, pc) || (in_mpi && kind == MODULE_RUNTIME)) {
 			bool loop_in_mpi = i + 1 < n && maps_in_mpi(mp, frame_lookup_pc(ips, i + 1));
 
+			if (loop_in_mpi && i + 2 < n)
+				loop_site_learn(lp, ips[i + 2]);
 			return loop_in_mpi ? i + 2 : i + 1;
 		}
 		in_mpi |= kind == MODULE_MPI;
@@ -54,10 +78,10 @@ static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n, bo
 }
 
 uint64_t progress_fingerprint(const struct maps *mp, const uint64_t *ips, const uint64_t *fhash,
-			      int n)
+			      int n, struct progress_loops *loops)
 {
 	bool polling;
-	int cut = fingerprint_cut(mp, ips, n, &polling);
+	int cut = fingerprint_cut(mp, ips, n, &polling, loops);
 	uint64_t h = (uint64_t)(n - cut);
 
 	for (int i = n - 1; i >= cut; i--) {

@@ -39,9 +39,22 @@ static inline uint64_t progress_mix(uint64_t h, uint64_t v)
 }
 
 uint64_t progress_hash_bytes(uint64_t h, const void *p, size_t n);
-/* The rank's fingerprint from its deciding thread's frames (innermost first). */
+
+/* Call sites seen calling a wait loop (the frame that calls the progress engine), learned per
+ * rank. An MPI library without symbols for its internals (Debian's MPICH: MPID_Progress_wait
+ * and its helpers are nameless) is caught now in the loop's call of the network's progress
+ * engine (ucp_worker_progress, named), now in its call of the shared-memory one (nameless):
+ * the call site above the loop is the same, so once learned it cuts both alike. */
+#define PROGRESS_LOOP_SITES 16
+struct progress_loops {
+	uint64_t site[PROGRESS_LOOP_SITES];
+	int n, next;
+};
+
+/* The rank's fingerprint from its deciding thread's frames (innermost first); loops (may be
+ * NULL) learns and applies the wait loops' call sites. */
 uint64_t progress_fingerprint(const struct maps *mp, const uint64_t *ips, const uint64_t *fhash,
-			      int n);
+			      int n, struct progress_loops *loops);
 
 /* What the monitor remembers of a rank between its samples. */
 struct progress {

@@ -217,7 +217,7 @@ static bool unwind_complete(const struct target *t, const struct thread_stack *t
 static void target_note_decider(struct target *t, const struct thread_stack *th)
 {
 	t->fingerprint = unwind_complete(t, th) ?
-				 progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes) : 0;
+				 progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes, &t->loops) : 0;
 	t->in_init = false;
 	for (int i = 0; i < th->nframes && !t->in_init; i++)
 		t->in_init = maps_in_init(&t->maps, frame_lookup_pc(th->ips, i));

@@ -12,6 +12,7 @@
 #include "classify.h"
 #include "maps.h"
 #include "procfs.h"
+#include "progress.h"
 #include "snapshot.h"
 #include "unwind.h"
 
@@ -55,6 +56,7 @@ struct target {
 	/* Of the latest target_sample: the deciding thread's fingerprint (progress.h), whether it
 	 * is still inside MPI_Init, and whether it sat in uninterruptible sleep (D). */
 	uint64_t fingerprint;
+	struct progress_loops loops; /* the rank's wait loops, learned from its samples */
 	bool in_init, in_kernel;
 	char wchan[64]; /* its wait channel, when in_kernel */
 };
