@@ -452,9 +452,36 @@ static bool place_layer(const struct run *r, struct layer_placement *layer)
 static int run_job_watch(const struct run *r, const char *monitor, const char *status_file,
 			 pid_t launcher);
 
+/* Can the launcher be started (a program in PATH, or a path)? errno set when not. */
+static bool launcher_found(const char *name)
+{
+	const char *path = getenv("PATH");
+	char cand[PATH_MAX];
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	for (const char *p = path && *path ? path : "/usr/bin:/bin"; p;) {
+		const char *colon = strchr(p, ':');
+		int dl = colon ? (int)(colon - p) : (int)strlen(p);
+
+		if (snprintf(cand, sizeof(cand), "%.*s/%s", dl, dl ? p : ".", name) < (int)sizeof(cand) &&
+		    access(cand, X_OK) == 0)
+			return true;
+		p = colon ? colon + 1 : NULL;
+	}
+	errno = ENOENT;
+	return false;
+}
+
 static int run_job(const struct run *r, const char *monitor, const char *status_file)
 {
 	struct layer_placement layer;
+
+	/* A launcher that cannot start: its one line, and nothing watched. */
+	if (!launcher_found(r->job_argv[0])) {
+		fprintf(stderr, "parastack run: cannot start %s: %s\n", r->job_argv[0], strerror(errno));
+		return 127;
+	}
 	bool placed = place_layer(r, &layer);
 	pid_t launcher = spawn(layer.argv, false, false, placed ? &layer : NULL);
 	int rc = run_job_watch(r, monitor, status_file, launcher);

@@ -1,11 +1,9 @@
 /* layer_place — the recording layer into a launch line's ranks (see layer_place.h for the
- * contract). Open MPI's rules, as mpirun 4.1 applies them (tested in tests/cli/test-launch.sh):
- * `-x` belongs to the application context it stands in (each side of a ':'), and does not
- * reach an appfile's contexts; mca_base_env_list reaches every context, and its value comes
- * from the command line, else the environment, else a parameter file (a --tune file's --mca,
- * -am files, the default files); `-x` anywhere (command line, --tune file, appfile) beside a
- * list from anywhere is refused. */
+ * contract): which launcher the line runs, and the placement for it - Open MPI's in
+ * layer_ompi.c, MPICH's hydra, srun, and the shims for job scripts here - with the helpers they
+ * share (layer_util.h). */
 #include "layer_place.h"
+#include "layer_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +22,6 @@
  * is passed through untouched - the daemons are not ranks. */
 #define SHIM_PASS_ENV "PARASTACK_SHIM_PASS"
 #define TASK_PROLOG "parastack-task-prolog"
-#define FILE_MAX (64 * 1024) /* what is read of a --tune, appfile or parameter file */
 
 static const char *const ompi_names[] = { "mpirun", "mpiexec", "orterun", "mpirun.openmpi",
 					  "mpiexec.openmpi", NULL };
@@ -44,7 +41,7 @@ static bool in_list(const char *s, const char *const *list)
 	return false;
 }
 
-static const char *base_name(const char *path)
+const char *layer_base_name(const char *path)
 {
 	const char *b = strrchr(path, '/');
 
@@ -52,7 +49,7 @@ static const char *base_name(const char *path)
 }
 
 /* Keep s (malloc'd) with the placement, to be freed with it; NULL when full or s is NULL. */
-static char *keep(struct layer_placement *p, char *s)
+char *layer_keep(struct layer_placement *p, char *s)
 {
 	if (!s || p->nstrs == LAYER_STRS_MAX) {
 		free(s);
@@ -61,7 +58,7 @@ static char *keep(struct layer_placement *p, char *s)
 	return p->strs[p->nstrs++] = s;
 }
 
-__attribute__((format(printf, 2, 3))) static char *keepf(struct layer_placement *p, const char *fmt, ...)
+char *layer_keepf(struct layer_placement *p, const char *fmt, ...)
 {
 	char *s = NULL;
 	va_list ap;
@@ -70,12 +67,12 @@ __attribute__((format(printf, 2, 3))) static char *keepf(struct layer_placement 
 	va_start(ap, fmt);
 	r = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	return r < 0 ? NULL : keep(p, s);
+	return r < 0 ? NULL : layer_keep(p, s);
 }
 
-/* The file's first FILE_MAX bytes, NUL-terminated (malloc'd; *len, when asked, how many), or
+/* The file's first LAYER_FILE_MAX bytes, NUL-terminated (malloc'd; *len, when asked, how many), or
  * NULL. Only a regular file is read (never a FIFO or a device), and never blocks. */
-static char *read_small_n(const char *path, size_t *len)
+char *layer_read_file(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
@@ -84,8 +81,8 @@ static char *read_small_n(const char *path, size_t *len)
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (buf = malloc(FILE_MAX + 1)))
-		n = read(fd, buf, FILE_MAX);
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (buf = malloc(LAYER_FILE_MAX + 1)))
+		n = read(fd, buf, LAYER_FILE_MAX);
 	close(fd);
 	if (n < 0) {
 		free(buf);
@@ -97,14 +94,14 @@ static char *read_small_n(const char *path, size_t *len)
 	return buf;
 }
 
-static char *read_small(const char *path)
+char *layer_read_small(const char *path)
 {
-	return read_small_n(path, NULL);
+	return layer_read_file(path, NULL);
 }
 
 /* Where a program is in PATH (or itself when it has a '/'), as its real path; false if none.
  * skip_dir: a directory of PATH to pass over (the shims'). */
-static bool find_program(const char *name, const char *skip_dir, char *out, size_t len)
+bool layer_find_program(const char *name, const char *skip_dir, char *out, size_t len)
 {
 	const char *path = getenv("PATH");
 	char cand[PATH_MAX];
@@ -141,9 +138,9 @@ static enum launcher_kind launcher_kind(const char *argv0)
 	char real[PATH_MAX];
 	enum launcher_kind k = LAUNCHER_OTHER;
 
-	if (find_program(argv0, getenv(SHIM_DIR_ENV), real, sizeof(real)))
-		k = kind_of_name(base_name(real));
-	return k != LAUNCHER_OTHER ? k : kind_of_name(base_name(argv0));
+	if (layer_find_program(argv0, getenv(SHIM_DIR_ENV), real, sizeof(real)))
+		k = kind_of_name(layer_base_name(real));
+	return k != LAUNCHER_OTHER ? k : kind_of_name(layer_base_name(argv0));
 }
 
 /* The layer built against MPICH, beside the default (Open MPI) one: DIR/mpich/NAME. */
@@ -151,11 +148,11 @@ static char *mpich_sibling(struct layer_placement *p, const char *lib, const cha
 {
 	const char *slash = strrchr(lib, '/');
 
-	return slash ? keepf(p, "%.*s/mpich/%s", (int)(slash - lib), lib, name) : NULL;
+	return slash ? layer_keepf(p, "%.*s/mpich/%s", (int)(slash - lib), lib, name) : NULL;
 }
 
 /* Does the ELF file need MPICH's library (DT_NEEDED libmpich*)? Read as bytes: the dynamic
- * string table holds the names, and a regular file's first FILE_MAX bytes are enough to see
+ * string table holds the names, and a regular file's first LAYER_FILE_MAX bytes are enough to see
  * it in the programs srun runs (a false "no" only means the default layer). */
 static bool needs_mpich(const char *program)
 {
@@ -163,8 +160,8 @@ static bool needs_mpich(const char *program)
 	size_t n = 0;
 	bool yes = false;
 
-	if (!find_program(program, getenv(SHIM_DIR_ENV), real, sizeof(real)) ||
-	    !(text = read_small_n(real, &n)))
+	if (!layer_find_program(program, getenv(SHIM_DIR_ENV), real, sizeof(real)) ||
+	    !(text = layer_read_file(real, &n)))
 		return false;
 	yes = n >= 4 && !memcmp(text, "\177ELF", 4) && memmem(text, n, "libmpich", 8) != NULL;
 	free(text);
@@ -178,7 +175,7 @@ static void place_srun(struct layer_placement *p, char **argv, const char *lib)
 {
 	const char *user = getenv("SLURM_TASK_PROLOG");
 	const char *slash = strrchr(lib, '/');
-	char *prolog = slash ? keepf(p, "%.*s/%s", (int)(slash - lib), lib, TASK_PROLOG) : NULL;
+	char *prolog = slash ? layer_keepf(p, "%.*s/%s", (int)(slash - lib), lib, TASK_PROLOG) : NULL;
 
 	for (int i = 1; argv[i]; i++) {
 		if (!strncmp(argv[i], "--task-prolog", 13) && (!argv[i][13] || argv[i][13] == '=')) {
@@ -202,223 +199,15 @@ static void place_srun(struct layer_placement *p, char **argv, const char *lib)
 	p->how = "Slurm's task prolog (SLURM_TASK_PROLOG), in each task";
 }
 
-/* What mpirun's line says about passing environment variables. */
-struct ompi_line {
-	int argc;
-	bool has_x;        /* -x anywhere: the command line, a --tune file, the appfile */
-	int ctx_start[64]; /* where each application context's options begin */
-	int preload_x[64]; /* the index of the user's "LD_PRELOAD[=...]" after -x, per context */
-	int nctx;
-	int list_arg;      /* the index of the user's --mca mca_base_env_list value */
-	const char *delim; /* mca_base_env_list_delimiter */
-	int app_arg;       /* the index of --app's file */
-	char *file_list;   /* mca_base_env_list from a parameter file (malloc'd) */
-};
-
-static bool is_preload_item(const char *s)
-{
-	return !strncmp(s, "LD_PRELOAD", 10) && (s[10] == '=' || s[10] == '\0');
-}
-
-/* A --tune file holds command-line options: -x and --mca mca_base_env_list are what count. */
-static void scan_tune_text(struct ompi_line *l, char *text)
-{
-	char *save = NULL, *prev = NULL, *prev2 = NULL;
-
-	for (char *t = strtok_r(text, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
-		if (!strcmp(t, "-x") || !strcmp(t, "--x"))
-			l->has_x = true;
-		if (prev && prev2 && !strcmp(prev, "mca_base_env_list") &&
-		    (!strcmp(prev2, "--mca") || !strcmp(prev2, "-mca")) && !l->file_list)
-			l->file_list = strdup(t);
-		prev2 = prev;
-		prev = t;
-	}
-}
-
-/* An MCA parameter file: "name = value" lines. */
-static void scan_param_text(struct ompi_line *l, const char *text)
-{
-	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		const char *s = line + strspn(line, " \t");
-		size_t n = strcspn(s, "\n");
-
-		if (n > 17 && !strncmp(s, "mca_base_env_list", 17) && !l->file_list) {
-			const char *v = s + 17 + strspn(s + 17, " \t");
-
-			if (*v == '=') {
-				v++;
-				v += strspn(v, " \t");
-				l->file_list = strndup(v, strcspn(v, "\r\n"));
-			}
-		}
-	}
-}
-
-/* Each file of a comma-separated list, through fn. */
-static void scan_files(struct ompi_line *l, const char *list, bool tune)
-{
-	char *copy = strdup(list), *save = NULL;
-
-	for (char *f = copy ? strtok_r(copy, ",", &save) : NULL; f; f = strtok_r(NULL, ",", &save)) {
-		char *text = read_small(f);
-
-		if (text && tune)
-			scan_tune_text(l, text);
-		else if (text)
-			scan_param_text(l, text);
-		free(text);
-	}
-	free(copy);
-}
-
-static void scan_default_param_files(struct ompi_line *l)
-{
-	const char *files = getenv("OMPI_MCA_mca_base_param_files");
-	const char *home = getenv("HOME");
-	char path[PATH_MAX];
-
-	if (files) {
-		char *copy = strdup(files);
-
-		for (char *c = copy; c && *c; c++)
-			if (*c == ':')
-				*c = ',';
-		if (copy)
-			scan_files(l, copy, false);
-		free(copy);
-		return;
-	}
-	if (home && (size_t)snprintf(path, sizeof(path), "%s/.openmpi/mca-params.conf", home) < sizeof(path))
-		scan_files(l, path, false);
-	scan_files(l, "/etc/openmpi/openmpi-mca-params.conf", false);
-}
-
-static bool opt_is(const char *t, const char *name)
+bool layer_opt_is(const char *t, const char *name)
 {
 	return (t[0] == '-' && !strcmp(t + 1, name)) || (t[0] == '-' && t[1] == '-' && !strcmp(t + 2, name));
 }
 
-static void scan_ompi_line(struct ompi_line *l, char **argv)
-{
-	*l = (struct ompi_line){ .list_arg = -1, .app_arg = -1, .delim = ";", .nctx = 1 };
-	l->ctx_start[0] = 1;
-	l->preload_x[0] = -1;
-	for (l->argc = 0; argv[l->argc]; l->argc++)
-		;
-	for (int i = 1; i < l->argc; i++) {
-		const char *t = argv[i], *next = i + 1 < l->argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(t, ":") && l->nctx < 64) {
-			l->ctx_start[l->nctx] = i + 1;
-			l->preload_x[l->nctx++] = -1;
-		} else if (opt_is(t, "x")) {
-			l->has_x = true;
-			if (next && is_preload_item(next))
-				l->preload_x[l->nctx - 1] = i + 1;
-		} else if ((opt_is(t, "mca") || opt_is(t, "gmca")) && next && i + 2 < l->argc) {
-			if (!strcmp(next, "mca_base_env_list"))
-				l->list_arg = i + 2;
-			else if (!strcmp(next, "mca_base_env_list_delimiter"))
-				l->delim = argv[i + 2];
-		} else if (opt_is(t, "tune") && next) {
-			scan_files(l, next, true);
-		} else if (opt_is(t, "am") && next) {
-			scan_files(l, next, false);
-		} else if (opt_is(t, "app") && next) {
-			char *text = read_small(next);
-
-			l->app_arg = i + 1;
-			if (text && (strstr(text, "-x ") || strstr(text, "-x\t")))
-				l->has_x = true;
-			free(text);
-		}
-	}
-	if (getenv("OMPI_MCA_mca_base_env_list_delimiter") && l->delim[0] == ';')
-		l->delim = getenv("OMPI_MCA_mca_base_env_list_delimiter");
-	scan_default_param_files(l);
-}
-
 /* LD_PRELOAD's value for the ranks: the user's libraries first, in their order, then the layer. */
-static char *preload_value(struct layer_placement *p, const char *user, const char *lib)
+char *layer_preload_value(struct layer_placement *p, const char *user, const char *lib)
 {
-	return user && *user ? keepf(p, "%s:%s", user, lib) : keepf(p, "%s", lib);
-}
-
-/* An mca_base_env_list with the layer in its LD_PRELOAD item (added when it has none). */
-static char *merge_list(struct layer_placement *p, const char *list, const char *delim,
-			const char *lib)
-{
-	const char *item = list && *list ? list : NULL;
-	size_t dl = strlen(delim);
-
-	for (const char *s = item; s; s = strstr(s, delim), s = s ? s + dl : NULL) {
-		size_t n = strstr(s, delim) ? (size_t)(strstr(s, delim) - s) : strlen(s);
-
-		if (n >= 10 && !strncmp(s, "LD_PRELOAD", 10) && (n == 10 || s[10] == '=')) {
-			/* "LD_PRELOAD=v": v then the layer; bare "LD_PRELOAD": mpirun's value. */
-			char *head = strndup(list, (size_t)(s - list) + n), *out = NULL;
-			const char *env = getenv("LD_PRELOAD");
-			int r;
-
-			if (!head)
-				return NULL;
-			if (n == 10)
-				r = asprintf(&out, "%s=%s%s%s%s", head, env && *env ? env : "",
-					     env && *env ? ":" : "", lib, s + n);
-			else
-				r = asprintf(&out, "%s:%s%s", head, lib, s + n);
-			free(head);
-			return r < 0 ? NULL : keep(p, out);
-		}
-	}
-	char *pre = preload_value(p, getenv("LD_PRELOAD"), lib), *out = NULL;
-
-	if (!pre)
-		return NULL;
-	if (asprintf(&out, "%s%sLD_PRELOAD=%s", item ? item : "", item ? delim : "", pre) < 0)
-		return NULL;
-	return keep(p, out);
-}
-
-/* The appfile again, in a private directory, with -x LD_PRELOAD in each line (-x on mpirun's
- * command line does not reach an appfile's contexts). */
-static char *copy_appfile(struct layer_placement *p, const char *app, const char *lib)
-{
-	char *text = read_small(app), path[128];
-	FILE *out;
-
-	if (!text)
-		return NULL;
-	snprintf(path, sizeof(path), "%s/appfile.%d", p->tmpdir, (int)getpid());
-	if (!p->tmpdir[0] || !(out = fopen(path, "wx"))) {
-		free(text);
-		return NULL;
-	}
-	for (char *line = text, *nl; line && *line; line = nl) {
-		char *pre = strstr(line, "-x LD_PRELOAD");
-
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl++ = '\0';
-		if (line[strspn(line, " \t")] == '#' || !line[strspn(line, " \t")]) {
-			fprintf(out, "%s\n", line);
-		} else if (pre && (pre[13] == '=' || pre[13] == ' ' || pre[13] == '\0')) {
-			/* Merge: the user's value, then the layer. */
-			char *end = pre + 13 + strcspn(pre + 13 + (pre[13] == '='), " \t") + (pre[13] == '=');
-			const char *env = getenv("LD_PRELOAD");
-
-			if (pre[13] == '=')
-				fprintf(out, "%.*s:%s%s\n", (int)(end - line), line, lib, end);
-			else
-				fprintf(out, "%.*s=%s%s%s%s\n", (int)(pre + 13 - line), line,
-					env && *env ? env : "", env && *env ? ":" : "", lib, pre + 13);
-		} else {
-			fprintf(out, "-x LD_PRELOAD=%s %s\n", preload_value(p, getenv("LD_PRELOAD"), lib), line);
-		}
-	}
-	free(text);
-	return fclose(out) == 0 ? keepf(p, "%s", path) : NULL;
+	return user && *user ? layer_keepf(p, "%s:%s", user, lib) : layer_keepf(p, "%s", lib);
 }
 
 static bool new_tmpdir(struct layer_placement *p)
@@ -433,7 +222,7 @@ static bool new_tmpdir(struct layer_placement *p)
 
 /* A private directory for an appfile copy: the shims' own when running as a shim (removed
  * with them by the `parastack run` that made it), else a new one. */
-static bool make_tmpdir(struct layer_placement *p)
+bool layer_tmpdir(struct layer_placement *p)
 {
 	const char *shims = getenv(SHIM_DIR_ENV);
 
@@ -447,92 +236,17 @@ static bool make_tmpdir(struct layer_placement *p)
 	return new_tmpdir(p);
 }
 
-/* The user's line through -x: one per context, or merged into theirs. */
-static int place_by_x(struct layer_placement *p, char **argv, const struct ompi_line *l,
-		      const char *lib)
+/* The new line (n words) is the placement's, unless a word of it could not be made. */
+int layer_adopt_argv(struct layer_placement *p, char **out, int n, const char *how)
 {
-	char **out = calloc((size_t)l->argc + 2 * (size_t)l->nctx + 1, sizeof(char *));
-	int o = 0;
-
-	if (!out)
-		return -1;
-	out[o++] = argv[0];
-	for (int c = 0; c < l->nctx; c++) {
-		int end = c + 1 < l->nctx ? l->ctx_start[c + 1] : l->argc;
-
-		if (l->preload_x[c] < 0 && l->app_arg < 0) {
-			out[o++] = "-x";
-			out[o++] = keepf(p, "LD_PRELOAD=%s", preload_value(p, getenv("LD_PRELOAD"), lib));
-		}
-		for (int i = l->ctx_start[c]; i < end; i++) {
-			if (i == l->preload_x[c]) {
-				const char *v = strchr(argv[i], '=');
-
-				out[o++] = keepf(p, "LD_PRELOAD=%s", preload_value(p, v ? v + 1 : getenv("LD_PRELOAD"), lib));
-			} else if (i == l->app_arg) {
-				char *copy = make_tmpdir(p) ? copy_appfile(p, argv[i], lib) : NULL;
-
-				out[o++] = copy ? copy : argv[i];
-				if (!copy)
-					snprintf(p->why_not, sizeof(p->why_not), "the appfile %s could not be copied with -x LD_PRELOAD", argv[i]);
-			} else {
-				out[o++] = argv[i];
-			}
-		}
-	}
-	for (int i = 0; i < o; i++)
+	for (int i = 0; i < n; i++)
 		if (!out[i]) {
 			free(out);
 			return -1;
 		}
 	p->argv = out;
-	p->how = "-x LD_PRELOAD in each application context";
+	p->how = how;
 	return 0;
-}
-
-static int place_ompi(struct layer_placement *p, char **argv, const char *lib)
-{
-	struct ompi_line l;
-	const char *env_list = getenv("OMPI_MCA_mca_base_env_list");
-	int rc = 0;
-
-	scan_ompi_line(&l, argv);
-	if (strstr(lib, l.delim)) {
-		snprintf(p->why_not, sizeof(p->why_not), "its path has the list delimiter '%s'", l.delim);
-	} else if (l.has_x && (l.list_arg >= 0 || (env_list && *env_list) || l.file_list)) {
-		snprintf(p->why_not, sizeof(p->why_not), "the line mixes mpirun -x with "
-			 "mca_base_env_list, which Open MPI refuses by itself");
-	} else if (l.has_x) {
-		rc = place_by_x(p, argv, &l, lib);
-	} else if (l.list_arg >= 0) {
-		char **out = calloc((size_t)l.argc + 1, sizeof(char *));
-
-		if (!out) {
-			rc = -1;
-		} else {
-			memcpy(out, argv, (size_t)l.argc * sizeof(char *));
-			out[l.list_arg] = merge_list(p, argv[l.list_arg], l.delim, lib);
-			if (!out[l.list_arg]) {
-				free(out);
-				rc = -1;
-			} else {
-				p->argv = out;
-				p->how = "the line's own --mca mca_base_env_list";
-			}
-		}
-	} else {
-		const char *v = merge_list(p, env_list && *env_list ? env_list : l.file_list, l.delim, lib);
-
-		if (!v) {
-			rc = -1;
-		} else {
-			p->env[p->nenv][0] = "OMPI_MCA_mca_base_env_list";
-			p->env[p->nenv++][1] = v;
-			p->how = "OMPI_MCA_mca_base_env_list in mpirun's environment";
-		}
-	}
-	free(l.file_list);
-	return rc;
 }
 
 /* MPICH's hydra (mpiexec.hydra, mpiexec.mpich): -genv LD_PRELOAD first, for every section,
@@ -556,30 +270,23 @@ static int place_hydra(struct layer_placement *p, char **argv, const char *lib)
 		return -1;
 	out[0] = argv[0];
 	for (int i = 1; i < argc; i++)
-		own += opt_is(argv[i], "genv") && i + 2 < argc && !strcmp(argv[i + 1], "LD_PRELOAD");
+		own += layer_opt_is(argv[i], "genv") && i + 2 < argc && !strcmp(argv[i + 1], "LD_PRELOAD");
 	int o = 1;
 
 	if (!own) {
 		out[o++] = "-genv";
 		out[o++] = "LD_PRELOAD";
-		out[o++] = preload_value(p, getenv("LD_PRELOAD"), mlib);
+		out[o++] = layer_preload_value(p, getenv("LD_PRELOAD"), mlib);
 	}
 	for (int i = 1; i < argc; i++) {
 		out[o++] = argv[i];
-		if ((opt_is(argv[i], "env") || opt_is(argv[i], "genv")) && i + 2 < argc &&
+		if ((layer_opt_is(argv[i], "env") || layer_opt_is(argv[i], "genv")) && i + 2 < argc &&
 		    !strcmp(argv[i + 1], "LD_PRELOAD")) {
 			out[o++] = argv[++i];
-			out[o++] = preload_value(p, argv[++i], mlib);
+			out[o++] = layer_preload_value(p, argv[++i], mlib);
 		}
 	}
-	for (int i = 0; i < o; i++)
-		if (!out[i]) {
-			free(out);
-			return -1;
-		}
-	p->argv = out;
-	p->how = "-genv LD_PRELOAD (the layer built against MPICH)";
-	return 0;
+	return layer_adopt_argv(p, out, o, "-genv LD_PRELOAD (the layer built against MPICH)");
 }
 
 /* A launcher parastack does not read (a job script): shims for the Open MPI launchers it may
@@ -604,7 +311,7 @@ static int place_shims(struct layer_placement *p, const char *lib)
 		}
 	}
 	p->env[p->nenv][0] = "PATH";
-	p->env[p->nenv++][1] = keepf(p, "%s:%s", p->tmpdir, path && *path ? path : "/usr/bin:/bin");
+	p->env[p->nenv++][1] = layer_keepf(p, "%s:%s", p->tmpdir, path && *path ? path : "/usr/bin:/bin");
 	p->env[p->nenv][0] = SHIM_DIR_ENV;
 	p->env[p->nenv++][1] = p->tmpdir;
 	p->env[p->nenv][0] = SHIM_LIB_ENV;
@@ -623,7 +330,7 @@ int layer_place(char **argv, const char *lib, struct layer_placement *p)
 		return 0;
 	}
 	switch (launcher_kind(argv[0])) {
-	case LAUNCHER_OMPI: rc = place_ompi(p, argv, lib); break;
+	case LAUNCHER_OMPI: rc = layer_place_ompi(p, argv, lib); break;
 	case LAUNCHER_HYDRA: rc = place_hydra(p, argv, lib); break;
 	case LAUNCHER_SRUN: place_srun(p, argv, lib); break;
 	case LAUNCHER_OTHER: rc = place_shims(p, lib); break;
@@ -671,7 +378,7 @@ void layer_placement_free(struct layer_placement *p)
 
 bool layer_shim_invoked(const char *argv0)
 {
-	return getenv(SHIM_DIR_ENV) && in_list(base_name(argv0), shim_names);
+	return getenv(SHIM_DIR_ENV) && in_list(layer_base_name(argv0), shim_names);
 }
 
 int layer_shim_main(int argc, char **argv)
@@ -681,17 +388,17 @@ int layer_shim_main(int argc, char **argv)
 	struct layer_placement p = { .argv = NULL };
 
 	(void)argc;
-	if (!find_program(base_name(argv[0]), dir, real, sizeof(real))) {
-		fprintf(stderr, "%s: command not found\n", base_name(argv[0]));
+	if (!layer_find_program(layer_base_name(argv[0]), dir, real, sizeof(real))) {
+		fprintf(stderr, "%s: command not found\n", layer_base_name(argv[0]));
 		return 127;
 	}
 	argv[0] = real;
 	if (getenv(SHIM_PASS_ENV)) {
 		execv(real, argv); /* an srun that mpirun runs for its daemons */
-		fprintf(stderr, "%s: cannot run %s: %s\n", base_name(argv[0]), real, strerror(errno));
+		fprintf(stderr, "%s: cannot run %s: %s\n", layer_base_name(argv[0]), real, strerror(errno));
 		return 126;
 	}
-	if (strcmp(base_name(real), "srun"))
+	if (strcmp(layer_base_name(real), "srun"))
 		setenv(SHIM_PASS_ENV, "1", 1);
 	if (lib && layer_place(argv, lib, &p) == 0 && !p.why_not[0])
 		layer_placement_setenv(&p);
@@ -700,6 +407,6 @@ int layer_shim_main(int argc, char **argv)
 			"diagnosed from stacks\n", p.why_not[0] ? p.why_not : "out of memory");
 	/* An appfile copy stays in the shims' directory, which `parastack run` removes. */
 	execv(real, p.argv ? p.argv : argv);
-	fprintf(stderr, "%s: cannot run %s: %s\n", base_name(argv[0]), real, strerror(errno));
+	fprintf(stderr, "%s: cannot run %s: %s\n", layer_base_name(argv[0]), real, strerror(errno));
 	return 126;
 }

@@ -102,10 +102,11 @@ expect_grep "program arguments: passed on" "prog=-x" "$OUT"
 RUN_TIMEOUT=60 run "$PARASTACK" run --quiet --no-record -- $MPIRUN -np 1 -x PS_SHOW=n "$APP"
 expect_status "--no-record: runs" 0
 expect_grep "--no-record: no layer" "layer=0 .*show=n" "$OUT"
-# A launcher that does not exist: exit 127, one line.
-run "$PARASTACK" run --quiet -- /nonexistent/mpirun -np 1 "$APP"
-expect_status "missing launcher: 127" 127
-expect_grep "missing launcher: said" "cannot start /nonexistent/mpirun" "$ERR"
+# A launcher that does not exist: exit 127, one line, nothing watched.
+run "$PARASTACK" run -- /nonexistent/mpirun -np 1 "$APP"
+expect_error "missing launcher by path" 127 "cannot start /nonexistent/mpirun: No such file"
+run "$PARASTACK" run -- no-such-mpirun -np 1 "$APP"
+expect_error "missing launcher in PATH" 127 "cannot start no-such-mpirun: No such file"
 
 # --- -x LD_PRELOAD=user.so with a hang: the user's injector skips rank 1's 3rd Allreduce ----
 # The layer, after the user's library, still sees the calls it passes on, and names rank 1.

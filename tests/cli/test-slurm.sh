@@ -165,6 +165,16 @@ done
 if printf '%s\n' "$OUTPUT" | grep "prog=srun-export-none" | grep -q "show=exported"; then fail "--export=NONE: a variable leaked"; else ok; fi
 expect_grep "--export=VARS: the variable reached the tasks" "show=exported .* prog=srun-export-vars" "$OUTPUT"
 expect_grep "mpirun -x in a job script: kept" "show=mx .* prog=mpirun-x" "$OUTPUT"
+# parastack run inside an allocation with srun as the launcher: the task prolog, from the
+# command line (no job script, no shims).
+for attempt in 1 2; do
+	RUN_TIMEOUT=180 run salloc -N 2 -n 4 "$HERE/$PARASTACK" run --quiet --seed 5 -- srun --mpi=pmix "$LAYERCHECK" salloc-srun
+	[ "$(printf '%s\n' "$OUT" | grep -c "^layercheck rank .* layer=1 .*parent=0 .* prog=salloc-srun$")" -eq 4 ] && break
+	echo "test-slurm: salloc + parastack run -- srun (attempt $attempt): $ERR" >&2
+done
+expect_status "parastack run -- srun in an allocation" 0
+n=$(printf '%s\n' "$OUT" | grep -c "^layercheck rank .* layer=1 .*parent=0 .* prog=salloc-srun$")
+if [ "$n" -eq 4 ]; then ok; else fail "parastack run -- srun: $n of 4 tasks had the layer: $OUT $ERR"; fi
 
 
 # --- parastack attach --slurm-job: a job submitted with plain sbatch, watched from outside ----
