@@ -76,7 +76,8 @@ done
 {
 	header "The recording layer: its cost, and what it adds at a hang"
 	cat <<'MD'
-`libparastack-mpi.so` is preloaded into the ranks by `parastack run` (Open MPI's
+`libparastack-mpi.so` is preloaded into the ranks by `parastack run` (the way the launch line
+passes variables: see `man parastack`, "How the layer reaches the ranks"; here Open MPI's
 `mca_base_env_list`); on each MPI call it stores a few words in memory the monitor reads only
 at a confirmed hang. Below, the same programs with and without it, in alternating pairs.
 
