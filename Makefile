@@ -30,11 +30,13 @@ STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
 MONITOR_MPI_SRC := monitor/comm.c monitor/jobstack.c monitor/monitor_main.c
-MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC),$(wildcard monitor/*.c))
+# The Slurm lookups link libslurm: only the programs that ask Slurm take them.
+SLURM_SRC    := monitor/sched_slurm.c
+MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*.c))
 MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson
-# The schedulers' modules. libslurm has no pkg-config file in Debian: -lslurm by name.
-TORQUE_SRC   := sched/torque/sched_torque.c
-SCHED_SRC    := $(filter-out sched/slurm/parastack_sbatch.c,$(wildcard sched/slurm/*.c)) $(TORQUE_SRC)
+# The schedulers' lookups (monitor/sched_slurm.c, monitor/sched_torque.c): the monitor's, used
+# by the front ends too. libslurm has no pkg-config file in Debian: -lslurm by name.
+TORQUE_SRC   := monitor/sched_torque.c
 SCHED_LIBS   := -lslurm
 TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -79,7 +81,7 @@ $(B)/mpiobj/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,MPICC,$<)mpicc $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
-$(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,launcher/options.c $(MONITOR_SRC) $(STATS_SRC) $(SCHED_SRC))
+$(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,$(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)mpicc $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
 $(RECORD_LIB): record/parastack_mpi.c record/record_format.h
@@ -102,26 +104,26 @@ $(B)/mpich/tests/apps/%: tests/apps/%.c tests/apps/faults.h
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)mpicc.mpich -std=gnu11 -O2 -g -pthread -o $@ $< -lm
 
-$(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(STATS_SRC) $(SCHED_SRC))
+$(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
-$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c launcher/options.c $(STATS_SRC))
+$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/options.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c launcher/options.c $(STATS_SRC) $(TORQUE_SRC))
+$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c monitor/options.c $(STATS_SRC) $(TORQUE_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-$(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c $(SCHED_SRC))
+$(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c $(SLURM_SRC) $(TORQUE_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SCHED_LIBS)
 
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread -lm)
 
-$(B)/tests/unit: $(call obj,obj,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC) $(TORQUE_SRC))
+$(B)/tests/unit: $(call obj,obj,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(MONITOR_LIBS) -ljansson -lm
 
-$(B)/tests/unit-asan: $(call obj,asan,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC) $(TORQUE_SRC))
+$(B)/tests/unit-asan: $(call obj,asan,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) -g $(SAN) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(MONITOR_LIBS) -ljansson -lm
 
@@ -175,13 +177,13 @@ $(B)/tests/mpi_states_f: tests/fixtures/mpi_states_f.f90
 	@mkdir -p $(@D)
 	$(call say,MPIF90,$@)mpif90 -O1 -g -o $@ $<
 
-$(B)/tests/sample_loop: $(call obj,obj,tests/tools/sample_loop.c $(MONITOR_SRC))
+$(B)/tests/sample_loop: $(call obj,obj,tests/tools/sample_loop.c $(MONITOR_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
-	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) -lm
 
-$(B)/bench/sample_cost: $(call obj,obj,bench/sample_cost.c $(MONITOR_SRC))
+$(B)/bench/sample_cost: $(call obj,obj,bench/sample_cost.c $(MONITOR_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
-	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) -lm
 
 $(B)/bench/trace_eval: $(call obj,obj,bench/trace_eval.c $(STATS_SRC))
 	@mkdir -p $(@D)
@@ -209,7 +211,7 @@ $(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/maps.c monitor/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
-$(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c sched/torque/sched_torque.c
+$(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c monitor/sched_torque.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 

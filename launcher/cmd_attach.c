@@ -17,10 +17,10 @@
 #include "../monitor/pidlist.h"
 #include "../monitor/procfs.h"
 #include "../monitor/signals.h"
-#include "../sched/slurm/sched_slurm.h"
+#include "../monitor/sched_slurm.h"
 #include "commands.h"
 #include "monitors.h"
-#include "options.h"
+#include "../monitor/options.h"
 
 static const char attach_usage[] =
 	"usage: parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID)\n"

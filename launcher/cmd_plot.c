@@ -16,7 +16,7 @@
 
 #include "../stats/stats.h"
 #include "commands.h"
-#include "options.h"
+#include "../monitor/options.h"
 
 static const char plot_usage[] =
 	"usage: parastack plot [options] TRACE\n"

@@ -24,13 +24,13 @@
 #include "../monitor/pidlist.h"
 #include "../monitor/procfs.h"
 #include "../monitor/signals.h"
-#include "../sched/slurm/sched_slurm.h"
-#include "../sched/torque/sched_torque.h"
+#include "../monitor/sched_slurm.h"
+#include "../monitor/sched_torque.h"
 #include "commands.h"
 #include "monitors.h"
 #include "job_pattern.h"
 #include "layer_place.h"
-#include "options.h"
+#include "../monitor/options.h"
 
 
 static const char run_usage[] =

@@ -15,7 +15,7 @@
 #include "../monitor/pstack.h"
 #include "commands.h"
 #include "monitors.h"
-#include "options.h"
+#include "../monitor/options.h"
 
 static const char stack_usage[] =
 	"usage: parastack stack [--json] [--tree] (PID... | --launcher PID | --pids-file FILE |\n"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../monitor/exitcodes.h"
-#include "options.h"
+#include "../monitor/options.h"
 
 #define ARGV_MAX 48
 

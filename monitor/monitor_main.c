@@ -17,9 +17,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "../launcher/options.h"
-#include "../sched/slurm/sched_slurm.h"
-#include "../sched/torque/sched_torque.h"
+#include "options.h"
+#include "sched_slurm.h"
+#include "sched_torque.h"
 #include "../stats/stats.h"
 #include "capture.h"
 #include "comm.h"

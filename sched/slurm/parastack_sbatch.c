@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../../launcher/batch_job.h"
-#include "../../launcher/options.h"
+#include "../../monitor/options.h"
 
 #define CMD "parastack-sbatch"
 

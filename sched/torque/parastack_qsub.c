@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "../../launcher/batch_job.h"
-#include "../../launcher/options.h"
-#include "sched_torque.h"
+#include "../../monitor/options.h"
+#include "../../monitor/sched_torque.h"
 
 #define CMD "parastack-qsub"
 
