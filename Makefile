@@ -29,7 +29,7 @@ B := build
 STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
-MONITOR_MPI_SRC := monitor/comm.c monitor/jobstack.c monitor/monitor_main.c
+MONITOR_MPI_SRC := monitor/comm.c monitor/jobstack.c monitor/daemon.c monitor/job.c monitor/watch.c monitor/hang.c monitor/output.c
 # The Slurm lookups link libslurm: only the programs that ask Slurm take them.
 SLURM_SRC    := monitor/sched_slurm.c
 MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*.c))

@@ -1,0 +1,301 @@
+/* parastack-monitor — the per-node monitor, an MPI program with one rank per node (design.md
+ * §2). This file is its life: the options, the start (MPI, the leader, the trace), the rounds
+ * (watch.c: one MPI run of the job each), the one-look --stack mode, and the end (the summary,
+ * the "none" report, the outcome for the launcher, a listed job's processes ended). The steps a
+ * sample goes through are in monitor.h's map. */
+#include <limits.h>
+#include <string.h>
+#include "sched_slurm.h"
+#include "sched_torque.h"
+#include "exitcodes.h"
+#include "jobstack.h"
+#include "outfile.h"
+#include "report.h"
+#include "signals.h"
+#include "job.h"
+#include "output.h"
+#include "watch.h"
+
+static volatile int stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static const char monitor_usage[] =
+	"usage: parastack-monitor (--launcher-pid PID | --slurm-job JOBID | --pbs-job JOBID |\n"
+	"                          --pids-file FILE) [options]\n"
+	"The per-node monitor that `parastack run` starts beside a job (one MPI rank per node).\n"
+	"\n"
+	"  --launcher-pid PID  the job's launcher: its descendants that carry an MPI rank are watched\n"
+	"  --launcher-host H   the node the launcher runs on (default: every monitor's own node)\n"
+	"  --slurm-job JOBID   watch the ranks in this Slurm job's steps on every monitor's node\n"
+	"  --pbs-job JOBID     watch the processes of this Torque job (PBS_JOBID in their environment)\n"
+	"                      on every monitor's node\n"
+	"  --pids-file FILE    watch exactly these ranks: lines 'host pid [rank]', each monitor those\n"
+	"                      of its host, checked before any is touched; on a hang with\n"
+	"                      --on-hang=kill, each monitor ends its listed processes\n"
+	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
+	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
+	"  --confirm SECONDS   confirmation window after a suspicion (default 60; 0: act at once)\n"
+	"  --no-record         leave the recording layer's records unread in the report\n"
+	"  --quiet             only suspicions, hangs and the report (no what-is-watched or summary\n"
+	"                      lines)\n"
+	"  --progress SECONDS  a status line this often\n"
+	"  --core-dir DIR      before acting on a hang, write core files of the faulty ranks and\n"
+	"                      of one rank per stack group there (gdb's gcore)\n"
+	"  --report FILE       write the JSON report there\n"
+	"  --trace FILE        record every sample (t_ms S C)\n"
+	"  --stack FORMAT      look once instead of watching: monitor 0 prints every found rank's\n"
+	"                      stacks (text, json, tree or tree-json) and all exit (`parastack stack`)\n"
+	"  --status-file FILE  write the outcome there (\"hang\" or \"none\"; \"-\": a line on standard\n"
+	"                      output) and exit 0, for a\n"
+	"                      launcher that reads it (an MPI launcher reports non-zero exits loudly)\n"
+	"  -h, --help          show this help\n"
+	"  --version           print the version and the libraries it was built with\n";
+
+static int parse_options(struct monitor *m, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "launcher-pid", required_argument, NULL, 'L' },
+		{ "launcher-host", required_argument, NULL, 'N' },
+		{ "slurm-job", required_argument, NULL, 'J' },
+		{ "pbs-job", required_argument, NULL, 'P' },
+		{ "pids-file", required_argument, NULL, 'F' },
+		MODEL_LONGOPTS,
+		{ "on-hang", required_argument, NULL, 'H' },
+		{ "report", required_argument, NULL, 'R' },
+		{ "trace", required_argument, NULL, 'T' },
+		{ "status-file", required_argument, NULL, 'S' },
+		{ "confirm", required_argument, NULL, 'W' },
+		{ "no-record", no_argument, NULL, 'O' },
+		{ "core-dir", required_argument, NULL, 'C' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "progress", required_argument, NULL, 'G' },
+		{ "stack", required_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, idx, pid;
+
+	common_options_default(&m->opt);
+	opterr = 0; /* our own one-line message below */
+	m->kill_on_hang = true;
+	m->confirm_s = CONFIRM_DEFAULT_S;
+	while ((c = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
+		switch (c) {
+		case 0:
+			if (common_option_apply("monitor", &m->opt, longopts[idx].name, optarg) < 0)
+				return -1;
+			break;
+		case 'L':
+			if (option_int("monitor", "launcher-pid", optarg, 1, 4194304, &pid) < 0)
+				return -1;
+			m->launcher = pid;
+			break;
+		case 'H':
+			if (option_on_hang("monitor", optarg, &m->kill_on_hang) < 0)
+				return -1;
+			break;
+		case 'W':
+			if (option_confirm("monitor", optarg, &m->confirm_s) < 0)
+				return -1;
+			break;
+		case 'N': m->launcher_host = optarg; break;
+		case 'O': m->no_record = true; break;
+		case 'C': m->core_dir = optarg; break;
+		case 'Q': m->quiet = true; break;
+		case 'G':
+			if (option_progress("monitor", optarg, &m->progress_s) < 0)
+				return -1;
+			break;
+		case 'J':
+			if (sched_slurm_parse_jobid(optarg, &m->slurm_job) < 0) {
+				cmd_error("monitor", "--slurm-job: '%s' is not a Slurm job id", optarg);
+				return -1;
+			}
+			break;
+		case 'P':
+			if (!sched_torque_valid_jobid(optarg)) {
+				cmd_error("monitor", "--pbs-job: '%s' is not a Torque job id", optarg);
+				return -1;
+			}
+			m->pbs_job = optarg;
+			break;
+		case 'F': m->pids_path = optarg; break;
+		case 'K':
+			if ((m->stack_format = pstack_format_parse(optarg)) == PSTACK_NONE) {
+				cmd_error("monitor", "--stack: '%s' is none of text, json, tree, tree-json", optarg);
+				return -1;
+			}
+			break;
+		case 'R': m->report_path = optarg; break;
+		case 'T': m->trace_path = optarg; break;
+		case 'S': m->status_path = optarg; break;
+		case 'h': fputs(monitor_usage, stdout); exit(0);
+		case 'V': print_version("parastack-monitor"); exit(0);
+		default:
+			cmd_error("monitor", "bad option '%s'; see 'parastack-monitor --help'", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (!m->launcher && !m->slurm_job && !m->pbs_job && !m->pids_path) {
+		cmd_error("monitor", "--launcher-pid, --slurm-job, --pbs-job or --pids-file is required");
+		return -1;
+	}
+	return common_options_check("monitor", &m->opt);
+}
+
+/* The outcome for the launcher: in the status file, or, for "-", as a line on standard output
+ * (the file system of the leader's node may not be the launcher's). */
+static void write_status(const struct monitor *m, int status)
+{
+	const char *word = status == MONITOR_EXIT_HANG ? "hang" : status == MONITOR_EXIT_ERROR ? "error" : "none";
+
+	if (!strcmp(m->status_path, "-")) {
+		printf("%s%s\n", MONITOR_STATUS_PREFIX, word);
+		fflush(stdout);
+		return;
+	}
+
+	FILE *f = fopen(m->status_path, "w");
+
+	if (f) {
+		fprintf(f, "%s\n", word);
+		fclose(f);
+	}
+}
+
+/* --stack: this job's ranks, once all of them exist (or after STACK_FIND_MS), looked at once and
+ * printed by monitor 0. MONITOR_EXIT_NONE, or _ERROR when none was found or some could not be
+ * looked at (each said). */
+static int stack_job(struct monitor *m)
+{
+	static struct job_proc local[MAX_RANKS];
+	int nlocal = 0;
+	long total = 0, world = -1;
+
+	if (m->pids) {
+		if (job_pids_all(m, local, &nlocal) < 0)
+			return MONITOR_EXIT_ERROR;
+		total = m->npids;
+	}
+	for (double until = mono_ms() + STACK_FIND_MS; !m->pids; sleep_ms(200)) {
+		int size = -1;
+
+		nlocal = job_discover_local(m, local);
+		for (int i = 0; i < nlocal; i++)
+			size = local[i].world_size > size ? local[i].world_size : size;
+		total = comm_sum(nlocal);
+		world = comm_max(size);
+		if ((total > 0 && total >= world) || comm_max(mono_ms() >= until || *m->stop))
+			break;
+	}
+	if (total == 0) {
+		if (m->c.me == 0)
+			cmd_error("stack", "no MPI ranks found in the job's processes (it started no MPI "
+				  "program yet, or they carry no MPI rank in their environment)");
+		return MONITOR_EXIT_ERROR;
+	}
+	if (world > total && m->c.me == 0)
+		cmd_error("stack", "%ld of the job's %ld ranks found; the others are not running yet or "
+			  "on nodes without a monitor", total, world);
+	return jobstack_print(&m->c, local, nlocal, m->stack_format) ? MONITOR_EXIT_ERROR : MONITOR_EXIT_NONE;
+}
+
+int main(int argc, char **argv)
+{
+	static struct monitor the_monitor;
+	struct monitor *m = &the_monitor;
+	int status;
+
+	m->stop = &stop_requested;
+	signals_install(on_signal);
+	signals_catch_status();
+	if (comm_init(&argc, &argv, &m->c) < 0) {
+		fprintf(stderr, "parastack: MPI_Init failed in the monitor\n");
+		return MONITOR_EXIT_ERROR;
+	}
+	if (parse_options(m, argc, argv) < 0) {
+		comm_finalize();
+		return MONITOR_EXIT_USAGE;
+	}
+	if (m->pids_path && job_load_pids(m) < 0) {
+		comm_finalize();
+		return MONITOR_EXIT_USAGE;
+	}
+	m->on_launcher_host = !m->launcher_host || !strcmp(m->launcher_host, m->c.host);
+	comm_elect_leader(&m->c, m->launcher && m->on_launcher_host && !m->stack_format);
+	if (m->stack_format) {
+		status = stack_job(m);
+		comm_finalize();
+		if (!m->status_path)
+			return status;
+		/* Every monitor agrees on the outcome; the leader says it, none fails for mpirun. */
+		if (is_leader(m))
+			write_status(m, status);
+		return MONITOR_EXIT_NONE;
+	}
+	if (is_leader(m)) {
+		char err[PATH_MAX + 128];
+
+		if (m->trace_path && !(m->trace = outfile_open_stream(m->trace_path, err, sizeof(err))))
+			fprintf(stderr, "parastack: the trace: %s\n", err);
+		if (m->trace) {
+			fprintf(m->trace, "# parastack trace: t_ms S C (alpha %g, seed %llu)\n",
+				m->opt.model.alpha, (unsigned long long)m->opt.model.seed);
+			trace_write_model(m->trace, m->opt.model.alpha, m->opt.model.interval_ms,
+					  m->opt.model.max_interval_ms);
+		}
+	}
+	m->t0_ms = mono_ms();
+	if (m->trace)
+		fprintf(m->trace, "# t_ms 0 is unix time %.6f\n", wall_s());
+	for (int round = 0;; round++) {
+		double started = mono_ms();
+
+		status = watch_round(m, round);
+		m->dismissed_total += m->conf.dismissed;
+		m->conf.dismissed = 0;
+		watch_round_release(m);
+		if (status != ROUND_AGAIN)
+			break;
+		/* A job whose ranks keep vanishing at once is not discovered again in a tight loop. */
+		if (mono_ms() - started < ROUND_MIN_MS)
+			sleep_ms(ROUND_MIN_MS - (mono_ms() - started));
+	}
+	if (is_leader(m)) {
+		if (status == MONITOR_EXIT_NONE && !m->last_model)
+			output_say(m, "no MPI ranks found: nothing was watched (the job started no MPI program, "
+			    "or its processes carry no MPI rank in their environment)");
+		if (status == MONITOR_EXIT_NONE && m->last_model) {
+			char watched[32];
+
+			output_duration_text((mono_ms() - m->t0_ms) / 1e3, watched, sizeof(watched));
+			output_say_info(m, "watched %s, %ld samples, %d suspicion(s) dismissed, %s", watched,
+			    m->cost_samples, m->dismissed_total, m->reported ? "a hang reported" : "no hang");
+		}
+		if (status == MONITOR_EXIT_NONE && !m->reported && m->report_path) {
+			json_t *r = report_none(m->last_model ? json_incref(m->last_model) : json_null(),
+						m->last_model != NULL);
+
+			output_write_report(m, r);
+			json_decref(r);
+		}
+		json_decref(m->last_model);
+		if (m->trace)
+			fclose(m->trace);
+	}
+	/* The leader's verdict, for every monitor: with a PID list, each ends its own ranks. */
+	if (m->pids && comm_max(status == MONITOR_EXIT_HANG) && m->kill_on_hang)
+		job_end_listed(m);
+	comm_finalize();
+	if (is_leader(m) && m->status_path) {
+		write_status(m, status);
+		return status == MONITOR_EXIT_ERROR ? status : MONITOR_EXIT_NONE;
+	}
+	return status;
+}

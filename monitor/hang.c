@@ -1,0 +1,182 @@
+/* hang — the hang pipeline after each sample (design.md §4): suspect (one line now), confirm
+ * (the window: progress evidence, stats/confirm.c), act (snapshots of every rank, the faulty
+ * ones, the report and the action). What it owns of struct monitor is said in monitor.h. */
+#include "hang.h"
+
+#include "exitcodes.h"
+#include "report.h"
+#include "output.h"
+#include "watch.h"
+
+/* The snapshot gap: near the sampling interval, within bounds. */
+static double snapshot_gap_ms(struct monitor *m)
+{
+	struct detector_info in;
+
+	detector_get_info(m->det, &in);
+
+	double gap = in.interval_ms;
+
+	return gap > SNAPSHOT_GAP_MAX_MS ? SNAPSHOT_GAP_MAX_MS : gap < SNAPSHOT_GAP_MIN_MS ? SNAPSHOT_GAP_MIN_MS : gap;
+}
+
+/* What the JSON report says of the three steps: when each happened and on what basis. */
+static json_t *steps_json(const struct monitor *m, double confirmed_at)
+{
+	json_t *steps = json_pack("{s:f, s:f, s:f, s:s, s:i, s:b}", "suspected_at", m->suspected_wall,
+				  "confirmed_at", confirmed_at, "window_s", m->conf.window_ms > 0 ?
+				  (confirmed_at - m->suspected_wall) : 0.0, "basis",
+				  m->conf.basis == CONFIRM_BY_MODEL ? "model" : "progress evidence",
+				  "dismissed_before", m->conf.dismissed, "ranks_in_kernel",
+				  confirm_is_io(&m->conf));
+
+	json_object_set_new(steps, "last_progress_at", m->last_progress_wall > 0 ?
+			    json_real(m->last_progress_wall) : json_null());
+	return steps;
+}
+
+static void strip_frames(json_t *snap)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(snap, i, r)
+		json_object_del(r, "frames");
+}
+
+/* A confirmed hang: snapshots of every rank name the faulty ones; report. With --confirm 0 the
+ * old transient-slowdown check still runs (any rank moving between snapshots): 1 a hang was
+ * reported, 0 it was a slowdown. */
+static int diagnose(struct monitor *m)
+{
+	json_t *snaps[SNAPSHOTS + 1];
+	char why[512];
+	double gap = snapshot_gap_ms(m);
+	bool check_moved = m->conf.window_ms == 0;
+
+	/* Snapshot 0 and 1 are the transient-slowdown check; 1..5 decide the faulty ranks. */
+	snaps[0] = watch_snapshot_all(m, false);
+	for (int k = 1; k <= SNAPSHOTS; k++) {
+		sleep_ms(gap);
+		snaps[k] = watch_snapshot_all(m, k == SNAPSHOTS);
+		/* Only the last snapshot's frames go into the report: the earlier ones keep each
+		 * rank's state, call and path (what the checks compare), so a large job's report
+		 * does not hold six copies of every stack. */
+		if (k >= 2)
+			strip_frames(snaps[k - 2]);
+		if (check_moved && report_moved(snaps[k - 1], snaps[k], why, sizeof(why))) {
+			output_say(m, "a suspected hang was a transient slowdown (%s); monitoring continues", why);
+			for (int i = 0; i <= k; i++)
+				json_decref(snaps[i]);
+			detector_dismiss(m->det);
+			return 0;
+		}
+	}
+
+	json_t *faulty = report_faulty(snaps + 1, SNAPSHOTS);
+	json_t *report = report_build(snaps[SNAPSHOTS], faulty, m->suspected_wall, output_model_json(m),
+				      m->kill_on_hang ? "ending the job (--on-hang=kill)" :
+				      "reported; still watching (--on-hang=report)");
+
+	if (confirm_is_io(&m->conf))
+		json_object_set_new(report, "hang_type", json_string("io"));
+	json_object_set_new(report, "confirmation", steps_json(m, wall_s()));
+	if (m->core_dir)
+		output_write_cores(m, report);
+	else if (m->kill_on_hang)
+		output_next_step_outlived(report);
+	report_print(output_report_stream(), report);
+	output_write_report(m, report);
+	json_decref(report);
+	json_decref(faulty);
+	for (int i = 0; i <= SNAPSHOTS; i++)
+		json_decref(snaps[i]);
+	return 1;
+}
+
+/* Step 1, suspect: one line in the job output now, with what one snapshot shows. */
+static void announce_suspicion(struct monitor *m, double window_ms)
+{
+	json_t *snap = watch_snapshot_all(m, false);
+	char what[512], when[32];
+
+	report_summary(snap, what, sizeof(what));
+	json_decref(snap);
+	output_clock_text(m->suspected_wall + window_ms / 1e3, when, sizeof(when));
+	if (m->conf.basis == CONFIRM_BY_EVIDENCE)
+		output_say(m, "suspected hang — %s; nothing has moved for %.0f s%s — confirming; %s at %s unless "
+		    "it moves", what, wall_s() - m->suspected_wall,
+		    detector_usable(m->det) ? " (since before the model had a history)" : " (no model yet)",
+		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
+	else
+		output_say(m, "suspected hang — %s — confirming; %s at %s unless it moves", what,
+		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
+}
+
+static void trace_event(struct monitor *m, double t, enum trace_event_kind ev)
+{
+	if (!m->trace)
+		return;
+	trace_write_event(m->trace, t - m->t0_ms, ev);
+	fflush(m->trace);
+}
+
+/* A sample taken at t (monotonic ms) above the threshold, while no suspicion is open: the job
+ * was seen computing then, and a hang found later began after it. */
+static void note_progress(struct monitor *m, double t, int out, const struct detector_info *in)
+{
+	if (m->conf.state == WATCHING && in->usable && out > in->threshold)
+		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
+}
+
+int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v,
+		      const struct sample_counts *c)
+{
+	struct detector_info in;
+
+	detector_get_info(m->det, &in);
+	note_progress(m, t, c->out, &in);
+
+	struct confirm_sample cs = { .t_ms = t - m->t0_ms, .verdict = v,
+				     .hang_ongoing = detector_hang_ongoing(m->det),
+				     .longest_healthy_ms = in.longest_healthy_ms, .live = c->live,
+				     .moved = c->moved, .still = c->still, .kernel = c->kernel,
+				     .init = c->init, .model_ready = in.usable };
+
+	switch (confirm_add(&m->conf, &cs)) {
+	case CONFIRM_SUSPECTED:
+		/* Progress counts only between samples taken from now on. */
+		m->since = m->round;
+		m->suspected_wall = wall_s() - (cs.t_ms - m->conf.suspected_ms) / 1e3;
+		trace_event(m, t, TRACE_EVENT_SUSPECT);
+		announce_suspicion(m, m->conf.deadline_ms - m->conf.suspected_ms);
+		return 0;
+	case CONFIRM_MOVED:
+		output_say(m, "the suspected hang moved on (%s); watching goes on",
+		    c->moved ? "a rank waiting in MPI got further" : "the sampled ranks compute again");
+		/* detector_dismiss below; a run that ended by itself has nothing left to dismiss. */
+		m->since = 0;
+		detector_dismiss(m->det);
+		trace_event(m, t, TRACE_EVENT_SLOWDOWN);
+		return 0;
+	case CONFIRM_HANG:
+		if (m->conf.window_ms == 0)
+			m->suspected_wall = wall_s();
+		if (!diagnose(m)) {
+			confirm_dismiss(&m->conf, cs.t_ms);
+			trace_event(m, t, TRACE_EVENT_SLOWDOWN);
+			return 0;
+		}
+		trace_event(m, t, TRACE_EVENT_HANG);
+		m->reported = true;
+		return m->kill_on_hang ? MONITOR_EXIT_HANG : 0;
+	case CONFIRM_RESOLVED:
+		output_say(m, "the hang reported earlier is over: the job moves again; watching goes on");
+		m->since = 0;
+		detector_dismiss(m->det);
+		return 0;
+	case CONFIRM_NOTHING:
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,15 @@
+/* hang — the hang pipeline after each sample (design.md §4): suspect (one line now), confirm
+ * (the window: progress evidence, stats/confirm.c), act (snapshots of every rank, the faulty
+ * ones, the report and the action). */
+#ifndef PARASTACK_HANG_H
+#define PARASTACK_HANG_H
+
+#include "monitor.h"
+
+/* One sample (taken at t, monotonic ms; v the model's verdict on it, c what it counted) through
+ * suspect -> confirm -> act: what the confirmation step says about it, acted on (the line
+ * said, the report written). MONITOR_EXIT_HANG to stop here, else 0 (watching goes on). */
+int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v,
+		      const struct sample_counts *c);
+
+#endif

@@ -1,0 +1,241 @@
+/* job — finding the job: this node's ranks (below the launcher, in a Slurm job's steps, in a
+ * Torque job, or the PIDs the user listed), every monitor's together (the rank table), the
+ * targets opened, and ending a listed job's processes. What it owns of struct monitor is said in
+ * monitor.h. */
+#include "job.h"
+
+#include "sched_slurm.h"
+#include "signals.h"
+#include "output.h"
+
+/* The launcher can only be seen from its own node; elsewhere it counts as alive. */
+bool job_launcher_alive(const struct monitor *m)
+{
+	char st = m->launcher > 0 && m->on_launcher_host ? procfs_state(m->launcher) : 'R';
+
+	return st && st != 'Z';
+}
+
+/* This node's ranks: below the launcher (on its node), in the Slurm job's steps, and among the
+ * Torque job's processes. */
+int job_discover_local(struct monitor *m, struct job_proc *local)
+{
+	static pid_t roots[MAX_RANKS];
+	int nroots = 0;
+	char err[512];
+
+	if (m->launcher && m->on_launcher_host)
+		roots[nroots++] = m->launcher;
+	if (m->slurm_job) {
+		const char *node = getenv("SLURMD_NODENAME");
+		int n = sched_slurm_step_pids(m->slurm_job, node ? node : m->c.host, roots + nroots,
+					      MAX_RANKS - nroots, err, sizeof(err));
+
+		nroots += n > 0 ? n : 0;
+	}
+	if (m->pbs_job)
+		nroots += discover_env_roots("PBS_JOBID", m->pbs_job, roots + nroots, MAX_RANKS - nroots);
+	return discover_job(roots, nroots, local, MAX_RANKS);
+}
+
+/* The listed ranks of this node, each checked before any is touched. The count, or -1 after
+ * naming every entry that failed its check. */
+static int pids_local(struct monitor *m, struct job_proc *local)
+{
+	char err[512];
+	int n = 0, bad = 0;
+
+	for (int i = 0; i < m->npids; i++) {
+		struct pid_entry *e = &m->pids[i];
+
+		if (!pidlist_same_host(e->host, m->c.host))
+			continue;
+
+		bool ok = pidlist_check(e, err, sizeof(err)) == 0;
+
+		if (ok && e->rank < 0 && (e->rank = procfs_rank(e->pid)) < 0) {
+			snprintf(err, sizeof(err), "PID %d (line %d) has no MPI rank in its environment; "
+				 "give it in a third column", (int)e->pid, e->line);
+			ok = false;
+		}
+		if (!ok) {
+			fprintf(stderr, "parastack: %s, line %d (on %s): %s\n", m->pids_path, e->line,
+				m->c.host, err);
+			bad = 1;
+			continue;
+		}
+		local[n].pid = e->pid;
+		local[n].rank = e->rank;
+		local[n].world_size = -1;
+		n++;
+	}
+	return bad ? -1 : n;
+}
+
+/* --pids-file: every listed rank, found and checked on every node, or -2 (nothing touched). */
+int job_pids_all(struct monitor *m, struct job_proc *local, int *nlocal)
+{
+	int n = pids_local(m, local);
+
+	if (comm_max(n < 0))
+		return -2;
+	long total = comm_sum(n);
+
+	if (total != m->npids) {
+		if (m->c.me == 0)
+			fprintf(stderr, "parastack: %s lists %d rank(s), but the monitors' hosts hold %ld of "
+				"them; start one monitor on each host the file names\n", m->pids_path,
+				m->npids, total);
+		return -2;
+	}
+	*nlocal = n;
+	return 0;
+}
+
+/* Wait until every rank of the job exists (all monitors together). 0, or -1 if the job ended
+ * or the monitor was stopped first, -2 if the listed ranks failed their checks. */
+int job_discover_all(struct monitor *m, struct job_proc *local, int *nlocal)
+{
+	long last_total = -1;
+	int stable = 0;
+	double start = mono_ms(), noted = 0;
+
+	if (m->pids)
+		return job_pids_all(m, local, nlocal);
+	for (;;) {
+		int n = job_discover_local(m, local), size = -1;
+
+		for (int i = 0; i < n; i++)
+			size = local[i].world_size > size ? local[i].world_size : size;
+
+		long total = comm_sum(n), world = comm_max(size);
+		long ended = comm_max(!job_launcher_alive(m) || *m->stop);
+
+		if (ended)
+			return -1;
+		stable = total == last_total ? stable + 1 : 0;
+		last_total = total;
+		if (total > 0 && (world > 0 ? total >= world : stable >= 15)) {
+			*nlocal = n;
+			return 0;
+		}
+		if (mono_ms() - start > 30000 && mono_ms() - noted > 30000) {
+			output_say_info(m, "waiting for the job's ranks: %ld of %ld found so far", total, world);
+			noted = mono_ms();
+		}
+		sleep_ms(200);
+	}
+}
+
+int job_open_targets(struct monitor *m, const struct job_proc *local, int nlocal)
+{
+	char err[512];
+
+	m->targets = calloc((size_t)nlocal + 1, sizeof(*m->targets));
+	m->local_rank = calloc((size_t)nlocal + 1, sizeof(int));
+	m->prog = calloc((size_t)nlocal + 1, sizeof(*m->prog));
+	for (int i = 0; i < nlocal; i++) {
+		if (target_open(&m->targets[i], local[i].pid, err, sizeof(err)) != TARGET_OK) {
+			fprintf(stderr, "parastack: rank %d: %s\n", local[i].rank, err);
+			return -1;
+		}
+		m->targets[i].rank = local[i].rank;
+		m->local_rank[i] = local[i].rank;
+		m->nlocal = i + 1;
+	}
+	return 0;
+}
+
+/* Index of a local rank in targets, or -1. */
+int job_local_index(const struct monitor *m, int rank)
+{
+	for (int i = 0; i < m->nlocal; i++)
+		if (m->local_rank[i] == rank)
+			return i;
+	return -1;
+}
+
+static int compare_entry_rank(const void *key, const void *entry)
+{
+	int rank = *(const int *)key, other = ((const struct table_entry *)entry)->rank;
+
+	return (rank > other) - (rank < other);
+}
+
+/* The table is sorted by rank (comm_allgather_table). */
+const struct table_entry *job_table_find(const struct monitor *m, int rank)
+{
+	return bsearch(&rank, m->table, (size_t)m->nranks, sizeof(*m->table), compare_entry_rank);
+}
+
+/* Two processes claiming one rank: more than one MPI job among the roots. */
+int job_check_unique_ranks(struct monitor *m)
+{
+	for (int i = 1; i < m->nranks; i++)
+		if (m->table[i].rank == m->table[i - 1].rank) {
+			output_say(m, "error: rank %d is claimed by pid %d on %s and pid %d on %s: more than one MPI "
+			    "job runs at once; parastack watches one job at a time (attach to one by --pids)",
+			    m->table[i].rank, m->table[i - 1].pid, m->table[i - 1].host, m->table[i].pid,
+			    m->table[i].host);
+			return -1;
+		}
+	return 0;
+}
+
+/* --pids-file: the listed ranks. Monitor 0 reads the file and sends its bytes to the others:
+ * on nodes without a shared file system, another node's file of the same name must not decide
+ * which processes are watched or ended. */
+int job_load_pids(struct monitor *m)
+{
+	char err[600] = "", msg[512];
+	char *text = NULL;
+	size_t n = 0;
+	long len = -1;
+
+	if (m->c.me == 0 && (text = pidlist_load_file(m->pids_path, &n, err, sizeof(err))))
+		len = (long)n;
+	comm_bcast_bytes(&text, &len);
+	m->pids = calloc(PIDLIST_MAX, sizeof(*m->pids));
+	m->npids = len < 0 || !m->pids || !text ? -1 :
+		   pidlist_parse_text(text, (size_t)len, m->pids, PIDLIST_MAX, msg, sizeof(msg));
+	if (m->npids < 0 && len >= 0)
+		snprintf(err, sizeof(err), "%s: %s", m->pids_path, m->pids && text ? msg : "out of memory");
+	free(text);
+	if (m->npids < 0) {
+		if (m->c.me == 0)
+			cmd_error("monitor", "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Is e a process this monitor checked (only its own host's are: start time recorded) that
+ * still runs as that same process? */
+static bool still_listed(const struct pid_entry *e)
+{
+	char st = e->start ? procfs_state(e->pid) : 0;
+
+	return st && st != 'Z' && procfs_start_time(e->pid) == e->start;
+}
+
+/* On a hang with --on-hang=kill and a PID list: end exactly this node's listed processes —
+ * SIGTERM, then SIGKILL after a grace period to those still there — each only while it is
+ * still the process that was checked (same start time), never a reused PID. */
+void job_end_listed(struct monitor *m)
+{
+	bool any = false;
+
+	for (int i = 0; i < m->npids; i++)
+		if (still_listed(&m->pids[i])) {
+			kill(m->pids[i].pid, SIGTERM);
+			any = true;
+		}
+	for (double until = mono_ms() + GRACE_MS; any && mono_ms() < until; sleep_ms(100)) {
+		any = false;
+		for (int i = 0; i < m->npids; i++)
+			any |= still_listed(&m->pids[i]);
+	}
+	for (int i = 0; i < m->npids; i++)
+		if (still_listed(&m->pids[i]))
+			kill(m->pids[i].pid, SIGKILL);
+}

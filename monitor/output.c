@@ -1,0 +1,219 @@
+/* output — the output of a watch: parastack's lines in the job's output (say, status lines), the
+ * report written (JSON and text), the model and cost as the report has them, and the core files
+ * of the culprits. What it owns of struct monitor is said in monitor.h. */
+#include "output.h"
+
+#include <limits.h>
+#include <string.h>
+#include <sys/resource.h>
+#include "cores.h"
+#include "outfile.h"
+#include "watch.h"
+
+/* Where the job's output gets parastack's lines and report: standard error, or standard output
+ * when PARASTACK_REPORT_STREAM=stdout (Torque jobs, whose stderr goes to a file of its own
+ * that users do not look in). */
+FILE *output_report_stream(void)
+{
+	const char *v = getenv("PARASTACK_REPORT_STREAM");
+
+	return v && !strcmp(v, "stdout") ? stdout : stderr;
+}
+
+static void say_v(struct monitor *m, const char *fmt, va_list ap)
+{
+	FILE *out = output_report_stream();
+
+	if (!is_leader(m))
+		return;
+	fputs("parastack: ", out);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
+	fflush(out);
+}
+
+void output_say(struct monitor *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_v(m, fmt, ap);
+	va_end(ap);
+}
+
+/* A line of information only (what is watched, status, the summary): not with --quiet. */
+void output_say_info(struct monitor *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (m->quiet)
+		return;
+	va_start(ap, fmt);
+	say_v(m, fmt, ap);
+	va_end(ap);
+}
+
+/* Clock time of the Unix time t, "12:03:10 UTC". */
+void output_clock_text(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%H:%M:%S UTC", &tm))
+		snprintf(buf, len, "?");
+}
+
+/* "2 h 13 min", "5 min 3 s", "42 s". */
+void output_duration_text(double s, char *buf, size_t len)
+{
+	long t = (long)(s + 0.5);
+
+	if (t >= 3600)
+		snprintf(buf, len, "%ld h %ld min", t / 3600, t / 60 % 60);
+	else if (t >= 60)
+		snprintf(buf, len, "%ld min %ld s", t / 60, t % 60);
+	else
+		snprintf(buf, len, "%ld s", t);
+}
+
+/* One sample round's cost: its duration on the leader and the ranks it stopped. */
+void output_cost_add(struct monitor *m, double ms, int stopped)
+{
+	m->cost_samples++;
+	m->cost_stopped += stopped;
+	m->cost_ms_sum += ms;
+	if (ms > m->cost_ms_max)
+		m->cost_ms_max = ms;
+}
+
+/* What sampling cost, and the leader's memory: its peak resident set (which counts the ranks'
+ * files mapped once per rank by the unwinder: shared pages, not memory used) and its private
+ * memory now (it holds every rank's frames at report time: bench/ follows both as jobs grow). */
+static json_t *cost_json(const struct monitor *m)
+{
+	double n = m->cost_samples ? (double)m->cost_samples : 1.0;
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:I}", "samples", (json_int_t)m->cost_samples,
+			 "monitors", m->c.size, "mean_ms", m->cost_ms_sum / n, "max_ms", m->cost_ms_max,
+			 "messages_per_sample", m->cost_messages / n, "ranks_per_sample",
+			 m->cost_stopped / n, "leader_peak_rss_kb", (json_int_t)ru.ru_maxrss,
+			 "leader_rss_anon_kb", (json_int_t)procfs_self_rss_anon_kb());
+}
+
+json_t *output_model_json(struct monitor *m)
+{
+	struct detector_info in;
+
+	detector_get_info(m->det, &in);
+	return json_pack("{s:b, s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i, s:o}", "usable", in.usable, "interval_ms",
+			 in.interval_ms, "samples", (json_int_t)in.samples, "p_hat", in.p_hat, "e",
+			 in.e, "q", in.q, "alpha", m->opt.model.alpha, "threshold", in.threshold,
+			 "model_size", in.model_size, "set_size", m->sets.size, "run_length",
+			 in.run_length, "sampling", cost_json(m));
+}
+
+void output_write_report(struct monitor *m, json_t *report)
+{
+	char err[PATH_MAX + 128];
+
+	if (m->report_path && outfile_replace_json(m->report_path, report, err, sizeof(err)) < 0)
+		fprintf(stderr, "parastack: %s\n", err);
+}
+
+/* The ranks worth a core file: the faulty ones, and the first of each stack group. */
+static int core_ranks(json_t *report, int *out, int max)
+{
+	int n = 0;
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(json_object_get(report, "faulty_ranks"), i, v)
+		if (n < max)
+			out[n++] = (int)json_integer_value(v);
+	json_array_foreach(json_object_get(report, "groups"), i, v) {
+		const char *ranks = json_string_value(json_object_get(v, "ranks"));
+		int first = ranks ? atoi(ranks) : -1;
+		bool have = false;
+
+		for (int k = 0; k < n; k++)
+			have |= out[k] == first;
+		if (first >= 0 && !have && n < max)
+			out[n++] = first;
+	}
+	return n;
+}
+
+/* --core-dir: every monitor writes the cores of its chosen ranks while they still exist; the
+ * report lists them, and its next step opens the first faulty rank's. */
+void output_write_cores(struct monitor *m, json_t *report)
+{
+	int ranks[256], n = core_ranks(report, ranks, 256);
+	json_t *all;
+
+	output_say(m, "writing core files of rank(s) chosen for the report in %s (gcore)", m->core_dir);
+	for (int mon = 0; mon < m->c.size; mon++)
+		if (mon != m->c.me)
+			comm_send_cmd(mon, CMD_CORE, ranks, n);
+	all = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir, m->c.host);
+	watch_gather_replies(m, all);
+	json_object_set_new(report, "cores", all);
+
+	json_t *first = json_array_get(json_object_get(report, "faulty_ranks"), 0);
+	size_t i;
+	json_t *c;
+	char next[8192];
+
+	json_array_foreach(all, i, c)
+		if (first && json_integer_value(json_object_get(c, "rank")) == json_integer_value(first) &&
+		    json_object_get(c, "core")) {
+			const char *exe = NULL;
+
+			for (int t = 0; t < m->nlocal && !exe; t++)
+				if (m->targets[t].rank == (int)json_integer_value(first))
+					exe = m->targets[t].maps.exe;
+			snprintf(next, sizeof(next), "gdb %s %s   (rank %lld's core, written before the job was ended)",
+				 exe ? exe : "EXECUTABLE", json_string_value(json_object_get(c, "core")),
+				 (long long)json_integer_value(first));
+			json_object_set_new(report, "next_step", json_string(next));
+			break;
+		}
+}
+
+/* The status line SIGUSR1 asks for: what the model is doing now. */
+void output_say_status(struct monitor *m)
+{
+	struct detector_info in;
+	char watched[32];
+
+	if (!m->det) {
+		output_say(m, "status: finding the job's ranks");
+		return;
+	}
+	detector_get_info(m->det, &in);
+	output_duration_text((mono_ms() - m->t0_ms) / 1e3, watched, sizeof(watched));
+	if (in.usable)
+		output_say(m, "status: watching %d ranks for %s; %lld samples, I = %.0f ms, suspicion when S <= %d "
+		    "(suspicious samples in a row now: %d), %d suspicion(s) dismissed%s", m->nranks, watched,
+		    (long long)in.samples, in.interval_ms, in.threshold, in.run_length,
+		    m->dismissed_total + m->conf.dismissed,
+		    m->conf.state == WATCHING ? "" : "; a suspected hang is being confirmed");
+	else
+		output_say(m, "status: watching %d ranks for %s; %lld samples, the model is still building, "
+		    "%d suspicion(s) dismissed", m->nranks, watched, (long long)in.samples,
+		    m->dismissed_total + m->conf.dismissed);
+}
+
+/* With --on-hang=kill and no cores, the process the next step names is about to be ended: say
+ * how to keep it. */
+void output_next_step_outlived(json_t *report)
+{
+	const char *next = json_string_value(json_object_get(report, "next_step"));
+	char *text = NULL;
+
+	if (next && asprintf(&text, "%s — the job is ended next: --core-dir DIR keeps a core of it, "
+			     "--on-hang=report keeps it running", next) >= 0)
+		json_object_set_new(report, "next_step", json_string(text));
+	free(text);
+}

@@ -1,0 +1,46 @@
+/* output — the output of a watch: parastack's lines in the job's output (say, status lines), the
+ * report written (JSON and text), the model and cost as the report has them, and the core files
+ * of the culprits. */
+#ifndef PARASTACK_OUTPUT_H
+#define PARASTACK_OUTPUT_H
+
+#include "monitor.h"
+
+/* Where the job's output gets parastack's lines and report: standard error, or standard output
+ * when PARASTACK_REPORT_STREAM=stdout (Torque jobs, whose stderr goes to a file of its own
+ * that users do not look in). */
+FILE *output_report_stream(void);
+
+/* One line, "parastack: ...", in the job's output (the leader says it; the others do not). */
+void output_say(struct monitor *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A line of information only (what is watched, status, the summary): not with --quiet. */
+void output_say_info(struct monitor *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Clock time of the Unix time t, "12:03:10 UTC". */
+void output_clock_text(double t, char *buf, size_t len);
+
+/* "2 h 13 min", "5 min 3 s", "42 s". */
+void output_duration_text(double s, char *buf, size_t len);
+
+/* One sample round's cost: its duration on the leader and the ranks it stopped. */
+void output_cost_add(struct monitor *m, double ms, int stopped);
+
+json_t *output_model_json(struct monitor *m);
+
+void output_write_report(struct monitor *m, json_t *report);
+
+/* --core-dir: every monitor writes the cores of its chosen ranks while they still exist; the
+ * report lists them, and its next step opens the first faulty rank's. */
+void output_write_cores(struct monitor *m, json_t *report);
+
+/* The status line SIGUSR1 asks for: what the model is doing now. */
+void output_say_status(struct monitor *m);
+
+/* With --on-hang=kill and no cores, the process the next step names is about to be ended: say
+ * how to keep it. */
+void output_next_step_outlived(json_t *report);
+
+#endif

@@ -1,0 +1,339 @@
+/* watch — the watch loop: the leader's randomized tick, one sampling round of a rank set (asking
+ * the monitors that host its ranks), the followers' replies, the model set up per round, and one
+ * round from discovery to the end of the job. What it owns of struct monitor is said in
+ * monitor.h. */
+#include "watch.h"
+
+#include <string.h>
+#include "cores.h"
+#include "exitcodes.h"
+#include "mpirecord.h"
+#include "report.h"
+#include "signals.h"
+#include "hang.h"
+#include "job.h"
+#include "output.h"
+
+/* Sample the local ranks listed in sample round `round`: count OUT_MPI and live ones, and
+ * what each shows of progress since its previous sample (when taken in round `since` on). */
+static void sample_local(struct monitor *m, const int *ranks, int n, long round, long since,
+			 struct sample_counts *c)
+{
+	char err[512];
+
+	for (int i = 0; i < n; i++) {
+		int k = job_local_index(m, ranks[i]);
+		struct target *t = k < 0 ? NULL : &m->targets[k];
+		enum rank_state st;
+
+		if (!t || target_sample(t, &st, NULL, err, sizeof(err)) != TARGET_OK)
+			continue;
+		c->live++;
+		c->out += st == RANK_OUT_MPI;
+		c->kernel += t->in_kernel;
+		c->init += t->in_init;
+		/* A rank held in the kernel cannot be unwound: its sample says nothing of progress. */
+		if (t->in_kernel)
+			continue;
+		switch (progress_update(&m->prog[k], round, since, st, t->fingerprint)) {
+		case PROGRESS_MOVED: c->moved++; break;
+		case PROGRESS_STILL: c->still++; break;
+		default: break;
+		}
+	}
+}
+
+static void counts_add(struct sample_counts *sum, const struct sample_counts *c)
+{
+	sum->out += c->out;
+	sum->live += c->live;
+	sum->moved += c->moved;
+	sum->still += c->still;
+	sum->kernel += c->kernel;
+	sum->init += c->init;
+}
+
+/* Leader: one sample round of the given set, asking the monitors that host its ranks. Each
+ * rank is looked up once; the requests go out before the leader samples its own ranks, so all
+ * nodes sample at the same time. */
+static void sample_set(struct monitor *m, const int *set, int size, struct sample_counts *sum)
+{
+	int nmine = 0, *owner = m->owner, *batch = m->batch;
+	bool *asked = m->asked;
+	long round = ++m->round;
+
+	memset(asked, 0, (size_t)m->c.size * sizeof(bool));
+	memset(sum, 0, sizeof(*sum));
+	for (int i = 0; i < size; i++) {
+		const struct table_entry *e = job_table_find(m, set[i]);
+
+		owner[i] = e ? e->monitor : -1;
+	}
+	for (int i = 0; i < size; i++) {
+		int mon = owner[i], n = 0;
+
+		if (mon < 0 || mon == m->c.me || asked[mon])
+			continue;
+		for (int j = i; j < size; j++)
+			if (owner[j] == mon)
+				batch[n++] = set[j];
+		comm_send_sample(mon, round, m->since, batch, n);
+		asked[mon] = true;
+		m->cost_messages += 2; /* the command and its reply */
+	}
+	for (int i = 0; i < size; i++)
+		if (owner[i] == m->c.me)
+			batch[nmine++] = set[i];
+	sample_local(m, batch, nmine, round, m->since, sum);
+	for (int mon = 0; mon < m->c.size; mon++) {
+		struct sample_counts c;
+
+		if (!asked[mon])
+			continue;
+		comm_recv_counts(mon, &c);
+		counts_add(sum, &c);
+	}
+}
+
+/* Every local rank as JSON; with_record: and what its recording layer says (unless
+ * --no-record), for the report's wait-for analysis. */
+static json_t *capture_local(struct monitor *m, bool with_record)
+{
+	json_t *arr = json_array();
+
+	for (int i = 0; i < m->nlocal; i++) {
+		struct symbolizer *sy = symbolizer_pool_get(&m->syms, &m->targets[i].maps);
+		json_t *rank = capture_rank(&m->targets[i], sy, m->c.host);
+		json_t *rec = with_record && !m->no_record ? mpirecord_json(&m->targets[i], sy) : NULL;
+
+		if (rec)
+			json_object_set_new(rank, "record", rec);
+		/* Was the layer there at all: a diagnosis from stacks alone is never mistaken for one
+		 * with records (a layer the launch line could not place, --no-record). */
+		json_object_set_new(rank, "recording_layer",
+				    json_boolean(maps_has_module(&m->targets[i].maps, "libparastack-mpi")));
+		json_array_append_new(arr, rank);
+	}
+	return arr;
+}
+
+/* Leader: append every other monitor's reply (a JSON array) to all. */
+void watch_gather_replies(struct monitor *m, json_t *all)
+{
+	for (int mon = 0; mon < m->c.size; mon++) {
+		if (mon == m->c.me)
+			continue;
+
+		json_t *part = comm_recv_json(mon);
+
+		if (json_is_array(part))
+			json_array_extend(all, part);
+		json_decref(part);
+	}
+}
+
+/* Leader: a snapshot of every rank of the job, sorted by rank. The other monitors capture
+ * their ranks while the leader captures its own. */
+json_t *watch_snapshot_all(struct monitor *m, bool with_record)
+{
+	comm_send_to_followers(&m->c, with_record ? CMD_CAPTURE_RECORD : CMD_CAPTURE);
+
+	json_t *all = capture_local(m, with_record);
+
+	watch_gather_replies(m, all);
+	report_sort_by_rank(all);
+	return all;
+}
+
+/* Sleep until the monotonic time `until`, waking early when asked to stop or when the job ends. */
+static bool wait_until(struct monitor *m, double until)
+{
+	for (;;) {
+		double left = until - mono_ms();
+
+		if (status_requests) {
+			status_requests = 0;
+			output_say_status(m);
+		}
+		/* --progress: the first line one period after watching starts, then each period. */
+		if (m->progress_s > 0 && mono_ms() >= m->next_progress_ms) {
+			if (m->next_progress_ms > 0)
+				output_say_status(m);
+			m->next_progress_ms = mono_ms() + m->progress_s * 1e3;
+		}
+		if (*m->stop || !job_launcher_alive(m))
+			return false;
+		if (left <= 0)
+			return true;
+		snapshot_reap_pending();
+		sleep_ms(left < 250 ? left : 250);
+	}
+}
+
+/* A set whose ranks have all exited: have the others too? (One sample of every rank.) */
+static bool all_ranks_gone(struct monitor *m)
+{
+	int *all = calloc((size_t)m->nranks + 1, sizeof(int));
+	struct sample_counts c;
+
+	for (int i = 0; i < m->nranks; i++)
+		all[i] = m->table[i].rank;
+	sample_set(m, all, m->nranks, &c);
+	free(all);
+	return c.live == 0;
+}
+
+static int leader_loop(struct monitor *m)
+{
+	double next = mono_ms();
+	long k = 0;
+
+	confirm_init(&m->conf, m->confirm_s);
+	for (;; k++) {
+		if (!wait_until(m, next))
+			return MONITOR_EXIT_NONE;
+
+		double t = mono_ms();
+		int set = ranksets_active(&m->sets, k);
+		struct sample_counts c;
+
+		sample_set(m, m->sets.set[set], m->sets.size, &c);
+		output_cost_add(m, mono_ms() - t, m->sets.size);
+
+		if (c.live == 0 && all_ranks_gone(m)) {
+			output_say(m, "the job's ranks have all exited");
+			return !m->pids && job_launcher_alive(m) && !*m->stop ? ROUND_AGAIN : MONITOR_EXIT_NONE;
+		}
+		if (m->trace) {
+			trace_write_point(m->trace, t - m->t0_ms, c.out, m->sets.size);
+			fflush(m->trace);
+		}
+
+		enum detector_verdict v = detector_add(m->det, t - m->t0_ms, c.out);
+
+		if (hang_confirm_step(m, t, v, &c) == MONITOR_EXIT_HANG)
+			return MONITOR_EXIT_HANG;
+		next = t + detector_next_step_ms(m->det);
+	}
+}
+
+/* Threads seized but not yet stopped (in the kernel) are detached as soon as they stop. */
+static void reap_pending(void)
+{
+	snapshot_reap_pending();
+}
+
+/* Serve the leader until it says stop (0, CMD_STOP) or discover again (CMD_AGAIN). */
+static int follower_loop(struct monitor *m)
+{
+	int *ranks = calloc(MAX_RANKS, sizeof(int)), n;
+	bool active = false;
+
+	for (int k = 0; k < m->sets.nsets; k++)
+		for (int i = 0; i < m->sets.size; i++)
+			active |= job_local_index(m, m->sets.set[k][i]) >= 0;
+	for (;;) {
+		int cmd = comm_wait_cmd(ranks, MAX_RANKS, &n, active ? ACTIVE_POLL_MS : IDLE_POLL_MS,
+					m->stop, reap_pending);
+		struct sample_counts c = { 0 };
+
+		if (cmd == CMD_SAMPLE && n >= 2) {
+			sample_local(m, ranks + 2, n - 2, ranks[0], ranks[1], &c);
+			comm_send_counts(&c);
+		} else if (cmd == CMD_CORE) {
+			json_t *j = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir ? m->core_dir : ".",
+					       m->c.host);
+
+			comm_send_json(j);
+			json_decref(j);
+		} else if (cmd == CMD_CAPTURE || cmd == CMD_CAPTURE_RECORD) {
+			json_t *j = capture_local(m, cmd == CMD_CAPTURE_RECORD);
+
+			comm_send_json(j);
+			json_decref(j);
+		} else {
+			free(ranks);
+			return cmd;
+		}
+	}
+}
+
+static int setup_model(struct monitor *m)
+{
+	m->last_progress_wall = 0; /* a new MPI run: what the previous one did says nothing */
+	rng_seed(&m->rng, m->opt.model.seed);
+	if (ranksets_draw(&m->sets, &m->rng, m->nranks, m->opt.model.set_size) < 0)
+		return -1;
+	/* Sets hold indexes into the table; the table is sorted by rank. */
+	for (int k = 0; k < m->sets.nsets; k++)
+		for (int i = 0; i < m->sets.size; i++)
+			m->sets.set[k][i] = m->table[m->sets.set[k][i]].rank;
+
+	struct detector_config cfg = m->opt.model;
+
+	m->since = 0;
+
+	cfg.set_size = m->sets.size;
+	m->det = detector_new(&cfg);
+	m->owner = calloc((size_t)m->nranks + 1, sizeof(int));
+	m->batch = calloc((size_t)m->nranks + 1, sizeof(int));
+	m->asked = calloc((size_t)m->c.size, sizeof(bool));
+	return m->det && m->owner && m->batch && m->asked ? 0 : -1;
+}
+
+/* Release one round's targets, table and model. */
+void watch_round_release(struct monitor *m)
+{
+	for (int i = 0; i < m->nlocal; i++)
+		target_close(&m->targets[i]);
+	symbolizer_pool_free(&m->syms);
+	snapshot_reap_pending();
+	free(m->targets);
+	free(m->prog);
+	free(m->local_rank);
+	free(m->table);
+	ranksets_free(&m->sets);
+	detector_free(m->det);
+	free(m->owner);
+	free(m->batch);
+	free(m->asked);
+	m->owner = m->batch = NULL;
+	m->asked = NULL;
+	m->targets = NULL;
+	m->prog = NULL;
+	m->local_rank = NULL;
+	m->table = NULL;
+	m->det = NULL;
+	m->nlocal = m->nranks = 0;
+}
+
+/* One MPI job, from discovery to its end: MONITOR_EXIT_HANG, MONITOR_EXIT_NONE, _ERROR, or
+ * ROUND_AGAIN when its ranks are gone but the job (a script running several) goes on. */
+int watch_round(struct monitor *m, int round)
+{
+	static struct job_proc local[MAX_RANKS];
+	int nlocal = 0, status;
+
+	int found = job_discover_all(m, local, &nlocal);
+
+	if (found < 0)
+		return found == -2 ? MONITOR_EXIT_ERROR : MONITOR_EXIT_NONE;
+	m->nranks = comm_allgather_table(&m->c, local, nlocal, &m->table);
+	if (comm_max(job_open_targets(m, local, nlocal) < 0 || job_check_unique_ranks(m) < 0) ||
+	    setup_model(m) < 0)
+		return MONITOR_EXIT_ERROR;
+	if (!is_leader(m)) {
+		status = follower_loop(m);
+		return status == CMD_AGAIN ? ROUND_AGAIN : MONITOR_EXIT_NONE;
+	}
+	output_say_info(m, "watching %d ranks%s on %d node(s); sampling sets of %d, alpha %g, initial interval %.0f ms",
+	    m->nranks, round ? " (the job's next MPI run)" : "", m->c.size, m->sets.size,
+	    m->opt.model.alpha, m->opt.model.interval_ms);
+	if (m->trace)
+		fprintf(m->trace, "# round %d: %d ranks\n", round, m->nranks);
+	status = leader_loop(m);
+	json_decref(m->last_model);
+	m->last_model = output_model_json(m);
+	comm_send_to_followers(&m->c, status == ROUND_AGAIN ? CMD_AGAIN : CMD_STOP);
+	return status;
+}
