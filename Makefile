@@ -29,14 +29,15 @@ B := build
 STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
-MONITOR_MPI_SRC := monitor/comm.c monitor/jobstack.c monitor/daemon.c monitor/job.c monitor/watch.c monitor/hang.c monitor/output.c
+MONITOR_MPI_SRC := monitor/job/comm.c monitor/job/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
+	monitor/daemon/watch.c monitor/daemon/output.c monitor/hang/hang.c
 # The Slurm lookups link libslurm: only the programs that ask Slurm take them.
-SLURM_SRC    := monitor/sched_slurm.c
-MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*.c))
+SLURM_SRC    := monitor/job/sched_slurm.c
+MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*/*.c))
 MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson
-# The schedulers' lookups (monitor/sched_slurm.c, monitor/sched_torque.c): the monitor's, used
+# The schedulers' lookups (monitor/job/sched_slurm.c, sched_torque.c): the monitor's, used
 # by the front ends too. libslurm has no pkg-config file in Debian: -lslurm by name.
-TORQUE_SRC   := monitor/sched_torque.c
+TORQUE_SRC   := monitor/job/sched_torque.c
 SCHED_LIBS   := -lslurm
 TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -107,10 +108,10 @@ $(B)/mpich/tests/apps/%: tests/apps/%.c tests/apps/faults.h
 $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
-$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/options.c $(STATS_SRC))
+$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/daemon/options.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c monitor/options.c $(STATS_SRC) $(TORQUE_SRC))
+$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c monitor/daemon/options.c $(STATS_SRC) $(TORQUE_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 $(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c $(SLURM_SRC) $(TORQUE_SRC))
@@ -203,15 +204,15 @@ $(B)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c stats/trace.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lm
 
-$(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/pidlist.c monitor/discover.c monitor/procfs.c
+$(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/job/pidlist.c monitor/job/discover.c monitor/sample/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/maps.c monitor/procfs.c
+$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/sample/maps.c monitor/sample/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
-$(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c monitor/sched_torque.c
+$(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c monitor/job/sched_torque.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../monitor/procfs.h"
-#include "../monitor/target.h"
+#include "../monitor/sample/procfs.h"
+#include "../monitor/sample/target.h"
 
 static int64_t now_ns(void)
 {

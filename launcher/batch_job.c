@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../monitor/options.h"
+#include "../monitor/daemon/options.h"
 
 #define SCRIPT_MAX (16 << 20)
 

@@ -13,14 +13,14 @@
 #include <unistd.h>
 #include <limits.h>
 
-#include "../monitor/exitcodes.h"
-#include "../monitor/pidlist.h"
-#include "../monitor/procfs.h"
-#include "../monitor/signals.h"
-#include "../monitor/sched_slurm.h"
+#include "../monitor/daemon/exitcodes.h"
+#include "../monitor/job/pidlist.h"
+#include "../monitor/sample/procfs.h"
+#include "../monitor/daemon/signals.h"
+#include "../monitor/job/sched_slurm.h"
 #include "commands.h"
 #include "monitors.h"
-#include "../monitor/options.h"
+#include "../monitor/daemon/options.h"
 
 static const char attach_usage[] =
 	"usage: parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID)\n"

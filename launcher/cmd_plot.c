@@ -16,7 +16,7 @@
 
 #include "../stats/stats.h"
 #include "commands.h"
-#include "../monitor/options.h"
+#include "../monitor/daemon/options.h"
 
 static const char plot_usage[] =
 	"usage: parastack plot [options] TRACE\n"

@@ -20,17 +20,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../monitor/exitcodes.h"
-#include "../monitor/pidlist.h"
-#include "../monitor/procfs.h"
-#include "../monitor/signals.h"
-#include "../monitor/sched_slurm.h"
-#include "../monitor/sched_torque.h"
+#include "../monitor/daemon/exitcodes.h"
+#include "../monitor/job/pidlist.h"
+#include "../monitor/sample/procfs.h"
+#include "../monitor/daemon/signals.h"
+#include "../monitor/job/sched_slurm.h"
+#include "../monitor/job/sched_torque.h"
 #include "commands.h"
 #include "monitors.h"
 #include "job_pattern.h"
 #include "layer_place.h"
-#include "../monitor/options.h"
+#include "../monitor/daemon/options.h"
 
 
 static const char run_usage[] =

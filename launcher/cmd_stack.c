@@ -10,12 +10,12 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "../monitor/discover.h"
-#include "../monitor/pidlist.h"
-#include "../monitor/pstack.h"
+#include "../monitor/job/discover.h"
+#include "../monitor/job/pidlist.h"
+#include "../monitor/sample/pstack.h"
 #include "commands.h"
 #include "monitors.h"
-#include "../monitor/options.h"
+#include "../monitor/daemon/options.h"
 
 static const char stack_usage[] =
 	"usage: parastack stack [--json] [--tree] (PID... | --launcher PID | --pids-file FILE |\n"

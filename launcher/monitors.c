@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../monitor/exitcodes.h"
-#include "../monitor/options.h"
+#include "../monitor/daemon/exitcodes.h"
+#include "../monitor/daemon/options.h"
 
 #define ARGV_MAX 48
 

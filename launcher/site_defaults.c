@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../monitor/options.h"
+#include "../monitor/daemon/options.h"
 
 #define DEFAULTS_FILE "/etc/parastack/options"
 #define DEFAULTS_MAX 64

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "../../launcher/batch_job.h"
-#include "../../monitor/options.h"
-#include "../../monitor/sched_torque.h"
+#include "../../monitor/daemon/options.h"
+#include "../../monitor/job/sched_torque.h"
 
 #define CMD "parastack-qsub"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../monitor/sched_torque.h"
+#include "../../monitor/job/sched_torque.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../monitor/signals.h"
-#include "../../monitor/target.h"
+#include "../../monitor/daemon/signals.h"
+#include "../../monitor/sample/target.h"
 
 static volatile sig_atomic_t stop_requested;
 

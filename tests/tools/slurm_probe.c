@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../monitor/sched_slurm.h"
+#include "../../monitor/job/sched_slurm.h"
 
 int main(int argc, char **argv)
 {

@@ -2,8 +2,8 @@
  * ranks, grouping, the diagnosis, and the MPI API name of binding and internal functions. */
 #include <string.h>
 
-#include "../../monitor/capture.h"
-#include "../../monitor/report.h"
+#include "../../monitor/sample/capture.h"
+#include "../../monitor/hang/report.h"
 #include "suites.h"
 
 /* A rank object as capture.c makes them. */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../monitor/sched_torque.h"
+#include "../../monitor/job/sched_torque.h"
 #include "suites.h"
 
 static char dir[] = "/tmp/parastack-unit-torque.XXXXXX";

@@ -1,4 +1,4 @@
-/* Tests of the wait-for analysis (monitor/waitfor.c) on synthetic records as mpirecord.c makes
+/* Tests of the wait-for analysis (monitor/hang/waitfor.c) on synthetic records as mpirecord.c makes
  * them: a point-to-point cycle, a collective with different data sizes (counts), ranks a
  * collective behind, a rank in MPI_Finalize, nothing recorded, and a large job. */
 #include <stdbool.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../monitor/waitfor.h"
+#include "../../monitor/hang/waitfor.h"
 #include "suites.h"
 
 #define WORLD "0000000000000001"

@@ -7,239 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "ranges.h"
+#include "waitfor_graph.h"
 
-#define WORLD_ID "0000000000000001"
-#define ANY (-1)
-
-/* One rank as the analysis sees it. */
-struct node {
-	int rank;
-	json_t *obj;   /* its snapshot object */
-	json_t *rec;   /* its record, or NULL */
-	json_t *call;  /* the call its main thread (or first recorded thread) is in, or NULL */
-	bool exited, finalizing;
-	int *waits;    /* ranks it waits for (ANY: any rank of the communicator) */
-	int nwaits;
-	int np2p;      /* the first np2p of them are point-to-point waits */
-	bool in_cycle;
-};
-
-struct graph {
-	struct node *n;
-	int count;
-	json_t *diag;
-};
-
-static const char *jstr(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
-static long long jint(json_t *o, const char *k)
-{
-	return json_integer_value(json_object_get(o, k));
-}
-
-static bool is(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
-static void say(json_t *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(json_t *diag, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) >= 0)
-		json_array_append_new(diag, json_string(s));
-	va_end(ap);
-	free(s);
-}
-
-static struct node *node_of(struct graph *g, int rank)
-{
-	int lo = 0, hi = g->count - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (g->n[mid].rank == rank)
-			return &g->n[mid];
-		if (g->n[mid].rank < rank)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return NULL;
-}
-
-static void wait_add(struct node *n, int rank)
-{
-	for (int i = 0; i < n->nwaits; i++)
-		if (n->waits[i] == rank)
-			return;
-
-	int *w = realloc(n->waits, (size_t)(n->nwaits + 1) * sizeof(int));
-
-	if (w) {
-		n->waits = w;
-		n->waits[n->nwaits++] = rank;
-	}
-}
-
-static void push_int(int **v, int *n, int x)
-{
-	int *p = realloc(*v, (size_t)(*n + 1) * sizeof(int));
-
-	if (p) {
-		*v = p;
-		(*v)[(*n)++] = x;
-	}
-}
-
-/* "0-3,5" into a malloc'd array; its length in *n. */
-static int *parse_ranges(const char *s, int *n)
-{
-	int *out = NULL, cap = 0;
-
-	*n = 0;
-	while (s && *s) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (end == s)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long r = a; r <= b && b - a < 1 << 24; r++) {
-			if (*n == cap) {
-				int *p = realloc(out, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(int));
-
-				if (!p)
-					return out;
-				out = p;
-			}
-			out[(*n)++] = (int)r;
-		}
-		s = *end == ',' ? end + 1 : end;
-		if (*end != ',')
-			break;
-	}
-	return out;
-}
-
-static int compare_int(const void *x, const void *y)
-{
-	int a = *(const int *)x, b = *(const int *)y;
-
-	return (a > b) - (a < b);
-}
-
-static char *ranges_of(const int *ranks, int n)
-{
-	size_t len = (size_t)n * 12 + 16;
-	char *buf = malloc(len);
-	int *sorted = malloc((size_t)(n ? n : 1) * sizeof(int));
-
-	if (buf && sorted) {
-		memcpy(sorted, ranks, (size_t)n * sizeof(int));
-		qsort(sorted, (size_t)n, sizeof(int), compare_int);
-		report_ranges(sorted, n, buf, len);
-	}
-	free(sorted);
-	return buf;
-}
-
-/* The communicator id's description: "MPI_COMM_WORLD" or "communicator 8c1f… (ranks 0,2)". */
-static void comm_name(json_t *comm, const char *id, char *buf, size_t len)
-{
-	if (is(id, WORLD_ID))
-		snprintf(buf, len, "MPI_COMM_WORLD");
-	else
-		snprintf(buf, len, "communicator %.8s (ranks %s)", id ? id : "?",
-			 comm && jstr(comm, "members") ? jstr(comm, "members") : "?");
-}
-
-static json_t *comm_of(json_t *rec, const char *id)
-{
-	size_t i;
-	json_t *c;
-
-	json_array_foreach(json_object_get(rec, "comms"), i, c)
-		if (is(jstr(c, "id"), id))
-			return c;
-	return NULL;
-}
-
-static json_t *history_entry(json_t *comm, long long seq)
-{
-	size_t i;
-	json_t *h;
-
-	json_array_foreach(json_object_get(comm, "history"), i, h)
-		if (jint(h, "coll_seq") == seq)
-			return h;
-	return NULL;
-}
-
-static bool is_collective_call(json_t *call)
-{
-	return call && jint(call, "coll_seq") > 0;
-}
-
-static bool in_list(const char *f, const char *const *list)
-{
-	for (int i = 0; f && list[i]; i++)
-		if (!strcmp(f, list[i]))
-			return true;
-	return false;
-}
-
-/* Blocking point-to-point calls: they wait for their peer. */
-static bool is_p2p_wait(const char *f)
-{
-	static const char *const calls[] = { "MPI_Recv", "MPI_Sendrecv", "MPI_Probe", "MPI_Send",
-					     "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", NULL };
-
-	return in_list(f, calls);
-}
-
-static bool is_send(const char *f)
-{
-	static const char *const calls[] = { "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend",
-					     "MPI_Isend", "MPI_Issend", "MPI_Send_init", NULL };
-
-	return in_list(f, calls);
-}
-
-/* What a rank is doing, for a sentence: "waits in MPI_Recv from rank 3 (tag 5) at a.c:40". */
-static void doing(struct node *n, char *buf, size_t len)
-{
-	json_t *c = n ? n->call : NULL;
-
-	if (!n || n->exited)
-		snprintf(buf, len, "has exited");
-	else if (n->finalizing)
-		snprintf(buf, len, "is in MPI_Finalize");
-	else if (!c)
-		snprintf(buf, len, "is %s", is(jstr(n->obj, "state"), "OUT_MPI") ? "in application code" :
-			 "in MPI (unrecorded)");
-	else if (is_p2p_wait(jstr(c, "func")) && jint(c, "peer") >= 0)
-		snprintf(buf, len, "waits in %s %s rank %lld (tag %lld) at %s", jstr(c, "func"),
-			 is_send(jstr(c, "func")) ? "to" : "from",
-			 jint(c, "peer"), jint(c, "tag"), jstr(c, "at") ? jstr(c, "at") : "?");
-	else if (is_p2p_wait(jstr(c, "func")) && jint(c, "peer") == ANY)
-		snprintf(buf, len, "waits in %s from any source at %s", jstr(c, "func"),
-			 jstr(c, "at") ? jstr(c, "at") : "?");
-	else if (is_collective_call(c))
-		snprintf(buf, len, "waits in %s #%lld at %s", jstr(c, "func"), jint(c, "coll_seq"),
-			 jstr(c, "at") ? jstr(c, "at") : "?");
-	else
-		snprintf(buf, len, "waits in %s at %s", jstr(c, "func"), jstr(c, "at") ? jstr(c, "at") : "?");
-}
 
 static void graph_build(struct graph *g, json_t *snap)
 {
@@ -255,14 +25,14 @@ static void graph_build(struct graph *g, json_t *snap)
 		size_t k;
 		json_t *c;
 
-		n->rank = (int)jint(r, "rank");
+		n->rank = (int)wf_int(r, "rank");
 		n->obj = r;
 		n->rec = json_object_get(r, "record");
-		n->exited = is(jstr(r, "state"), "EXITED");
+		n->exited = wf_is(wf_str(r, "state"), "EXITED");
 		json_array_foreach(json_object_get(n->rec, "calls"), k, c)
 			if (!n->call || json_is_true(json_object_get(c, "main")))
 				n->call = c;
-		n->finalizing = (n->call && is(jstr(n->call, "func"), "MPI_Finalize")) ||
+		n->finalizing = (n->call && wf_is(wf_str(n->call, "func"), "MPI_Finalize")) ||
 				json_is_true(json_object_get(n->rec, "finalized"));
 	}
 }
@@ -279,15 +49,15 @@ static void p2p_edges(struct graph *g)
 
 		if (!c || n->finalizing)
 			continue;
-		if (is_p2p_wait(jstr(c, "func")))
-			wait_add(n, (int)jint(c, "peer") >= 0 ? (int)jint(c, "peer") : ANY);
+		if (wf_is_p2p_wait(wf_str(c, "func")))
+			wf_wait_add(n, (int)wf_int(c, "peer") >= 0 ? (int)wf_int(c, "peer") : ANY);
 		json_array_foreach(json_object_get(c, "reqs"), k, slot) {
 			size_t q;
 			json_t *req;
 
 			json_array_foreach(json_object_get(n->rec, "requests"), q, req)
-				if (jint(req, "slot") == json_integer_value(slot) && jint(req, "peer") >= 0)
-					wait_add(n, (int)jint(req, "peer"));
+				if (wf_int(req, "slot") == json_integer_value(slot) && wf_int(req, "peer") >= 0)
+					wf_wait_add(n, (int)wf_int(req, "peer"));
 		}
 		n->np2p = n->nwaits;
 	}
@@ -305,8 +75,8 @@ static void side_add(struct side **sides, int *nsides, json_t *e, int rank)
 	for (int s = 0; s < *nsides; s++) {
 		struct side *x = &(*sides)[s];
 
-		if (is(x->func, jstr(e, "func")) && x->root == jint(e, "root") && x->bytes == jint(e, "bytes")) {
-			push_int(&x->ranks, &x->n, rank);
+		if (wf_is(x->func, wf_str(e, "func")) && x->root == wf_int(e, "root") && x->bytes == wf_int(e, "bytes")) {
+			wf_push_int(&x->ranks, &x->n, rank);
 			return;
 		}
 	}
@@ -316,14 +86,14 @@ static void side_add(struct side **sides, int *nsides, json_t *e, int rank)
 	if (!p)
 		return;
 	*sides = p;
-	p[*nsides] = (struct side){ jstr(e, "func"), jstr(e, "at"), jint(e, "root"), jint(e, "bytes"), NULL, 0 };
-	push_int(&p[*nsides].ranks, &p[*nsides].n, rank);
+	p[*nsides] = (struct side){ wf_str(e, "func"), wf_str(e, "at"), wf_int(e, "root"), wf_int(e, "bytes"), NULL, 0 };
+	wf_push_int(&p[*nsides].ranks, &p[*nsides].n, rank);
 	(*nsides)++;
 }
 
 static void side_text(const struct side *s, char *buf, size_t len)
 {
-	char *r = ranges_of(s->ranks, s->n);
+	char *r = wf_ranges_of(s->ranks, s->n);
 	char root[32] = "";
 
 	char size[40] = "sizes by rank";
@@ -348,7 +118,7 @@ static bool check_collective(struct graph *g, const char *id, long long seq, jso
 
 	for (int i = 0; i < g->count; i++) {
 		struct node *n = &g->n[i];
-		json_t *c = comm_of(n->rec, id), *e = c ? history_entry(c, seq) : NULL;
+		json_t *c = wf_comm_of(n->rec, id), *e = c ? wf_history_entry(c, seq) : NULL;
 
 		if (c && !comm)
 			comm = c;
@@ -366,10 +136,10 @@ static bool check_collective(struct graph *g, const char *id, long long seq, jso
 		for (int s = 0; s < nsides; s++)
 			if (sides[s].n > sides[largest].n)
 				largest = s;
-		comm_name(comm, id, name, sizeof(name));
+		wf_comm_name(comm, id, name, sizeof(name));
 		for (int s = 0; s < nsides; s++) {
 			char one[512];
-			char *r = ranges_of(sides[s].ranks, sides[s].n);
+			char *r = wf_ranges_of(sides[s].ranks, sides[s].n);
 
 			side_text(&sides[s], one, sizeof(one));
 			snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s%s", s ? "; " : "", one);
@@ -381,11 +151,11 @@ static bool check_collective(struct graph *g, const char *id, long long seq, jso
 			/* The odd ones out: every side but the largest (all, when none is larger). */
 			if (s != largest || sides[s].n == sides[(largest + 1) % nsides].n)
 				for (int k = 0; k < sides[s].n; k++)
-					push_int(faulty, nfaulty, sides[s].ranks[k]);
+					wf_push_int(faulty, nfaulty, sides[s].ranks[k]);
 		}
 		json_array_append_new(mismatches, json_pack("{s:s, s:I, s:o}", "comm", id, "coll_seq",
 							    (json_int_t)seq, "sides", js));
-		say(g->diag, "collective mismatch on %s, collective #%lld: %s", name, seq, text);
+		wf_say(g->diag, "collective mismatch on %s, collective #%lld: %s", name, seq, text);
 	}
 	for (int s = 0; s < nsides; s++)
 		free(sides[s].ranks);
@@ -404,35 +174,35 @@ struct pend {
  * described once in pending and the diagnosis. */
 static void pend_describe(struct graph *g, struct node *n, struct pend *p, json_t *pending)
 {
-	json_t *c = n->call, *comm = comm_of(n->rec, p->id);
-	int nm = 0, *members = parse_ranges(jstr(comm, "members"), &nm), *in = NULL, nin = 0;
+	json_t *c = n->call, *comm = wf_comm_of(n->rec, p->id);
+	int nm = 0, *members = wf_parse_ranges(wf_str(comm, "members"), &nm), *in = NULL, nin = 0;
 
 	for (int m = 0; m < nm; m++) {
-		struct node *o = node_of(g, members[m]);
-		json_t *oc = o ? comm_of(o->rec, p->id) : NULL;
+		struct node *o = wf_node_of(g, members[m]);
+		json_t *oc = o ? wf_comm_of(o->rec, p->id) : NULL;
 
-		if (o && o->call && is(jstr(o->call, "comm"), p->id) && jint(o->call, "coll_seq") == p->seq)
-			push_int(&in, &nin, members[m]);
-		else if (!o || o->exited || o->finalizing || !oc || jint(oc, "coll_seq") < p->seq)
-			push_int(&p->out, &p->nout, members[m]);
+		if (o && o->call && wf_is(wf_str(o->call, "comm"), p->id) && wf_int(o->call, "coll_seq") == p->seq)
+			wf_push_int(&in, &nin, members[m]);
+		else if (!o || o->exited || o->finalizing || !oc || wf_int(oc, "coll_seq") < p->seq)
+			wf_push_int(&p->out, &p->nout, members[m]);
 	}
 	if (p->nout > 0) {
-		char name[128], *rin = ranges_of(in, nin), *rout = ranges_of(p->out, p->nout), detail[4096] = "";
-		const char *at = jstr(c, "at") ? jstr(c, "at") : "?";
+		char name[128], *rin = wf_ranges_of(in, nin), *rout = wf_ranges_of(p->out, p->nout), detail[4096] = "";
+		const char *at = wf_str(c, "at") ? wf_str(c, "at") : "?";
 
 		for (int m = 0; m < p->nout && m < 8; m++) {
 			char what[600];
 
-			doing(node_of(g, p->out[m]), what, sizeof(what));
+			wf_doing(wf_node_of(g, p->out[m]), what, sizeof(what));
 			snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), "%srank %d %s",
 				 m ? "; " : "", p->out[m], what);
 		}
-		comm_name(comm, p->id, name, sizeof(name));
+		wf_comm_name(comm, p->id, name, sizeof(name));
 		json_array_append_new(pending, json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}", "comm", p->id,
-							 "coll_seq", (json_int_t)p->seq, "call", jstr(c, "func"),
+							 "coll_seq", (json_int_t)p->seq, "call", wf_str(c, "func"),
 							 "at", at, "entered", rin ? rin : "", "not_entered", rout ? rout : ""));
-		say(g->diag, "rank%s %s wait%s in %s #%lld on %s (at %s), which rank%s %s %s not entered: %s",
-		    nin > 1 ? "s" : "", rin ? rin : "?", nin > 1 ? "" : "s", jstr(c, "func"), p->seq, name, at,
+		wf_say(g->diag, "rank%s %s wait%s in %s #%lld on %s (at %s), which rank%s %s %s not entered: %s",
+		    nin > 1 ? "s" : "", rin ? rin : "?", nin > 1 ? "" : "s", wf_str(c, "func"), p->seq, name, at,
 		    p->nout > 1 ? "s" : "", rout ? rout : "?", p->nout > 1 ? "have" : "has", detail);
 		free(rin);
 		free(rout);
@@ -453,10 +223,10 @@ static void collective_edges(struct graph *g, json_t *pending, int **late, int *
 		json_t *c = n->call;
 		int k;
 
-		if (!is_collective_call(c) || n->finalizing)
+		if (!wf_is_collective_call(c) || n->finalizing)
 			continue;
 		for (k = 0; k < np; k++)
-			if (is(p[k].id, jstr(c, "comm")) && p[k].seq == jint(c, "coll_seq"))
+			if (wf_is(p[k].id, wf_str(c, "comm")) && p[k].seq == wf_int(c, "coll_seq"))
 				break;
 		if (k == np) {
 			struct pend *q = realloc(p, (size_t)(np + 1) * sizeof(*p));
@@ -464,14 +234,14 @@ static void collective_edges(struct graph *g, json_t *pending, int **late, int *
 			if (!q)
 				break;
 			p = q;
-			p[np] = (struct pend){ jstr(c, "comm"), jint(c, "coll_seq"), NULL, 0 };
+			p[np] = (struct pend){ wf_str(c, "comm"), wf_int(c, "coll_seq"), NULL, 0 };
 			pend_describe(g, n, &p[np], pending);
 			for (int m = 0; m < p[np].nout; m++)
-				push_int(late, nlate, p[np].out[m]);
+				wf_push_int(late, nlate, p[np].out[m]);
 			np++;
 		}
 		for (int m = 0; m < p[k].nout; m++)
-			wait_add(n, p[k].out[m]);
+			wf_wait_add(n, p[k].out[m]);
 	}
 	for (int k = 0; k < np; k++)
 		free(p[k].out);
@@ -499,7 +269,7 @@ static void find_cycles(struct graph *g, json_t *cycles, int **faulty, int *nfau
 
 			for (int w = 0; w < n->np2p && !next; w++)
 				if (n->waits[w] != ANY)
-					next = node_of(g, n->waits[w]);
+					next = wf_node_of(g, n->waits[w]);
 			cur = next ? (int)(next - g->n) : -1;
 		}
 		if (cur < 0 || color[cur] != s + 1)
@@ -520,14 +290,14 @@ static void find_cycles(struct graph *g, json_t *cycles, int **faulty, int *nfau
 			json_array_append_new(cyc, json_integer(n->rank));
 			n->in_cycle = true;
 			snprintf(text + strlen(text), sizeof(text) - strlen(text), "%d → ", n->rank);
-			doing(n, what, sizeof(what));
+			wf_doing(n, what, sizeof(what));
 			snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites), "%srank %d %s",
 				 k > start ? "; " : "", n->rank, what);
-			push_int(faulty, nfaulty, n->rank);
+			wf_push_int(faulty, nfaulty, n->rank);
 		}
 		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%d", g->n[path[start]].rank);
 		json_array_append_new(cycles, cyc);
-		say(g->diag, "deadlock: ranks %s, each waiting for the next: %s", text, sites);
+		wf_say(g->diag, "deadlock: ranks %s, each waiting for the next: %s", text, sites);
 	}
 	free(color);
 	free(path);
@@ -549,51 +319,51 @@ static void check_p2p(struct graph *g, json_t *unmatched, json_t *stale)
 			json_t *slot;
 
 			json_array_foreach(json_object_get(c, "reqs"), q, slot)
-				waited |= json_integer_value(slot) == jint(req, "slot");
+				waited |= json_integer_value(slot) == wf_int(req, "slot");
 			if (waited || json_is_true(json_object_get(req, "persistent")))
 				continue;
 			json_array_append_new(stale, json_pack("{s:i, s:s, s:I, s:I, s:s}", "rank", n->rank, "call",
-							       jstr(req, "func"), "peer", (json_int_t)jint(req, "peer"),
-							       "tag", (json_int_t)jint(req, "tag"), "at",
-							       jstr(req, "at") ? jstr(req, "at") : "?"));
-			say(g->diag, "rank %d started %s %s rank %lld (tag %lld) at %s and has not completed it "
-			    "(no MPI_Wait or MPI_Test reached it)", n->rank, jstr(req, "func"),
-			    is_send(jstr(req, "func")) ? "to" : "from", jint(req, "peer"),
-			    jint(req, "tag"), jstr(req, "at") ? jstr(req, "at") : "?");
+							       wf_str(req, "func"), "peer", (json_int_t)wf_int(req, "peer"),
+							       "tag", (json_int_t)wf_int(req, "tag"), "at",
+							       wf_str(req, "at") ? wf_str(req, "at") : "?"));
+			wf_say(g->diag, "rank %d started %s %s rank %lld (tag %lld) at %s and has not completed it "
+			    "(no MPI_Wait or MPI_Test reached it)", n->rank, wf_str(req, "func"),
+			    wf_is_send(wf_str(req, "func")) ? "to" : "from", wf_int(req, "peer"),
+			    wf_int(req, "tag"), wf_str(req, "at") ? wf_str(req, "at") : "?");
 		}
-		if (!c || !is(jstr(c, "func"), "MPI_Recv") || jint(c, "peer") < 0 || n->in_cycle)
+		if (!c || !wf_is(wf_str(c, "func"), "MPI_Recv") || wf_int(c, "peer") < 0 || n->in_cycle)
 			continue;
 
-		struct node *s = node_of(g, (int)jint(c, "peer"));
+		struct node *s = wf_node_of(g, (int)wf_int(c, "peer"));
 		bool match = false;
 		char offer[700] = "";
 
 		if (!s || !s->rec)
 			continue;
 		/* The sender's current call, or one of its live sends, aimed at this rank. */
-		if (s->call && is_send(jstr(s->call, "func")) && jint(s->call, "peer") == n->rank)
-			match = jint(s->call, "tag") == jint(c, "tag") || jint(c, "tag") == ANY;
+		if (s->call && wf_is_send(wf_str(s->call, "func")) && wf_int(s->call, "peer") == n->rank)
+			match = wf_int(s->call, "tag") == wf_int(c, "tag") || wf_int(c, "tag") == ANY;
 		json_array_foreach(json_object_get(s->rec, "requests"), k, req) {
-			if (!is_send(jstr(req, "func")) || jint(req, "peer") != n->rank)
+			if (!wf_is_send(wf_str(req, "func")) || wf_int(req, "peer") != n->rank)
 				continue;
-			if (jint(req, "tag") == jint(c, "tag") || jint(c, "tag") == ANY)
+			if (wf_int(req, "tag") == wf_int(c, "tag") || wf_int(c, "tag") == ANY)
 				match = true;
 			else
 				snprintf(offer, sizeof(offer), "; its %s to rank %d has tag %lld (at %s)",
-					 jstr(req, "func"), n->rank, jint(req, "tag"), jstr(req, "at") ? jstr(req, "at") : "?");
+					 wf_str(req, "func"), n->rank, wf_int(req, "tag"), wf_str(req, "at") ? wf_str(req, "at") : "?");
 		}
 		if (match)
 			continue;
 
 		char what[600];
 
-		doing(s, what, sizeof(what));
+		wf_doing(s, what, sizeof(what));
 		json_array_append_new(unmatched, json_pack("{s:i, s:I, s:I, s:s}", "rank", n->rank, "from",
-							   (json_int_t)s->rank, "tag", (json_int_t)jint(c, "tag"),
-							   "at", jstr(c, "at") ? jstr(c, "at") : "?"));
-		say(g->diag, "rank %d waits in MPI_Recv from rank %d with tag %lld at %s, and nothing in rank %d's "
-		    "record will send it: rank %d %s%s", n->rank, s->rank, jint(c, "tag"),
-		    jstr(c, "at") ? jstr(c, "at") : "?", s->rank, s->rank, what, offer);
+							   (json_int_t)s->rank, "tag", (json_int_t)wf_int(c, "tag"),
+							   "at", wf_str(c, "at") ? wf_str(c, "at") : "?"));
+		wf_say(g->diag, "rank %d waits in MPI_Recv from rank %d with tag %lld at %s, and nothing in rank %d's "
+		    "record will send it: rank %d %s%s", n->rank, s->rank, wf_int(c, "tag"),
+		    wf_str(c, "at") ? wf_str(c, "at") : "?", s->rank, s->rank, what, offer);
 	}
 }
 
@@ -603,10 +373,10 @@ static void gone_waited_for(struct graph *g, int **gone, int *ngone)
 {
 	for (int i = 0; i < g->count; i++)
 		for (int w = 0; w < g->n[i].np2p; w++) {
-			struct node *o = g->n[i].waits[w] != ANY ? node_of(g, g->n[i].waits[w]) : NULL;
+			struct node *o = g->n[i].waits[w] != ANY ? wf_node_of(g, g->n[i].waits[w]) : NULL;
 
 			if (o && (o->exited || o->finalizing))
-				push_int(gone, ngone, o->rank);
+				wf_push_int(gone, ngone, o->rank);
 		}
 }
 
@@ -629,7 +399,7 @@ static void drop_victims(struct graph *g, int *late, int *nlate)
 			bool v = !victim[i] && n->np2p > 0 && !n->exited && !n->finalizing;
 
 			for (int w = 0; v && w < n->np2p; w++) {
-				struct node *o = n->waits[w] != ANY ? node_of(g, n->waits[w]) : NULL;
+				struct node *o = n->waits[w] != ANY ? wf_node_of(g, n->waits[w]) : NULL;
 
 				v = o && (o->exited || o->finalizing || victim[o - g->n]);
 			}
@@ -638,7 +408,7 @@ static void drop_victims(struct graph *g, int *late, int *nlate)
 		}
 	}
 	for (int i = 0; i < *nlate; i++) {
-		struct node *n = node_of(g, late[i]);
+		struct node *n = wf_node_of(g, late[i]);
 
 		if (!n || !victim[n - g->n])
 			late[kept++] = late[i];
@@ -651,7 +421,7 @@ static json_t *int_array(int *v, int n)
 {
 	json_t *a = json_array();
 
-	qsort(v, (size_t)n, sizeof(int), compare_int);
+	qsort(v, (size_t)n, sizeof(int), wf_compare_int);
 	for (int i = 0; i < n; i++)
 		if (i == 0 || v[i] != v[i - 1])
 			json_array_append_new(a, json_integer(v[i]));
@@ -668,14 +438,14 @@ static json_t *waits_json(struct graph *g)
 
 		if (!n->call && !n->finalizing)
 			continue;
-		doing(n, what, sizeof(what));
+		wf_doing(n, what, sizeof(what));
 
 		json_t *to = json_array();
 
 		for (int w = 0; w < n->nwaits; w++)
 			json_array_append_new(to, n->waits[w] == ANY ? json_string("any") : json_integer(n->waits[w]));
 		json_array_append_new(waits, json_pack("{s:i, s:s, s:o, s:s}", "rank", n->rank, "call",
-						       n->finalizing ? "MPI_Finalize" : jstr(n->call, "func"),
+						       n->finalizing ? "MPI_Finalize" : wf_str(n->call, "func"),
 						       "waits_for", to, "what", what));
 	}
 	return waits;
@@ -695,11 +465,11 @@ static void check_histories(struct graph *g, json_t *mismatches, int **faulty, i
 			json_array_foreach(json_object_get(comm, "history"), h, e) {
 				char key[64];
 
-				snprintf(key, sizeof(key), "%s#%lld", jstr(comm, "id"), jint(e, "coll_seq"));
+				snprintf(key, sizeof(key), "%s#%lld", wf_str(comm, "id"), wf_int(e, "coll_seq"));
 				if (json_object_get(done, key))
 					continue;
 				json_object_set_new(done, key, json_true());
-				check_collective(g, jstr(comm, "id"), jint(e, "coll_seq"), mismatches, faulty, nfaulty);
+				check_collective(g, wf_str(comm, "id"), wf_int(e, "coll_seq"), mismatches, faulty, nfaulty);
 			}
 	}
 	json_decref(done);
@@ -740,7 +510,7 @@ json_t *waitfor_analyze(json_t *snap)
 	bool late_left = nlate > 0;
 
 	for (int k = 0; k < nlate; k++) {
-		struct node *n = node_of(&g, late[k]);
+		struct node *n = wf_node_of(&g, late[k]);
 
 		late_left &= n && (n->exited || n->finalizing);
 	}
@@ -763,9 +533,9 @@ json_t *waitfor_analyze(json_t *snap)
 			if (v)
 				v[k] = (int)json_integer_value(x);
 
-		char *rr = v ? ranges_of(v, (int)json_array_size(faulty)) : NULL;
+		char *rr = v ? wf_ranges_of(v, (int)json_array_size(faulty)) : NULL;
 
-		say(g.diag, "faulty rank(s) %s: %s (from the recording layer)", rr ? rr : "?", why);
+		wf_say(g.diag, "faulty rank(s) %s: %s (from the recording layer)", rr ? rr : "?", why);
 		free(rr);
 		free(v);
 	}

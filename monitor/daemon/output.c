@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "cores.h"
+#include "../hang/cores.h"
 #include "outfile.h"
 #include "watch.h"
 

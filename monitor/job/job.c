@@ -5,8 +5,8 @@
 #include "job.h"
 
 #include "sched_slurm.h"
-#include "signals.h"
-#include "output.h"
+#include "../daemon/signals.h"
+#include "../daemon/output.h"
 
 /* The launcher can only be seen from its own node; elsewhere it counts as alive. */
 bool job_launcher_alive(const struct monitor *m)

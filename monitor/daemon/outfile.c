@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fscreds.h"
+#include "../sample/fscreds.h"
 
 /* The permissions a plain fopen would give: 0666 less the umask. */
 static mode_t default_mode(void)

@@ -5,14 +5,14 @@
  * sample goes through are in monitor.h's map. */
 #include <limits.h>
 #include <string.h>
-#include "sched_slurm.h"
-#include "sched_torque.h"
+#include "../job/sched_slurm.h"
+#include "../job/sched_torque.h"
 #include "exitcodes.h"
-#include "jobstack.h"
+#include "../job/jobstack.h"
 #include "outfile.h"
-#include "report.h"
+#include "../hang/report.h"
 #include "signals.h"
-#include "job.h"
+#include "../job/job.h"
 #include "output.h"
 #include "watch.h"
 

@@ -3,10 +3,10 @@
  * ones, the report and the action). What it owns of struct monitor is said in monitor.h. */
 #include "hang.h"
 
-#include "exitcodes.h"
+#include "../daemon/exitcodes.h"
 #include "report.h"
-#include "output.h"
-#include "watch.h"
+#include "../daemon/output.h"
+#include "../daemon/watch.h"
 
 /* The snapshot gap: near the sampling interval, within bounds. */
 static double snapshot_gap_ms(struct monitor *m)

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "discover.h"
-#include "procfs.h"
+#include "../sample/procfs.h"
 
 /* A whole number in [lo, hi] spanning exactly [p, end); -1 when it is not one. */
 static long whole_number(const char *p, const char *end, long lo, long hi)

@@ -4,7 +4,7 @@
 #ifndef PARASTACK_JOB_H
 #define PARASTACK_JOB_H
 
-#include "monitor.h"
+#include "../daemon/monitor.h"
 
 /* The launcher can only be seen from its own node; elsewhere it counts as alive. */
 bool job_launcher_alive(const struct monitor *m);

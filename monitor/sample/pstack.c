@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "report.h"
+#include "../hang/report.h"
 #include "symbolize.h"
 #include "target.h"
 

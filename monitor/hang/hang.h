@@ -4,7 +4,7 @@
 #ifndef PARASTACK_HANG_H
 #define PARASTACK_HANG_H
 
-#include "monitor.h"
+#include "../daemon/monitor.h"
 
 /* One sample (taken at t, monotonic ms; v the model's verdict on it, c what it counted) through
  * suspect -> confirm -> act: what the confirmation step says about it, acted on (the line

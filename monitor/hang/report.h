@@ -9,8 +9,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* "0-2,4-7" from sorted ranks. */
-void report_ranges(const int *ranks, int n, char *buf, size_t len);
+#include "ranges.h"
+
+/* "0-2,4-7" from sorted ranks (ranges.h). */
+static inline void report_ranges(const int *ranks, int n, char *buf, size_t len)
+{
+	ranges_format(ranks, n, buf, len);
+}
 /* Sort an array of rank objects by "rank", in place. */
 void report_sort_by_rank(json_t *ranks);
 /* Did any rank move between two snapshots (arrays of rank objects)? Why, in why. A rank moved

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report.h"
+#include "../hang/report.h"
 
 long jobstack_print(const struct comm *c, const struct job_proc *local, int nlocal,
 		    enum pstack_format f)

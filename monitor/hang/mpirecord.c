@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "../record/record_format.h"
-#include "fscreds.h"
-#include "report.h"
+#include "../../record/record_format.h"
+#include "../sample/fscreds.h"
+#include "ranges.h"
 
 #define FUNC_NAME(name, text) text,
 static const char *const func_names[] = { PSREC_FUNCS(FUNC_NAME) };
@@ -167,7 +167,7 @@ static json_t *comms_json(const struct target *t, struct symbolizer *sy, const s
 			if (sorted && (ranges = malloc(len))) {
 				memcpy(sorted, &a->members[c->first], (size_t)c->size * sizeof(int));
 				qsort(sorted, (size_t)c->size, sizeof(int), compare_int);
-				report_ranges(sorted, c->size, ranges, len);
+				ranges_format(sorted, c->size, ranges, len);
 				members = json_string(ranges);
 			}
 			free(ranges);

@@ -5,13 +5,13 @@
 #include "watch.h"
 
 #include <string.h>
-#include "cores.h"
+#include "../hang/cores.h"
 #include "exitcodes.h"
-#include "mpirecord.h"
-#include "report.h"
+#include "../hang/mpirecord.h"
+#include "../hang/report.h"
 #include "signals.h"
-#include "hang.h"
-#include "job.h"
+#include "../hang/hang.h"
+#include "../job/job.h"
 #include "output.h"
 
 /* Sample the local ranks listed in sample round `round`: count OUT_MPI and live ones, and

@@ -7,8 +7,8 @@
 
 #include <jansson.h>
 
-#include "symbolize.h"
-#include "target.h"
+#include "../sample/symbolize.h"
+#include "../sample/target.h"
 
 /* The rank's record as JSON (call sites named through sy), or NULL when it has no recording
  * layer or the copy is unusable (another version, torn). */

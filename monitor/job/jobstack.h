@@ -6,7 +6,7 @@
 
 #include "comm.h"
 #include "discover.h"
-#include "pstack.h"
+#include "../sample/pstack.h"
 
 /* Collective over the monitors: print (monitor 0, on standard output) the stacks of every
  * monitor's local processes. The number of processes that could not be looked at, job-wide. */

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "target.h"
+#include "../sample/target.h"
 
 /* Core files of those of the n local targets whose rank is in ranks (nranks of them), in dir:
  * DIR/core.rank<R>.<host>.<pid>. A JSON array of { rank, host, pid, core } or, when one could

@@ -1,6 +1,8 @@
 /* report — diagnosis on snapshots. */
 #include "report.h"
-#include "maps.h"
+#include "../sample/maps.h"
+#include "ranges.h"
+#include "report_util.h"
 #include "waitfor.h"
 
 #include <stdarg.h>
@@ -29,60 +31,15 @@ static bool in_list(const char *s, const char *const *list)
 	return false;
 }
 
-static const char *str(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-static int rank_of(json_t *o)
-{
-	return (int)json_integer_value(json_object_get(o, "rank"));
-}
-
 static bool in_kernel(json_t *r)
 {
 	return json_is_true(json_object_get(r, "in_kernel"));
 }
 
-static bool same(const char *a, const char *b)
-{
-	return a && b ? !strcmp(a, b) : a == b;
-}
-
-/* "0-2,4-7" from sorted ranks, however many: malloc'd (NULL when out of memory). */
-static char *ranges_dup(const int *ranks, int n)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	for (int i = 0; i < n;) {
-		int j = i;
-
-		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
-			j++;
-		fprintf(f, "%s%d", i ? "," : "", ranks[i]);
-		if (j > i)
-			fprintf(f, "-%d", ranks[j]);
-		i = j + 1;
-	}
-	fclose(f);
-	return buf;
-}
-
-void report_ranges(const int *ranks, int n, char *buf, size_t len)
-{
-	char *all = ranges_dup(ranks, n);
-
-	snprintf(buf, len, "%s", all ? all : "");
-	free(all);
-}
 
 /* The rank's object in a snapshot: snapshots are sorted by rank (report_sort_by_rank), so a
  * binary search, which keeps reports of large jobs linear; a linear look when unsorted. */
-static json_t *find_rank(json_t *snap, int rank)
+json_t *report_find_rank(json_t *snap, int rank)
 {
 	size_t lo = 0, hi = json_array_size(snap), i;
 	json_t *o;
@@ -110,7 +67,7 @@ bool report_moved(json_t *before, json_t *after, char *why, size_t len)
 	json_t *a;
 
 	json_array_foreach(before, i, a) {
-		json_t *b = find_rank(after, rank_of(a));
+		json_t *b = report_find_rank(after, rank_of(a));
 		const char *sa = str(a, "state"), *sb = b ? str(b, "state") : NULL;
 		const char *ca = str(a, "mpi_call"), *cb = b ? str(b, "mpi_call") : NULL;
 
@@ -149,7 +106,7 @@ json_t *report_faulty(json_t *const *snaps, int nsnaps)
 		/* Out of MPI, frozen (SIGSTOP) or dead in every snapshot: the others wait for it. A
 		 * snapshot that could not sample the rank (UNKNOWN) says nothing either way. */
 		for (int k = 0; k < nsnaps; k++) {
-			json_t *r = find_rank(snaps[k], rank_of(o));
+			json_t *r = report_find_rank(snaps[k], rank_of(o));
 
 			if (r && same(str(r, "state"), "UNKNOWN"))
 				continue;
@@ -319,7 +276,7 @@ static void diagnose_computation(json_t *snap, json_t *faulty, json_t *diag)
 	json_t *r;
 
 	json_array_foreach(faulty, i, r) {
-		json_t *rank = find_rank(snap, (int)json_integer_value(r));
+		json_t *rank = report_find_rank(snap, (int)json_integer_value(r));
 		char pos[1024];
 
 		if (!rank || same(str(rank, "state"), "EXITED"))
@@ -435,7 +392,7 @@ static json_t *first_live(json_t *snap, json_t *ranks)
 	json_t *v;
 
 	json_array_foreach(ranks ? ranks : snap, i, v) {
-		json_t *r = ranks ? find_rank(snap, (int)json_integer_value(v)) : v;
+		json_t *r = ranks ? report_find_rank(snap, (int)json_integer_value(v)) : v;
 
 		if (r && !same(str(r, "state"), "EXITED"))
 			return r;
@@ -456,7 +413,7 @@ static json_t *next_step(json_t *snap, json_t *groups, json_t *faulty)
 	} else if (json_array_size(groups) > 1) {
 		json_t *small = json_array_get(groups, json_array_size(groups) - 1);
 
-		target = find_rank(snap, (int)json_integer_value(
+		target = report_find_rank(snap, (int)json_integer_value(
 						 json_array_get(json_object_get(small, "rank_list"), 0)));
 	} else if (json_array_size(snap) > 0) {
 		target = json_array_get(snap, 0);
@@ -556,7 +513,7 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 	bool live_faulty = false, all_in_kernel = true;
 
 	json_array_foreach(faulty, i, g) {
-		json_t *r = find_rank(snap, (int)json_integer_value(g));
+		json_t *r = report_find_rank(snap, (int)json_integer_value(g));
 
 		if (r && same(str(r, "state"), "EXITED")) {
 			json_array_append(dead, g);
@@ -639,178 +596,3 @@ json_t *report_none(json_t *model, bool watched)
 			 "model", model);
 }
 
-/* A JSON Unix time as UTC text in format; false (buf untouched) when it is not a time. */
-static bool utc_text(json_t *t, const char *format, char *buf, size_t len)
-{
-	time_t secs = (time_t)json_number_value(t);
-	struct tm tm;
-
-	return json_is_number(t) && secs > 0 && gmtime_r(&secs, &tm) && strftime(buf, len, format, &tm);
-}
-
-/* The three steps, in one line: when it was suspected, and how it was confirmed. */
-static void report_print_confirmation(FILE *out, json_t *c)
-{
-	double window = json_real_value(json_object_get(c, "window_s"));
-
-	if (!json_is_object(c))
-		return;
-	if (same(str(c, "basis"), "progress evidence"))
-		fprintf(out, "  confirmed: no rank waiting in MPI moved for %.0f s (the hang began before the "
-			"model had a history: no model verdict needed)\n",
-			window);
-	else if (window > 0)
-		fprintf(out, "  confirmed: no rank waiting in MPI moved in the %.0f s after the suspicion\n",
-			window);
-	else
-		fprintf(out, "  confirmed at once (--confirm 0)\n");
-
-	char when[64];
-
-	if (utc_text(json_object_get(c, "last_progress_at"), "%H:%M:%S UTC", when, sizeof(when)))
-		fprintf(out, "  last progress seen at %s (sampled ranks computing): the hang began after it\n",
-			when);
-}
-
-/* One level of the merged stack tree, indented by depth; *lines counts what was printed. */
-static void print_tree_level(FILE *out, json_t *children, int depth, int max, int *lines, int *left)
-{
-	size_t i;
-	json_t *c;
-
-	json_array_foreach(children, i, c) {
-		if (*lines >= max) {
-			(*left)++;
-		} else {
-			fprintf(out, "    %*s%-*s %s\n", depth * 2, "", 40 - depth * 2 > 8 ? 40 - depth * 2 : 8,
-				str(c, "frame"), str(c, "ranks"));
-			(*lines)++;
-		}
-		print_tree_level(out, json_object_get(c, "children"), depth + 1, max, lines, left);
-	}
-}
-
-void report_print_tree(FILE *out, json_t *tree, int max_lines)
-{
-	int lines = 0, left = 0;
-
-	print_tree_level(out, tree, 0, max_lines, &lines, &left);
-	if (left)
-		fprintf(out, "    ... %d more frame(s) (the JSON has them all)\n", left);
-}
-
-/* For a communication hang: the live ranks the recording layer was not in, whose waits are
- * read from their stacks alone (a launch line it could not be placed through, --no-record). */
-static void print_layer_coverage(FILE *out, json_t *report)
-{
-	json_t *ranks = json_object_get(report, "ranks"), *r;
-	int *without = calloc(json_array_size(ranks) + 1, sizeof(int)), n = 0;
-	size_t i;
-
-	if (!without || !same(str(report, "hang_type"), "communication")) {
-		free(without);
-		return;
-	}
-	json_array_foreach(ranks, i, r)
-		if (json_is_false(json_object_get(r, "recording_layer")) && !same(str(r, "state"), "EXITED"))
-			without[n++] = rank_of(r);
-	if (n) {
-		char *rr = ranges_dup(without, n);
-
-		fprintf(out, "  recording layer: not loaded in rank%s %s: %s from stacks alone\n",
-			n > 1 ? "s" : "", rr ? rr : "?",
-			(size_t)n == json_array_size(ranks) ? "the diagnosis comes" : "their waits are read");
-		free(rr);
-	}
-	free(without);
-}
-
-/* The report's merged stack tree, at most 40 lines. */
-static void print_tree(FILE *out, json_t *tree)
-{
-	if (!json_array_size(tree))
-		return;
-	fprintf(out, "  stack tree (each distinct call path once, with its ranks):\n");
-	report_print_tree(out, tree, 40);
-}
-
-void report_print(FILE *out, json_t *report)
-{
-	char when[64] = "?";
-	json_t *m = json_object_get(report, "model"), *v;
-	size_t i;
-
-	utc_text(json_object_get(report, "detected_at"), "%Y-%m-%d %H:%M:%S UTC", when, sizeof(when));
-	fprintf(out, "\nparastack: HANG DETECTED at %s — %s error%s\n", when,
-		str(report, "hang_type"), json_array_size(json_object_get(report, "dead_ranks")) ?
-		", after a rank died (a crash, not an ordinary hang)" : "");
-	if (json_array_size(json_object_get(report, "faulty_ranks"))) {
-		json_t *fr = json_object_get(report, "faulty_ranks");
-		int *ranks = calloc(json_array_size(fr) + 1, sizeof(int)), n = 0;
-		char *r;
-
-		json_array_foreach(fr, i, v)
-			if (ranks)
-				ranks[n++] = (int)json_integer_value(v);
-		r = ranges_dup(ranks, n);
-		fprintf(out, "  faulty rank(s): %s\n", r ? r : "?");
-		free(r);
-		free(ranks);
-	} else {
-		fprintf(out, "  faulty rank(s): none in application code: every live rank waits in MPI\n");
-	}
-	fprintf(out, "  stack groups:\n");
-	json_array_foreach(json_object_get(report, "groups"), i, v)
-		fprintf(out, "    rank%s %-12s %-8s %s\n",
-			json_integer_value(json_object_get(v, "count")) > 1 ? "s" : " ",
-			str(v, "ranks"), str(v, "state"), str(v, "path"));
-	print_tree(out, json_object_get(report, "tree"));
-	print_layer_coverage(out, report);
-	fprintf(out, "  diagnosis:\n");
-	json_array_foreach(json_object_get(report, "diagnosis"), i, v)
-		fprintf(out, "    - %s\n", json_string_value(v));
-	json_array_foreach(json_object_get(report, "faulty_ranks"), i, v) {
-		json_t *rank = find_rank(json_object_get(report, "ranks"), (int)json_integer_value(v));
-		size_t k;
-		json_t *f;
-
-		if (!rank || same(str(rank, "state"), "EXITED"))
-			continue;
-		fprintf(out, "  rank %d on %s, pid %lld:\n", rank_of(rank), str(rank, "host"),
-			(long long)json_integer_value(json_object_get(rank, "pid")));
-		json_array_foreach(json_object_get(rank, "frames"), k, f) {
-			if (k >= 16)
-				break;
-			fprintf(out, "      #%-2zu %s", k, str(f, "func"));
-			if (str(f, "file"))
-				fprintf(out, " at %s:%lld", str(f, "file"),
-					(long long)json_integer_value(json_object_get(f, "line")));
-			fprintf(out, " [%s]\n", str(f, "module") ? str(f, "module") : "?");
-			if (same(str(f, "func"), "main") || same(str(f, "func"), "MAIN__"))
-				break; /* what lies above main is the C runtime */
-		}
-	}
-	if (json_is_object(m) && json_is_false(json_object_get(m, "usable")))
-		fprintf(out, "  model: %lld samples, still building (no threshold yet: the samples look alike)\n",
-			(long long)json_integer_value(json_object_get(m, "samples")));
-	else if (json_is_object(m))
-		fprintf(out, "  model: %lld samples, I = %.0f ms, suspicion when S <= %lld (p_hat %.3f, e %.2f, q %.3f), alpha %g\n",
-			(long long)json_integer_value(json_object_get(m, "samples")),
-			json_real_value(json_object_get(m, "interval_ms")),
-			(long long)json_integer_value(json_object_get(m, "threshold")),
-			json_real_value(json_object_get(m, "p_hat")),
-			json_real_value(json_object_get(m, "e")), json_real_value(json_object_get(m, "q")),
-			json_real_value(json_object_get(m, "alpha")));
-	report_print_confirmation(out, json_object_get(report, "confirmation"));
-	json_array_foreach(json_object_get(report, "cores"), i, v)
-		fprintf(out, "  core of rank %lld (host %s, pid %lld): %s%s\n",
-			(long long)json_integer_value(json_object_get(v, "rank")), str(v, "host"),
-			(long long)json_integer_value(json_object_get(v, "pid")),
-			str(v, "core") ? str(v, "core") : "not written: ",
-			str(v, "core") ? "" : str(v, "error"));
-	if (str(report, "next_step"))
-		fprintf(out, "  next step: %s\n", str(report, "next_step"));
-	if (str(report, "action"))
-		fprintf(out, "  action: %s\n", str(report, "action"));
-	fflush(out);
-}

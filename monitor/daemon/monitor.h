@@ -6,7 +6,7 @@
  *             target.c, unwind_libunwind.c, classify, progress.c), the model (stats/)
  *   hang.c    suspect -> confirm (stats/confirm.c) -> act: snapshots, diagnosis, report
  *   output.c  what the job's output and the report get: lines, JSON, status, cores
- * (monitor/README has the map of the rest.) Each module touches only the part of struct
+ * (monitor/README has the map of the rest, room by room.) Each module touches only the part of struct
  * monitor its comment names; what the loops share is passed as this struct, no globals. */
 #ifndef PARASTACK_MONITOR_H
 #define PARASTACK_MONITOR_H
@@ -19,14 +19,14 @@
 
 #include <jansson.h>
 
-#include "../stats/stats.h"
-#include "capture.h"
-#include "comm.h"
+#include "../../stats/stats.h"
+#include "../sample/capture.h"
+#include "../job/comm.h"
 #include "options.h"
-#include "pidlist.h"
-#include "pstack.h"
-#include "symbolize.h"
-#include "target.h"
+#include "../job/pidlist.h"
+#include "../sample/pstack.h"
+#include "../sample/symbolize.h"
+#include "../sample/target.h"
 
 #define MAX_RANKS 65536
 #define SNAPSHOTS 5            /* snapshots that decide the faulty ranks */

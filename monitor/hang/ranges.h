@@ -1,0 +1,13 @@
+/* ranges — rank sets as users read them, "0-2,4-7": what the report, the wait-for analysis and
+ * the records' member lists share (below all three, so none includes another for it). */
+#ifndef PARASTACK_RANGES_H
+#define PARASTACK_RANGES_H
+
+#include <stddef.h>
+
+/* "0-2,4-7" from sorted ranks, however many: malloc'd (NULL when out of memory). */
+char *ranges_dup(const int *ranks, int n);
+/* The same into buf (cut at len). */
+void ranges_format(const int *ranks, int n, char *buf, size_t len);
+
+#endif

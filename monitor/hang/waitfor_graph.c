@@ -1,0 +1,220 @@
+/* waitfor_graph — the nodes of the wait-for graph and the readers of the records (see
+ * waitfor_graph.h). */
+#include "waitfor_graph.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ranges.h"
+
+const char *wf_str(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+long long wf_int(json_t *o, const char *k)
+{
+	return json_integer_value(json_object_get(o, k));
+}
+
+bool wf_is(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+void wf_say(json_t *diag, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) >= 0)
+		json_array_append_new(diag, json_string(s));
+	va_end(ap);
+	free(s);
+}
+
+struct node *wf_node_of(struct graph *g, int rank)
+{
+	int lo = 0, hi = g->count - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (g->n[mid].rank == rank)
+			return &g->n[mid];
+		if (g->n[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+void wf_wait_add(struct node *n, int rank)
+{
+	for (int i = 0; i < n->nwaits; i++)
+		if (n->waits[i] == rank)
+			return;
+
+	int *w = realloc(n->waits, (size_t)(n->nwaits + 1) * sizeof(int));
+
+	if (w) {
+		n->waits = w;
+		n->waits[n->nwaits++] = rank;
+	}
+}
+
+void wf_push_int(int **v, int *n, int x)
+{
+	int *p = realloc(*v, (size_t)(*n + 1) * sizeof(int));
+
+	if (p) {
+		*v = p;
+		(*v)[(*n)++] = x;
+	}
+}
+
+/* "0-3,5" into a malloc'd array; its length in *n. */
+int *wf_parse_ranges(const char *s, int *n)
+{
+	int *out = NULL, cap = 0;
+
+	*n = 0;
+	while (s && *s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+
+		if (end == s)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long r = a; r <= b && b - a < 1 << 24; r++) {
+			if (*n == cap) {
+				int *p = realloc(out, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(int));
+
+				if (!p)
+					return out;
+				out = p;
+			}
+			out[(*n)++] = (int)r;
+		}
+		s = *end == ',' ? end + 1 : end;
+		if (*end != ',')
+			break;
+	}
+	return out;
+}
+
+int wf_compare_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
+char *wf_ranges_of(const int *ranks, int n)
+{
+	size_t len = (size_t)n * 12 + 16;
+	char *buf = malloc(len);
+	int *sorted = malloc((size_t)(n ? n : 1) * sizeof(int));
+
+	if (buf && sorted) {
+		memcpy(sorted, ranks, (size_t)n * sizeof(int));
+		qsort(sorted, (size_t)n, sizeof(int), wf_compare_int);
+		ranges_format(sorted, n, buf, len);
+	}
+	free(sorted);
+	return buf;
+}
+
+/* The communicator id's description: "MPI_COMM_WORLD" or "communicator 8c1f… (ranks 0,2)". */
+void wf_comm_name(json_t *comm, const char *id, char *buf, size_t len)
+{
+	if (wf_is(id, WORLD_ID))
+		snprintf(buf, len, "MPI_COMM_WORLD");
+	else
+		snprintf(buf, len, "communicator %.8s (ranks %s)", id ? id : "?",
+			 comm && wf_str(comm, "members") ? wf_str(comm, "members") : "?");
+}
+
+json_t *wf_comm_of(json_t *rec, const char *id)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(rec, "comms"), i, c)
+		if (wf_is(wf_str(c, "id"), id))
+			return c;
+	return NULL;
+}
+
+json_t *wf_history_entry(json_t *comm, long long seq)
+{
+	size_t i;
+	json_t *h;
+
+	json_array_foreach(json_object_get(comm, "history"), i, h)
+		if (wf_int(h, "coll_seq") == seq)
+			return h;
+	return NULL;
+}
+
+bool wf_is_collective_call(json_t *call)
+{
+	return call && wf_int(call, "coll_seq") > 0;
+}
+
+bool wf_in_list(const char *f, const char *const *list)
+{
+	for (int i = 0; f && list[i]; i++)
+		if (!strcmp(f, list[i]))
+			return true;
+	return false;
+}
+
+/* Blocking point-to-point calls: they wait for their peer. */
+bool wf_is_p2p_wait(const char *f)
+{
+	static const char *const calls[] = { "MPI_Recv", "MPI_Sendrecv", "MPI_Probe", "MPI_Send",
+					     "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", NULL };
+
+	return wf_in_list(f, calls);
+}
+
+bool wf_is_send(const char *f)
+{
+	static const char *const calls[] = { "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend",
+					     "MPI_Isend", "MPI_Issend", "MPI_Send_init", NULL };
+
+	return wf_in_list(f, calls);
+}
+
+/* What a rank is doing, for a sentence: "waits in MPI_Recv from rank 3 (tag 5) at a.c:40". */
+void wf_doing(struct node *n, char *buf, size_t len)
+{
+	json_t *c = n ? n->call : NULL;
+
+	if (!n || n->exited)
+		snprintf(buf, len, "has exited");
+	else if (n->finalizing)
+		snprintf(buf, len, "is in MPI_Finalize");
+	else if (!c)
+		snprintf(buf, len, "is %s", wf_is(wf_str(n->obj, "state"), "OUT_MPI") ? "in application code" :
+			 "in MPI (unrecorded)");
+	else if (wf_is_p2p_wait(wf_str(c, "func")) && wf_int(c, "peer") >= 0)
+		snprintf(buf, len, "waits in %s %s rank %lld (tag %lld) at %s", wf_str(c, "func"),
+			 wf_is_send(wf_str(c, "func")) ? "to" : "from",
+			 wf_int(c, "peer"), wf_int(c, "tag"), wf_str(c, "at") ? wf_str(c, "at") : "?");
+	else if (wf_is_p2p_wait(wf_str(c, "func")) && wf_int(c, "peer") == ANY)
+		snprintf(buf, len, "waits in %s from any source at %s", wf_str(c, "func"),
+			 wf_str(c, "at") ? wf_str(c, "at") : "?");
+	else if (wf_is_collective_call(c))
+		snprintf(buf, len, "waits in %s #%lld at %s", wf_str(c, "func"), wf_int(c, "coll_seq"),
+			 wf_str(c, "at") ? wf_str(c, "at") : "?");
+	else
+		snprintf(buf, len, "waits in %s at %s", wf_str(c, "func"), wf_str(c, "at") ? wf_str(c, "at") : "?");
+}
+

@@ -1,0 +1,84 @@
+/* waitfor_graph — the wait-for analysis's view of the job (private to monitor/hang/): one node
+ * per rank with its record and the call it waits in, and the readers of the records' JSON that
+ * waitfor.c's rules share (communicators, histories, what a rank is doing). */
+#ifndef PARASTACK_WAITFOR_GRAPH_H
+#define PARASTACK_WAITFOR_GRAPH_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define WORLD_ID "0000000000000001"
+#define ANY (-1)
+
+/* One rank as the analysis sees it. */
+struct node {
+	int rank;
+	json_t *obj;   /* its snapshot object */
+	json_t *rec;   /* its record, or NULL */
+	json_t *call;  /* the call its main thread (or first recorded thread) is in, or NULL */
+	bool exited, finalizing;
+	int *waits;    /* ranks it waits for (ANY: any rank of the communicator) */
+	int nwaits;
+	int np2p;      /* the first np2p of them are point-to-point waits */
+	bool in_cycle;
+};
+
+struct graph {
+	struct node *n;
+	int count;
+	json_t *diag;
+};
+
+/* A JSON object's string member (NULL when absent), its integer member (0), string equality
+ * (false when either is NULL). */
+const char *wf_str(json_t *o, const char *k);
+long long wf_int(json_t *o, const char *k);
+bool wf_is(const char *a, const char *b);
+
+/* One sentence appended to the diagnosis. */
+void wf_say(json_t *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The node of a rank, or NULL when the rank is not in the job. */
+struct node *wf_node_of(struct graph *g, int rank);
+
+/* n waits for rank (ANY: any rank of the communicator). */
+void wf_wait_add(struct node *n, int rank);
+
+/* Append x to a growing array. */
+void wf_push_int(int **v, int *n, int x);
+
+/* "0-3,5" into a malloc'd array; its length in *n. */
+int *wf_parse_ranges(const char *s, int *n);
+
+/* qsort's ascending int order. */
+int wf_compare_int(const void *x, const void *y);
+
+/* "0-2,4-7" from ranks in any order (malloc'd; NULL when out of memory). */
+char *wf_ranges_of(const int *ranks, int n);
+
+/* The communicator id's description: "MPI_COMM_WORLD" or "communicator 8c1f… (ranks 0,2)". */
+void wf_comm_name(json_t *comm, const char *id, char *buf, size_t len);
+
+/* The communicator id in a rank's record, or NULL. */
+json_t *wf_comm_of(json_t *rec, const char *id);
+
+/* Collective number seq in a communicator's recorded history, or NULL. */
+json_t *wf_history_entry(json_t *comm, long long seq);
+
+/* Is the call a collective? (It has a collective number.) */
+bool wf_is_collective_call(json_t *call);
+
+/* Is f one of the NULL-terminated list? */
+bool wf_in_list(const char *f, const char *const *list);
+
+/* Blocking point-to-point calls: they wait for their peer. */
+bool wf_is_p2p_wait(const char *f);
+
+/* A send of any mode (blocking or not). */
+bool wf_is_send(const char *f);
+
+/* What a rank is doing, for a sentence: "waits in MPI_Recv from rank 3 (tag 5) at a.c:40". */
+void wf_doing(struct node *n, char *buf, size_t len);
+
+#endif
