@@ -243,12 +243,12 @@ static int wait_child(pid_t pid, int ms)
 
 /* End the job we started: SIGTERM to the launcher, SIGKILL after the grace period to every
  * process of the job that is still there (identified by pid and start time). */
-static void end_job(pid_t launcher, int grace_s)
+static void end_job(pid_t launcher, int sig, int grace_s)
 {
 	int n;
 	struct proc_id *procs = job_processes(launcher, &n);
 
-	kill(launcher, SIGTERM);
+	kill(launcher, sig);
 	if (wait_child(launcher, grace_s * 1000) < 0)
 		kill(launcher, SIGKILL);
 	/* The launcher is gone (or killed); ranks it could not take with it go now. */
@@ -515,12 +515,21 @@ static int run_job_watch(const struct run *r, const char *monitor, const char *s
 			continue;
 		}
 		if (w < 0 && errno == EINTR && signals_caught) {
-			/* Ctrl-C or a scheduler's signal: pass it on to what we started, then wait. */
-			kill(launcher, signals_caught);
+			/* Ctrl-C, an outside timeout, a scheduler's time limit: say what happens, end
+			 * the job as mpirun and srun would (the signal to the launcher, then what is
+			 * left of the job's processes after the grace period), and exit only once they
+			 * are gone. */
+			int sig = signals_caught;
+
+			signals_caught = 0;
+			fprintf(stderr, "parastack: %s: ending the job (launcher pid %d) and its watch\n",
+				sig == SIGINT ? "interrupted" : strsignal(sig), (int)launcher);
 			if (monitoring)
 				kill(mon, SIGTERM);
-			signals_caught = 0;
-			continue;
+			end_job(launcher, sig, r->grace_s);
+			if (monitoring)
+				end_monitor(mon, 3000);
+			return 128 + sig;
 		}
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -539,7 +548,7 @@ static int run_job_watch(const struct run *r, const char *monitor, const char *s
 			    (WIFEXITED(st) && WEXITSTATUS(st) == MONITOR_EXIT_HANG)) {
 				if (!cancel_batch_job(r))
 					fprintf(stderr, "parastack: ending the hung job (launcher pid %d)\n", (int)launcher);
-				end_job(launcher, r->grace_s);
+				end_job(launcher, SIGTERM, r->grace_s);
 				return PARASTACK_EXIT_HUNG;
 			}
 			if (!(WIFEXITED(st) && WEXITSTATUS(st) == MONITOR_EXIT_NONE))

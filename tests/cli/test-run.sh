@@ -224,6 +224,20 @@ if wait_for "$TMP/report-mode.out" "HANG DETECTED" 120; then
 	expect_job_gone "report mode after SIGTERM"
 fi
 
+# --- SIGTERM from outside (timeout, a batch system's time limit): one true line, the job ended
+# as mpirun would end it, and parastack exits only once none of the job's processes runs -------
+RUN_TIMEOUT=90 run env PS_PRINT_PIDS=1 PS_ITERS=10000000 timeout 15 "$PARASTACK" run --seed 7 -- \
+	mpirun --oversubscribe -np 2 "$APPS/stencil"
+expect_status "timeout: timeout's own status" 124
+expect_grep "timeout: said what happens" "^parastack: Terminated: ending the job (launcher pid [0-9]*) and its watch$" "$ERR"
+if printf '%s' "$ERR" | grep -q "goes on unwatched"; then fail "timeout: said the job goes on: $ERR"; else ok; fi
+left=""
+for p in $(printf '%s\n' "$OUT" | sed -n 's/^rank [0-9]* pid //p'); do
+	s=$(proc_state "$p")
+	[ -n "$s" ] && [ "$s" != Z ] && left="$left $p($s)"
+done
+if [ -z "$left" ] && [ -n "$(printf '%s\n' "$OUT" | sed -n 's/^rank [0-9]* pid //p')" ]; then ok; else fail "timeout: ranks still running:$left ($OUT)"; fi
+
 # --- bad input ------------------------------------------------------------------------------
 run "$PARASTACK" run
 expect_error "no job" 2 "no job to run"
