@@ -452,6 +452,27 @@ static bool place_layer(const struct run *r, struct layer_placement *layer)
 static int run_job_watch(const struct run *r, const char *monitor, const char *status_file,
 			 pid_t launcher);
 
+/* A monitor that died while the job runs is started again, at most once a minute (a monitor
+ * that keeps dying must not be restarted in a loop); one line says which. true when watching
+ * goes on (*mon the new monitor). */
+static bool restart_monitor(const struct run *r, const char *monitor, pid_t launcher,
+			    const char *status_file, int status, time_t *restarted, pid_t *mon)
+{
+	time_t now = time(NULL);
+
+	if (*restarted && now - *restarted < 60) {
+		fprintf(stderr, "parastack: the monitor stopped again (status %d) within a minute; the "
+			"job goes on unwatched\n", status);
+		return false;
+	}
+	*restarted = now;
+	unlink(status_file);
+	*mon = start_monitor(r, monitor, launcher, status_file);
+	fprintf(stderr, "parastack: the monitor stopped (status %d); %s\n", status,
+		*mon > 0 ? "started it again: the job stays watched" : "the job goes on unwatched");
+	return *mon > 0;
+}
+
 /* Can the launcher be started (a program in PATH, or a path)? errno set when not. */
 static bool launcher_found(const char *name)
 {
@@ -502,6 +523,7 @@ static int run_job_watch(const struct run *r, const char *monitor, const char *s
 
 	pid_t mon = start_monitor(r, monitor, launcher, status_file);
 	bool monitoring = mon > 0;
+	time_t restarted = 0; /* when a monitor that died was last started again */
 
 	for (;;) {
 		int st;
@@ -552,8 +574,8 @@ static int run_job_watch(const struct run *r, const char *monitor, const char *s
 				return PARASTACK_EXIT_HUNG;
 			}
 			if (!(WIFEXITED(st) && WEXITSTATUS(st) == MONITOR_EXIT_NONE))
-				fprintf(stderr, "parastack: the monitor stopped (status %d); the job goes on unwatched\n",
-					exit_status_of(st));
+				monitoring = restart_monitor(r, monitor, launcher, status_file, exit_status_of(st),
+							     &restarted, &mon);
 		}
 	}
 	return EXIT_INPUT;

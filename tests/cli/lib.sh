@@ -97,6 +97,15 @@ mpirun_start() {
 	done
 }
 
+# descendants PID: every process below PID (one a line), from /proc/PID/task/*/children: the
+# tree of a process this test started, never a sweep over /proc by name.
+descendants() {
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+
 # rank_pid OUTFILE RANK: the pid a "rank R pid P" line reported.
 rank_pid() {
 	sed -n "s/^rank $2 pid \([0-9]*\)$/\1/p" "$1"

@@ -238,6 +238,23 @@ for p in $(printf '%s\n' "$OUT" | sed -n 's/^rank [0-9]* pid //p'); do
 done
 if [ -z "$left" ] && [ -n "$(printf '%s\n' "$OUT" | sed -n 's/^rank [0-9]* pid //p')" ]; then ok; else fail "timeout: ranks still running:$left ($OUT)"; fi
 
+# --- a monitor that dies is started again (once a minute at most), said in one line ----------
+start "$TMP/restart.out" env PS_ITERS=10000000 "$PARASTACK" run --seed 7 -- mpirun --oversubscribe -np 2 "$APPS/stencil"
+RUNPID=$BG
+if wait_for "$TMP/restart.out" "watching 2 ranks" 60; then
+	mon=""
+	for p in $(descendants "$RUNPID"); do [ "$(cat /proc/"$p"/comm 2>/dev/null)" = parastack-monit ] && mon=$p; done
+	if [ -n "$mon" ]; then kill -KILL "$mon"; ok; else fail "restart: no monitor below parastack run"; fi
+	wait_for "$TMP/restart.out" "^parastack: the monitor stopped (status [0-9]*); started it again: the job stays watched$" 60 && ok
+	# The new monitor watches: its own "watching" line, then a status line on request.
+	deadline=$(($(date +%s) + 60))
+	until [ "$(grep -c '^parastack: watching 2 ranks' "$TMP/restart.out")" -ge 2 ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.1; done
+	kill -USR1 "$RUNPID"
+	wait_for "$TMP/restart.out" "^parastack: status: watching 2 ranks" 60 && ok
+	kill -TERM "$RUNPID"
+	if reap "$RUNPID" 60; then ok; else fail "restart: parastack run did not end on SIGTERM"; fi
+fi
+
 # --- bad input ------------------------------------------------------------------------------
 run "$PARASTACK" run
 expect_error "no job" 2 "no job to run"
