@@ -175,6 +175,13 @@ done
 expect_status "parastack run -- srun in an allocation" 0
 n=$(printf '%s\n' "$OUT" | grep -c "^layercheck rank .* layer=1 .*parent=0 .* prog=salloc-srun$")
 if [ "$n" -eq 4 ]; then ok; else fail "parastack run -- srun: $n of 4 tasks had the layer: $OUT $ERR"; fi
+# srun --mpi=pmi2 with an MPICH program (Debian's Open MPI starts only under pmix): the task
+# prolog beside the MPICH layer is the one srun gets, from the program's own libraries.
+MLAYERCHECK=$HERE/$BUILD/mpich/tests/apps/layercheck
+RUN_TIMEOUT=180 run salloc -N 2 -n 4 "$HERE/$PARASTACK" run --quiet --seed 5 -- srun --mpi=pmi2 "$MLAYERCHECK" salloc-pmi2
+expect_status "parastack run -- srun --mpi=pmi2 (MPICH)" 0
+n=$(printf '%s\n' "$OUT" | grep -c "^layercheck rank .* layer=1 .*parent=0 .*preload=.*/mpich/libparastack-mpi.so prog=salloc-pmi2$")
+if [ "$n" -eq 4 ]; then ok; else fail "srun --mpi=pmi2: $n of 4 MPICH tasks had the MPICH layer: $OUT $ERR"; fi
 
 
 # --- parastack attach --slurm-job: a job submitted with plain sbatch, watched from outside ----
