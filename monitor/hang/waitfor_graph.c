@@ -201,9 +201,14 @@ void wf_doing(struct node *n, char *buf, size_t len)
 		snprintf(buf, len, "has exited");
 	else if (n->finalizing)
 		snprintf(buf, len, "is in MPI_Finalize");
+	else if (!c && wf_is(wf_str(n->obj, "state"), "OUT_MPI"))
+		snprintf(buf, len, "is in application code");
 	else if (!c)
-		snprintf(buf, len, "is %s", wf_is(wf_str(n->obj, "state"), "OUT_MPI") ? "in application code" :
-			 "in MPI (unrecorded)");
+		/* In MPI with no record of the call: name the call from the stack, and why. */
+		snprintf(buf, len, "is in %s, %s", wf_str(n->obj, "mpi_call") ? wf_str(n->obj, "mpi_call") : "MPI",
+			 json_is_false(json_object_get(n->obj, "recording_layer")) ?
+				 "without the recording layer (its stack alone says so)" :
+				 "which the recording layer does not record");
 	else if (wf_is_p2p_wait(wf_str(c, "func")) && wf_int(c, "peer") >= 0)
 		snprintf(buf, len, "waits in %s %s rank %lld (tag %lld) at %s", wf_str(c, "func"),
 			 wf_is_send(wf_str(c, "func")) ? "to" : "from",

@@ -143,6 +143,30 @@ START_TEST(rank_in_finalize_is_waited_for)
 }
 END_TEST
 
+/* A rank in a call the layer does not record is named with the call its stack shows, and with
+ * why there is no record: never a bare "unrecorded". */
+START_TEST(an_unrecorded_call_is_named_from_the_stack)
+{
+	json_t *s = json_array();
+	json_t *r1 = rank_rec(1, 3, NULL, -2, 0, 0, 0, 8, NULL);
+
+	json_object_set_new(r1, "mpi_call", json_string("MPI_Alltoall"));
+	json_object_set_new(r1, "recording_layer", json_true());
+	json_array_append_new(s, rank_rec(0, 3, "MPI_Barrier", -2, 0, 9, 0, 9, NULL));
+	json_array_append_new(s, r1);
+	json_array_append_new(s, rank_rec(2, 3, "MPI_Barrier", -2, 0, 9, 0, 9, NULL));
+
+	json_t *wf = waitfor_analyze(s);
+	char *text = json_dumps(wf, 0);
+
+	ck_assert_ptr_nonnull(strstr(text, "rank 1 is in MPI_Alltoall, which the recording layer does not record"));
+	ck_assert_ptr_null(strstr(text, "unrecorded"));
+	free(text);
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
 /* A rank that finalized early: its neighbours wait for its messages (point to point) and have
  * not entered the collective the others wait in either; only the rank that left is at fault. */
 START_TEST(neighbours_of_a_rank_that_left_are_not_at_fault)
@@ -196,6 +220,7 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, different_counts_are_a_mismatch);
 	tcase_add_test(tc, v_collectives_compare_operations_not_sizes);
 	tcase_add_test(tc, rank_in_finalize_is_waited_for);
+	tcase_add_test(tc, an_unrecorded_call_is_named_from_the_stack);
 	tcase_add_test(tc, large_job_one_behind);
 	tcase_add_test(tc, neighbours_of_a_rank_that_left_are_not_at_fault);
 	suite_add_tcase(s, tc);
