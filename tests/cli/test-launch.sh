@@ -65,16 +65,18 @@ printf '#!/bin/sh\nexport PS_SHOW=wrapped\nexec "%s" "$@"\n' "$(cd "$(dirname "$
 chmod +x "$TMP/run.sh"
 launch "a wrapper script between mpirun and the program" 2 -- $MPIRUN -np 2 "$TMP/run.sh" viawrapper
 expect_grep "wrapper: the program ran through it" "show=wrapped .* prog=viawrapper" "$OUT"
-# A job script (what parastack-sbatch and -qsub run): its mpirun is the shim, -x and all.
+# A job script (what parastack-sbatch and -qsub run): its mpirun is the shim, -x and all; the
+# shims' private directory is gone afterwards.
 printf '#!/bin/sh\n%s -np 2 -x PS_SHOW=script "%s"\n' "$MPIRUN" "$APP" >"$TMP/job.sh"
 chmod +x "$TMP/job.sh"
+before=$(ls -d /tmp/parastack-launch.* 2>/dev/null)
 launch "a job script with mpirun -x" 2 -- "$TMP/job.sh"
 expect_grep "job script: its -x kept" "show=script" "$OUT"
-if ls -d /tmp/parastack-launch.* 2>/dev/null | grep -q .; then
-	# Another parastack may be running on the machine: only flag ours if this run left one.
-	for d in /tmp/parastack-launch.*; do [ -O "$d" ] && [ "$(find "$d" -newer "$TMP/job.sh" -maxdepth 0 2>/dev/null)" ] && fail "shim directory left behind: $d"; done
-fi
-ok
+left=""
+for d in $(ls -d /tmp/parastack-launch.* 2>/dev/null); do
+	printf '%s\n' "$before" | grep -qxF "$d" || left="$left $d"
+done
+if [ -z "$left" ]; then ok; else fail "job script: shim directory left behind:$left"; fi
 if /usr/bin/python3 -c "import mpi4py" 2>/dev/null; then
 	cat >"$TMP/app.py" <<'EOF'
 from mpi4py import MPI
