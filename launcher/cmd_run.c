@@ -30,6 +30,7 @@
 #include "monitors.h"
 #include "job_pattern.h"
 #include "layer_place.h"
+#include "layer_util.h"
 #include "../monitor/daemon/options.h"
 
 
@@ -476,20 +477,12 @@ static bool restart_monitor(const struct run *r, const char *monitor, pid_t laun
 /* Can the launcher be started (a program in PATH, or a path)? errno set when not. */
 static bool launcher_found(const char *name)
 {
-	const char *path = getenv("PATH");
-	char cand[PATH_MAX];
+	char real[PATH_MAX];
 
 	if (strchr(name, '/'))
 		return access(name, X_OK) == 0;
-	for (const char *p = path && *path ? path : "/usr/bin:/bin"; p;) {
-		const char *colon = strchr(p, ':');
-		int dl = colon ? (int)(colon - p) : (int)strlen(p);
-
-		if (snprintf(cand, sizeof(cand), "%.*s/%s", dl, dl ? p : ".", name) < (int)sizeof(cand) &&
-		    access(cand, X_OK) == 0)
-			return true;
-		p = colon ? colon + 1 : NULL;
-	}
+	if (layer_find_program(name, NULL, real, sizeof(real)))
+		return true;
 	errno = ENOENT;
 	return false;
 }
