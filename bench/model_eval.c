@@ -9,6 +9,10 @@
  *     for hangs at several times into short- and long-phase jobs.
  * The sampler is simulated as the monitor runs it: the next sample after the detector's
  * randomized step; after a verdict, sampling goes on and a run that ends dismisses it.
+ * Then the stall model (stats/stall.c) over synthetic jobs that live in MPI (S always 0, the
+ * model of S blind): what the progress fingerprints of C sampled ranks show, sample by sample,
+ * for a job that moves except in standstills (short ones, and with 10-s collective phases),
+ * the same counts: false suspicions and confirmations per healthy hour, delays of hangs.
  *
  * usage: model_eval [--hours H] [--seeds N] [--confirm SECONDS] */
 #include <getopt.h>
@@ -112,6 +116,90 @@ static double run_hang(enum tracegen_kind kind, uint64_t seed, double hang_s, un
 	return delay;
 }
 
+/* A job that lives in MPI, as the progress fingerprints see it: it moves, except in standstills
+ * (nothing of it changes): exponential gaps of mean move_s between them, each lasting an
+ * exponential time of mean short_s, or with probability p_long a collective phase of long_lo to
+ * long_hi s. From hang_s on (< 0: never) it stands still for good. */
+struct stallgen {
+	double move_s, short_s, p_long, long_lo, long_hi, hang_s;
+	struct rng rng;
+	double still_from, still_to; /* the current or next standstill, ms */
+};
+
+static double exp_ms(struct rng *r, double mean_s)
+{
+	return -log(1.0 - rng_uniform(r)) * mean_s * 1e3;
+}
+
+static void stallgen_next(struct stallgen *g)
+{
+	double len = rng_uniform(&g->rng) < g->p_long ?
+			     (g->long_lo + rng_uniform(&g->rng) * (g->long_hi - g->long_lo)) * 1e3 :
+			     exp_ms(&g->rng, g->short_s);
+
+	g->still_from = g->still_to + exp_ms(&g->rng, g->move_s);
+	g->still_to = g->still_from + len;
+}
+
+/* Did the job move in (a, b]? */
+static bool stallgen_moved(struct stallgen *g, double a, double b)
+{
+	if (g->hang_s >= 0 && a >= g->hang_s * 1e3)
+		return false;
+	while (g->still_to <= a)
+		stallgen_next(g);
+	/* It moved unless (a, b] lies inside one standstill. */
+	return !(g->still_from <= a && b <= g->still_to);
+}
+
+enum stall_job { STALL_JOB_SHORT, STALL_JOB_PHASES };
+
+static void stallgen_init(struct stallgen *g, enum stall_job kind, uint64_t seed, double hang_s)
+{
+	*g = (struct stallgen){ .move_s = 1.0, .short_s = 0.3, .hang_s = hang_s };
+	if (kind == STALL_JOB_PHASES) {
+		g->p_long = 0.02; /* about one 2-10 s collective phase a minute */
+		g->long_lo = 2;
+		g->long_hi = 10;
+	}
+	rng_seed(&g->rng, seed);
+	stallgen_next(g);
+}
+
+/* One run of the stall model on a generated job for duration_s, sampled as the monitor does
+ * (I/2 + U[0, I], I = 400 ms), with the confirmation window's dismissal. Healthy (hang_s < 0):
+ * counts suspicions and those lasting the window; else returns the delay to the first verdict
+ * after the hang (-1: none). */
+static double run_stall(enum stall_job kind, uint64_t seed, double hang_s, double duration_s,
+			double window_ms, long *suspicions, long *confirmations)
+{
+	struct stallgen g;
+	struct stall st;
+	struct rng step;
+	double suspected = -1, prev = 0;
+
+	stallgen_init(&g, kind, seed, hang_s);
+	stall_init(&st, DETECTOR_DEFAULT_ALPHA);
+	rng_seed(&step, seed ^ 0x5eed);
+	for (double t = 0; t <= duration_s * 1e3; prev = t, t += 200 + 400 * rng_uniform(&step)) {
+		bool moved = t > 0 && stallgen_moved(&g, prev, t);
+		enum stall_verdict v = stall_add(&st, t, moved ? DETECTOR_DEFAULT_SET_SIZE : 0,
+						 moved ? 0 : DETECTOR_DEFAULT_SET_SIZE);
+
+		if (v == STALL_HANG && hang_s >= 0 && t >= hang_s * 1e3)
+			return (t - hang_s * 1e3) / 1e3;
+		if (v == STALL_HANG && suspected < 0) {
+			suspected = t;
+			(*suspicions)++;
+		} else if (suspected >= 0 && (!stall_hang_ongoing(&st) || t - suspected >= window_ms)) {
+			*confirmations += stall_hang_ongoing(&st);
+			suspected = -1;
+			stall_dismiss(&st);
+		}
+	}
+	return -1;
+}
+
 static int compare_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -122,6 +210,53 @@ static int compare_double(const void *a, const void *b)
 static double quantile(const double *sorted, int n, double q)
 {
 	return n ? sorted[(int)fmin(n - 1, floor(q * n))] : NAN;
+}
+
+/* The stall model's part of the report. */
+static void print_stall_eval(double hours, int seeds, double window_s, double *delays)
+{
+	static const struct {
+		enum stall_job kind;
+		const char *name;
+	} jobs[] = { { STALL_JOB_SHORT, "short standstills (mean 0.3 s)" },
+		     { STALL_JOB_PHASES, "and 2-10 s collective phases (about 1/min)" } };
+	static const double at[] = { 60, 180, 600 };
+
+	printf("\n### The stall model on jobs that live in MPI (S always 0)\n\n");
+	printf("Healthy: %.0f h of each job (1 h each). A false suspicion prints one line; a false "
+	       "confirmation (a standstill outlasting the %.0f s window) would end a healthy job.\n\n",
+	       hours, window_s);
+	printf("| job | false suspicions | per hour | false confirmations |\n|---|---|---|---|\n");
+	for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++) {
+		long sus = 0, conf = 0;
+
+		for (int k = 0; k < (int)hours; k++)
+			run_stall(jobs[j].kind, 20000 + (uint64_t)k, -1, 3600, window_s * 1e3, &sus, &conf);
+		printf("| %s | %ld | %.2f | %ld |\n", jobs[j].name, sus, sus / hours, conf);
+	}
+	printf("\nHangs (%d seeds each): delay from the hang to the stall model's verdict "
+	       "(missed: none in 300 s).\n\n", seeds);
+	printf("| job | hang at | median s | p90 s | max s | missed | false suspicions before |\n");
+	printf("|---|---|---|---|---|---|---|\n");
+	for (size_t j = 0; j < sizeof(jobs) / sizeof(jobs[0]); j++)
+		for (size_t h = 0; h < sizeof(at) / sizeof(at[0]); h++) {
+			int n = 0, missed = 0;
+			long before = 0, unused = 0;
+
+			for (int k = 0; k < seeds; k++) {
+				double dl = run_stall(jobs[j].kind, 30000 + (uint64_t)k, at[h], at[h] + 300,
+						      window_s * 1e3, &before, &unused);
+
+				if (dl < 0)
+					missed++;
+				else
+					delays[n++] = dl;
+			}
+			qsort(delays, (size_t)n, sizeof(double), compare_double);
+			printf("| %s | %.0f s | %.1f | %.1f | %.1f | %d | %ld |\n", jobs[j].name, at[h],
+			       quantile(delays, n, 0.5), quantile(delays, n, 0.9), n ? delays[n - 1] : NAN,
+			       missed, before);
+		}
 }
 
 int main(int argc, char **argv)
@@ -197,6 +332,7 @@ int main(int argc, char **argv)
 			       hangs[h].name, hangs[h].at_s, quantile(delays, n, 0.5), quantile(delays, n, 0.9),
 			       n ? delays[n - 1] : NAN, missed, false_before);
 		}
+	print_stall_eval(hours, seeds, window_s, delays);
 	free(delays);
 	return 0;
 }

@@ -42,6 +42,7 @@ EOF
 echo "| model | $(($(date +%s) - t0)) s |" >>"$WORK/times.md"
 section overhead
 section detection
+section livesinmpi
 section traces
 section scale
 section memory
@@ -60,6 +61,7 @@ The evidence behind parastack's claims (design.md §6), measured the way the Par
 | [model.md](model.md) | the window rules and the confirmation window over 600 synthetic healthy hours, and hang delays | §7.1 |
 | [overhead.md](overhead.md) | application slowdown at I = 100, 400 ms and the default, test app and LAMMPS | Tables 3-5 |
 | [detection.md](detection.md) | AC_h, AC_f, PR_f, response delay, live false alarms; LAMMPS faulted unmodified | Tables 6-8, 10, Fig. 9 |
+| [livesinmpi.md](livesinmpi.md) | hangs in jobs that live in MPI (8 and 16 ranks on 2 cores): which detector suspected, delays, the sampling achieved; their healthy runs | — |
 | [false-alarms.md](false-alarms.md) | healthy traces replayed over thousands of seeds | §7.1 II |
 | [timeouts.md](timeouts.md) | fixed timeouts (Table 1 settings) and \`mpirun --timeout\` beside ParaStack | Tables 1, 9 |
 | [scale.md](scale.md) | cost and messages per sample as the job grows, 8-node Slurm cluster | §3.3 |

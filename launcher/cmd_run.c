@@ -457,19 +457,25 @@ static int run_job_watch(const struct run *r, const char *monitor, const char *s
  * that keeps dying must not be restarted in a loop); one line says which. true when watching
  * goes on (*mon the new monitor). */
 static bool restart_monitor(const struct run *r, const char *monitor, pid_t launcher,
-			    const char *status_file, int status, time_t *restarted, pid_t *mon)
+			    const char *status_file, int st, time_t *restarted, pid_t *mon)
 {
 	time_t now = time(NULL);
+	char how[64];
 
+	if (WIFSIGNALED(st))
+		snprintf(how, sizeof(how), "killed by SIG%s", sigabbrev_np(WTERMSIG(st)) ?
+			 sigabbrev_np(WTERMSIG(st)) : "?");
+	else
+		snprintf(how, sizeof(how), "exit status %d", exit_status_of(st));
 	if (*restarted && now - *restarted < 60) {
-		fprintf(stderr, "parastack: the monitor stopped again (status %d) within a minute; the "
-			"job goes on unwatched\n", status);
+		fprintf(stderr, "parastack: the monitor stopped again (%s) within a minute; the "
+			"job goes on unwatched\n", how);
 		return false;
 	}
 	*restarted = now;
 	unlink(status_file);
 	*mon = start_monitor(r, monitor, launcher, status_file);
-	fprintf(stderr, "parastack: the monitor stopped (status %d); %s\n", status,
+	fprintf(stderr, "parastack: the monitor stopped (%s); %s\n", how,
 		*mon > 0 ? "started it again: the job stays watched" : "the job goes on unwatched");
 	return *mon > 0;
 }
@@ -567,7 +573,7 @@ static int run_job_watch(const struct run *r, const char *monitor, const char *s
 				return PARASTACK_EXIT_HUNG;
 			}
 			if (!(WIFEXITED(st) && WEXITSTATUS(st) == MONITOR_EXIT_NONE))
-				monitoring = restart_monitor(r, monitor, launcher, status_file, exit_status_of(st),
+				monitoring = restart_monitor(r, monitor, launcher, status_file, st,
 							     &restarted, &mon);
 		}
 	}

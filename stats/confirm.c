@@ -1,6 +1,8 @@
 /* confirm — the confirmation window as a small state machine.
  *
- * WATCHING: the model's hang verdict opens a window (SUSPECTED). A stretch of samples in which
+ * WATCHING: a hang verdict of either model opens a window (SUSPECTED); when both give one at
+ * the same sample, the model of S is named (its verdict also says which set holds a rank in
+ * application code). A stretch of samples in which
  * no rank moved, with evidence that ranks wait unmoved in MPI (or sit in the kernel), opens one
  * by itself once it has lasted half a window, and confirms once it has lasted a whole one - but
  * only when the stretch began before the model had a history (a hang in or right after
@@ -91,12 +93,13 @@ static void open_window(struct confirm *c, const struct confirm_sample *s,
 	c->deadline_ms = c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms);
 }
 
-/* Is the job, as far as the model can tell, still hanging? Its hang verdict's suspicion run
- * goes on (a sample of the rank set that holds a faulty rank in application code does not end
- * it). A window opened by evidence alone is ended only by a rank that moves. */
+/* Is the job, as far as the models can tell, still hanging? Either model's hang verdict goes
+ * on (for S's: a sample of the rank set that holds a faulty rank in application code does not
+ * end its run; for the stall model: nothing has moved). A window opened by evidence alone is
+ * ended only by a rank that moves. */
 static bool still_suspicious(const struct confirm *c, const struct confirm_sample *s)
 {
-	return c->basis == CONFIRM_BY_EVIDENCE || s->hang_ongoing;
+	return c->basis == CONFIRM_BY_EVIDENCE || s->hang_ongoing || s->stall_ongoing;
 }
 
 enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s)
@@ -112,8 +115,8 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 			quiet_restart(c, s->t_ms);
 		else
 			quiet_add(c, s);
-		if (s->verdict == DETECTOR_HANG) {
-			open_window(c, s, CONFIRM_BY_MODEL);
+		if (s->verdict == DETECTOR_HANG || s->stall_hang) {
+			open_window(c, s, s->verdict == DETECTOR_HANG ? CONFIRM_BY_MODEL : CONFIRM_BY_STALL);
 			if (c->window_ms > 0)
 				return CONFIRM_SUSPECTED;
 			c->state = HUNG;

@@ -1,5 +1,5 @@
 /* confirm — the second of the three steps after the model (design.md §4): suspect, confirm,
- * act. A suspicion of the model, or - for a hang that began before the model had a history -
+ * act. A suspicion of either model (S's, detector.h; the stall model, stall.h), or - for a hang that began before the model had a history -
  * half a confirmation window in which no sampled rank got anywhere, opens a confirmation; any rank waiting in MPI that is seen to move, or samples that
  * show the job computing again, dismiss it; a window with evidence that nothing moves confirms
  * the hang. Pure: it sees only what each sample found (no ptrace, no MPI, no clock). */
@@ -28,7 +28,9 @@ struct confirm_sample {
 	int still;  /* waiting in MPI exactly as in their previous sample */
 	int kernel; /* in uninterruptible sleep (D) */
 	int init;   /* inside MPI_Init */
-	bool model_ready; /* the model has a history: a usable tolerance level (detector_usable) */
+	bool model_ready; /* a model has a history: S's (detector_usable) or the stall model's */
+	bool stall_hang;    /* the stall model's verdict for this sample is a hang (stall.h) */
+	bool stall_ongoing; /* stall_hang_ongoing(): it still sees the hang */
 };
 
 enum confirm_event {
@@ -40,7 +42,8 @@ enum confirm_event {
 };
 
 enum confirm_basis {
-	CONFIRM_BY_MODEL,    /* the model suspected; the window confirmed */
+	CONFIRM_BY_MODEL,    /* the model of S suspected; the window confirmed */
+	CONFIRM_BY_STALL,    /* the stall model (nothing moved for too long) suspected */
 	CONFIRM_BY_EVIDENCE, /* no model verdict: nothing moved for a whole window */
 };
 

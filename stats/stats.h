@@ -10,6 +10,7 @@
 #include "replay.h"
 #include "rng.h"
 #include "runs_test.h"
+#include "stall.h"
 #include "threshold.h"
 #include "timeline.h"
 #include "trace.h"

@@ -79,6 +79,7 @@ struct monitor {
 	struct rng rng;
 	struct ranksets sets;
 	struct detector *det;
+	struct stall stall;     /* the second detector: how long nothing has moved */
 	/* hang.c: the confirmation step and what it reports. */
 	struct confirm conf;
 	double confirm_s;       /* --confirm */
@@ -92,6 +93,7 @@ struct monitor {
 	/* output.c: what sampling cost, over the whole watch (bench/ reads it from the report). */
 	long cost_samples, cost_messages, cost_stopped;
 	double cost_ms_sum, cost_ms_max;
+	double gap_ms_sum, last_tick_ms, late_ms_sum, late_ms_max; /* the interval achieved */
 	json_t *last_model; /* the model of the latest round, for a "none" report */
 };
 

@@ -3,6 +3,8 @@
  * of the culprits. What it owns of struct monitor is said in monitor.h. */
 #include "output.h"
 
+#include <errno.h>
+
 #include <limits.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -77,6 +79,18 @@ void output_duration_text(double s, char *buf, size_t len)
 }
 
 /* One sample round's cost: its duration on the leader and the ranks it stopped. */
+void output_tick_add(struct monitor *m, double planned, double taken)
+{
+	if (m->cost_samples > 0)
+		m->gap_ms_sum += taken - m->last_tick_ms;
+	m->last_tick_ms = taken;
+	if (taken - planned > 0) {
+		m->late_ms_sum += taken - planned;
+		if (taken - planned > m->late_ms_max)
+			m->late_ms_max = taken - planned;
+	}
+}
+
 void output_cost_add(struct monitor *m, double ms, int stopped)
 {
 	m->cost_samples++;
@@ -95,11 +109,30 @@ static json_t *cost_json(const struct monitor *m)
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:I}", "samples", (json_int_t)m->cost_samples,
-			 "monitors", m->c.size, "mean_ms", m->cost_ms_sum / n, "max_ms", m->cost_ms_max,
-			 "messages_per_sample", m->cost_messages / n, "ranks_per_sample",
-			 m->cost_stopped / n, "leader_peak_rss_kb", (json_int_t)ru.ru_maxrss,
-			 "leader_rss_anon_kb", (json_int_t)procfs_self_rss_anon_kb());
+	errno = 0;
+
+	int nice = getpriority(PRIO_PROCESS, 0);
+
+	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:f, s:o}", "samples",
+			 (json_int_t)m->cost_samples, "monitors", m->c.size, "mean_ms", m->cost_ms_sum / n,
+			 "max_ms", m->cost_ms_max, "messages_per_sample", m->cost_messages / n,
+			 "ranks_per_sample", m->cost_stopped / n, "leader_peak_rss_kb",
+			 (json_int_t)ru.ru_maxrss, "leader_rss_anon_kb",
+			 (json_int_t)procfs_self_rss_anon_kb(), "interval_achieved_ms",
+			 m->cost_samples > 1 ? m->gap_ms_sum / (double)(m->cost_samples - 1) : 0.0,
+			 "late_ms_mean", m->late_ms_sum / n, "late_ms_max", m->late_ms_max, "nice",
+			 errno ? json_null() : json_integer(nice));
+}
+
+/* The stall model (stats/stall.h) as the report's model.stall. */
+static json_t *stall_json(const struct stall *st)
+{
+	struct stall_info si;
+
+	stall_get_info(st, &si);
+	return json_pack("{s:b, s:f, s:f, s:f, s:i, s:i, s:f, s:f}", "usable", si.usable, "history",
+			 si.n, "p_hat", si.p_hat, "q", si.q, "k", si.k, "run_length", si.run, "quiet_s",
+			 si.quiet_ms / 1e3, "longest_healthy_s", si.longest_healthy_ms / 1e3);
 }
 
 json_t *output_model_json(struct monitor *m)
@@ -107,11 +140,25 @@ json_t *output_model_json(struct monitor *m)
 	struct detector_info in;
 
 	detector_get_info(m->det, &in);
-	return json_pack("{s:b, s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i, s:o}", "usable", in.usable, "interval_ms",
+	return json_pack("{s:b, s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i, s:o, s:o}", "usable", in.usable, "interval_ms",
 			 in.interval_ms, "samples", (json_int_t)in.samples, "p_hat", in.p_hat, "e",
 			 in.e, "q", in.q, "alpha", m->opt.model.alpha, "threshold", in.threshold,
 			 "model_size", in.model_size, "set_size", m->sets.size, "run_length",
-			 in.run_length, "sampling", cost_json(m));
+			 in.run_length, "stall", stall_json(&m->stall), "sampling", cost_json(m));
+}
+
+/* The status line's part for the stall model. */
+static void stall_status_text(const struct stall *st, char *buf, size_t len)
+{
+	struct stall_info si;
+
+	stall_get_info(st, &si);
+	if (!si.usable)
+		snprintf(buf, len, "; stall model building");
+	else
+		snprintf(buf, len, "; nothing moved for %.1f s (stall model: a hang after %d quiet samples "
+			 "in a row, and beyond %.1f s)", si.quiet_ms / 1e3, si.k,
+			 STALL_GUARD_FACTOR * si.longest_healthy_ms / 1e3);
 }
 
 void output_write_report(struct monitor *m, json_t *report)
@@ -185,7 +232,7 @@ void output_write_cores(struct monitor *m, json_t *report)
 void output_say_status(struct monitor *m)
 {
 	struct detector_info in;
-	char watched[32];
+	char watched[32], stall[160];
 
 	if (!m->det) {
 		output_say(m, "status: finding the job's ranks");
@@ -193,15 +240,16 @@ void output_say_status(struct monitor *m)
 	}
 	detector_get_info(m->det, &in);
 	output_duration_text((mono_ms() - m->t0_ms) / 1e3, watched, sizeof(watched));
+	stall_status_text(&m->stall, stall, sizeof(stall));
 	if (in.usable)
 		output_say(m, "status: watching %d ranks for %s; %lld samples, I = %.0f ms, suspicion when S <= %d "
-		    "(suspicious samples in a row now: %d), %d suspicion(s) dismissed%s", m->nranks, watched,
-		    (long long)in.samples, in.interval_ms, in.threshold, in.run_length,
+		    "(suspicious samples in a row now: %d)%s, %d suspicion(s) dismissed%s", m->nranks, watched,
+		    (long long)in.samples, in.interval_ms, in.threshold, in.run_length, stall,
 		    m->dismissed_total + m->conf.dismissed,
 		    m->conf.state == WATCHING ? "" : "; a suspected hang is being confirmed");
 	else
-		output_say(m, "status: watching %d ranks for %s; %lld samples, the model is still building, "
-		    "%d suspicion(s) dismissed", m->nranks, watched, (long long)in.samples,
+		output_say(m, "status: watching %d ranks for %s; %lld samples, the model is still building%s, "
+		    "%d suspicion(s) dismissed", m->nranks, watched, (long long)in.samples, stall,
 		    m->dismissed_total + m->conf.dismissed);
 }
 

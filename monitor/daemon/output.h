@@ -26,6 +26,9 @@ void output_clock_text(double t, char *buf, size_t len);
 void output_duration_text(double s, char *buf, size_t len);
 
 /* One sample round's cost: its duration on the leader and the ranks it stopped. */
+/* A sample planned at `planned` was taken at `taken` (monotonic ms): the interval achieved and
+ * how late the monitor's own scheduling made it (a busy node). */
+void output_tick_add(struct monitor *m, double planned, double taken);
 void output_cost_add(struct monitor *m, double ms, int stopped);
 
 json_t *output_model_json(struct monitor *m);

@@ -22,4 +22,9 @@ void signals_catch_usr1(void);
 extern volatile sig_atomic_t status_requests;
 void signals_catch_status(void);
 
+/* A crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) writes one line naming the signal and
+ * `who` (async-signal-safe), then dies of it as it would have: a monitor never stops in
+ * silence, and its parent still sees the signal. */
+void signals_catch_fatal(const char *who);
+
 #endif

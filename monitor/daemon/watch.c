@@ -197,6 +197,7 @@ static int leader_loop(struct monitor *m)
 		int set = ranksets_active(&m->sets, k);
 		struct sample_counts c;
 
+		output_tick_add(m, next, t);
 		sample_set(m, m->sets.set[set], m->sets.size, &c);
 		output_cost_add(m, mono_ms() - t, m->sets.size);
 
@@ -210,8 +211,9 @@ static int leader_loop(struct monitor *m)
 		}
 
 		enum detector_verdict v = detector_add(m->det, t - m->t0_ms, c.out);
+		enum stall_verdict sv = stall_add(&m->stall, t - m->t0_ms, c.moved, c.still);
 
-		if (hang_confirm_step(m, t, v, &c) == MONITOR_EXIT_HANG)
+		if (hang_confirm_step(m, t, v, sv, &c) == MONITOR_EXIT_HANG)
 			return MONITOR_EXIT_HANG;
 		next = t + detector_next_step_ms(m->det);
 	}
@@ -275,6 +277,7 @@ static int setup_model(struct monitor *m)
 
 	cfg.set_size = m->sets.size;
 	m->det = detector_new(&cfg);
+	stall_init(&m->stall, cfg.alpha);
 	m->owner = calloc((size_t)m->nranks + 1, sizeof(int));
 	m->batch = calloc((size_t)m->nranks + 1, sizeof(int));
 	m->asked = calloc((size_t)m->c.size, sizeof(bool));

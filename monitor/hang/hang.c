@@ -20,19 +20,37 @@ static double snapshot_gap_ms(struct monitor *m)
 	return gap > SNAPSHOT_GAP_MAX_MS ? SNAPSHOT_GAP_MAX_MS : gap < SNAPSHOT_GAP_MIN_MS ? SNAPSHOT_GAP_MIN_MS : gap;
 }
 
+/* The JSON report's confirmation.basis: which detector suspected (man parastack). */
+static const char *hang_basis_name(enum confirm_basis b)
+{
+	switch (b) {
+	case CONFIRM_BY_MODEL: return "model";
+	case CONFIRM_BY_STALL: return "stall model";
+	case CONFIRM_BY_EVIDENCE: return "progress evidence";
+	}
+	return "unknown";
+}
+
 /* What the JSON report says of the three steps: when each happened and on what basis. */
 static json_t *steps_json(const struct monitor *m, double confirmed_at)
 {
 	json_t *steps = json_pack("{s:f, s:f, s:f, s:s, s:i, s:b}", "suspected_at", m->suspected_wall,
 				  "confirmed_at", confirmed_at, "window_s", m->conf.window_ms > 0 ?
 				  (confirmed_at - m->suspected_wall) : 0.0, "basis",
-				  m->conf.basis == CONFIRM_BY_MODEL ? "model" : "progress evidence",
+				  hang_basis_name(m->conf.basis),
 				  "dismissed_before", m->conf.dismissed, "ranks_in_kernel",
 				  confirm_is_io(&m->conf));
 
 	json_object_set_new(steps, "last_progress_at", m->last_progress_wall > 0 ?
 			    json_real(m->last_progress_wall) : json_null());
 	return steps;
+}
+
+/* Both detectors' dismissal: the job moved after a suspicion. */
+static void dismiss_models(struct monitor *m)
+{
+	detector_dismiss(m->det);
+	stall_dismiss(&m->stall);
 }
 
 static void strip_frames(json_t *snap)
@@ -68,7 +86,7 @@ static int diagnose(struct monitor *m)
 			output_say(m, "a suspected hang was a transient slowdown (%s); monitoring continues", why);
 			for (int i = 0; i <= k; i++)
 				json_decref(snaps[i]);
-			detector_dismiss(m->det);
+			dismiss_models(m);
 			return 0;
 		}
 	}
@@ -108,6 +126,10 @@ static void announce_suspicion(struct monitor *m, double window_ms)
 		    "it moves", what, wall_s() - m->suspected_wall,
 		    detector_usable(m->det) ? " (since before the model had a history)" : " (no model yet)",
 		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
+	else if (m->conf.basis == CONFIRM_BY_STALL)
+		output_say(m, "suspected hang — %s; no sampled rank has moved for %.1f s, longer than this job's "
+		    "history makes plausible — confirming; %s at %s unless it moves", what,
+		    m->stall.quiet_ms / 1e3, m->kill_on_hang ? "the job is ended" : "it is reported", when);
 	else
 		output_say(m, "suspected hang — %s — confirming; %s at %s unless it moves", what,
 		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
@@ -129,19 +151,26 @@ static void note_progress(struct monitor *m, double t, int out, const struct det
 		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
 }
 
-int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v,
+int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v, enum stall_verdict sv,
 		      const struct sample_counts *c)
 {
 	struct detector_info in;
+	struct stall_info si;
 
 	detector_get_info(m->det, &in);
+	stall_get_info(&m->stall, &si);
 	note_progress(m, t, c->out, &in);
 
+	/* The window grows with the longest healthy stretch either model has seen. */
+	double longest = in.longest_healthy_ms > si.longest_healthy_ms ? in.longest_healthy_ms :
+					si.longest_healthy_ms;
 	struct confirm_sample cs = { .t_ms = t - m->t0_ms, .verdict = v,
 				     .hang_ongoing = detector_hang_ongoing(m->det),
-				     .longest_healthy_ms = in.longest_healthy_ms, .live = c->live,
+				     .longest_healthy_ms = longest, .live = c->live,
 				     .moved = c->moved, .still = c->still, .kernel = c->kernel,
-				     .init = c->init, .model_ready = in.usable };
+				     .init = c->init, .model_ready = in.usable || si.usable,
+				     .stall_hang = sv == STALL_HANG,
+				     .stall_ongoing = stall_hang_ongoing(&m->stall) };
 
 	switch (confirm_add(&m->conf, &cs)) {
 	case CONFIRM_SUSPECTED:
@@ -156,7 +185,7 @@ int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v,
 		    c->moved ? "a rank waiting in MPI got further" : "the sampled ranks compute again");
 		/* detector_dismiss below; a run that ended by itself has nothing left to dismiss. */
 		m->since = 0;
-		detector_dismiss(m->det);
+		dismiss_models(m);
 		trace_event(m, t, TRACE_EVENT_SLOWDOWN);
 		return 0;
 	case CONFIRM_HANG:
@@ -173,7 +202,7 @@ int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v,
 	case CONFIRM_RESOLVED:
 		output_say(m, "the hang reported earlier is over: the job moves again; watching goes on");
 		m->since = 0;
-		detector_dismiss(m->det);
+		dismiss_models(m);
 		return 0;
 	case CONFIRM_NOTHING:
 		break;

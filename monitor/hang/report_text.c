@@ -43,6 +43,22 @@ static void report_print_confirmation(FILE *out, json_t *c)
 			when);
 }
 
+/* When the stall model suspected: what it knew of the job's standstills. */
+static void report_print_stall(FILE *out, json_t *c, json_t *st)
+{
+	if (!json_is_object(st) || !same(str(c, "basis"), "stall model"))
+		return;
+	fprintf(out, "  suspected by the stall model: no sampled rank moved for %.1f s; in %.0f healthy samples "
+		"%.1f %% were quiet (at most %.3f), so %lld quiet samples in a row reach alpha; the longest "
+		"healthy standstill lasted %.1f s\n",
+		json_number_value(json_object_get(st, "quiet_s")),
+		json_number_value(json_object_get(st, "history")),
+		100 * json_number_value(json_object_get(st, "p_hat")),
+		json_number_value(json_object_get(st, "q")),
+		(long long)json_integer_value(json_object_get(st, "k")),
+		json_number_value(json_object_get(st, "longest_healthy_s")));
+}
+
 /* One level of the merged stack tree, indented by depth; *lines counts what was printed. */
 static void print_tree_level(FILE *out, json_t *children, int depth, int max, int *lines, int *left)
 {
@@ -172,6 +188,7 @@ void report_print(FILE *out, json_t *report)
 			json_real_value(json_object_get(m, "p_hat")),
 			json_real_value(json_object_get(m, "e")), json_real_value(json_object_get(m, "q")),
 			json_real_value(json_object_get(m, "alpha")));
+	report_print_stall(out, json_object_get(report, "confirmation"), json_object_get(m, "stall"));
 	report_print_confirmation(out, json_object_get(report, "confirmation"));
 	json_array_foreach(json_object_get(report, "cores"), i, v)
 		fprintf(out, "  core of rank %lld (host %s, pid %lld): %s%s\n",

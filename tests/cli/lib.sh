@@ -54,7 +54,7 @@ reap_other() {
 	done
 	return 0
 }
-trap 'stop_started; rm -rf "$TMP"' EXIT
+trap 'stop_started; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
 trap 'exit 1' TERM INT HUP
 
 # start OUTFILE CMD...: run CMD in the background (output to OUTFILE), record its PID in $BG.

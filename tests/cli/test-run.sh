@@ -245,7 +245,7 @@ if wait_for "$TMP/restart.out" "watching 2 ranks" 60; then
 	mon=""
 	for p in $(descendants "$RUNPID"); do [ "$(cat /proc/"$p"/comm 2>/dev/null)" = parastack-monit ] && mon=$p; done
 	if [ -n "$mon" ]; then kill -KILL "$mon"; ok; else fail "restart: no monitor below parastack run"; fi
-	wait_for "$TMP/restart.out" "^parastack: the monitor stopped (status [0-9]*); started it again: the job stays watched$" 60 && ok
+	wait_for "$TMP/restart.out" "^parastack: the monitor stopped (killed by SIGKILL); started it again: the job stays watched$" 60 && ok
 	# The new monitor watches: its own "watching" line, then a status line on request.
 	deadline=$(($(date +%s) + 60))
 	until [ "$(grep -c '^parastack: watching 2 ranks' "$TMP/restart.out")" -ge 2 ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.1; done

@@ -18,5 +18,6 @@ Suite *torque_suite(void);
 Suite *confirm_suite(void);
 Suite *snapshot_suite(void);
 Suite *waitfor_suite(void);
+Suite *stall_suite(void);
 
 #endif

@@ -1,0 +1,73 @@
+/* stall — the second detector (design.md §4, "Two detectors feed the suspicion"): the model of
+ * how long the sampled ranks go without moving, learned from the job's own healthy history.
+ *
+ * The model of §3 reads S, the number of sampled ranks outside MPI; where S = 0 is the job's
+ * normal state (a job that lives in MPI) a hang leaves S where it always was, and S carries no
+ * evidence. This one reads what the progress fingerprints say of the same samples: a sample is
+ * *quiet* when no sampled rank moved since its previous sample and at least one waits in MPI
+ * exactly as before; it *moves* when any rank moved; it is no evidence when every rank was in
+ * application code both times or had nothing to compare with (the S model's business).
+ *
+ * The test is §3's geometric one, on this stream: p = P(a healthy sample is quiet), estimated
+ * from the healthy history with its one-sided Wilson upper bound q at 95 % (defined at p = 0,
+ * where §3's ladder has no usable level: a job in which nothing ever stood still is exactly the
+ * one whose standstill means most); a run of k consecutive quiet samples is a hang when
+ * q^k <= alpha, the model holds STALL_MIN_SAMPLES samples of history, and the quiet stretch has
+ * outlasted STALL_GUARD_FACTOR times the longest one the job has shown while healthy (so the
+ * next long collective phase is not called a hang once the job has shown one). Quiet samples
+ * are held back from the model until their run ends in a move, and a run that was called a
+ * hang is never taught: a hang must not teach the model that standing still is normal.
+ * Pure: no clock, no randomness, no ptrace. */
+#ifndef PARASTACK_STALL_H
+#define PARASTACK_STALL_H
+
+#include <stdbool.h>
+
+#define STALL_MIN_SAMPLES 64      /* history before any verdict: four of §3's runs-test windows */
+#define STALL_GUARD_FACTOR 1.5    /* as the S model's run-length guard (detector.h) */
+#define STALL_Z 1.6448536269514722 /* one-sided 95 %: the estimate's upper bound */
+
+enum stall_verdict {
+	STALL_BUILDING, /* not enough history */
+	STALL_MOVING,   /* a rank moved, or the sample says nothing of progress */
+	STALL_QUIET,    /* nothing moved: not (yet) significant */
+	STALL_HANG,     /* the quiet run is significant at alpha */
+};
+
+struct stall {
+	double alpha;
+	double n, quiet;          /* healthy history: samples with evidence, of them quiet */
+	int run;                  /* consecutive quiet samples now (held back) */
+	double last_move_ms;      /* the latest sample that moved; < 0: none yet */
+	double quiet_ms;          /* how long nothing has moved (latest quiet sample - last move) */
+	double longest_healthy_ms; /* the longest quiet stretch that ended in a move */
+	bool hung;                /* the current run was called a hang */
+	long samples;
+	enum stall_verdict last;
+};
+
+struct stall_info {
+	enum stall_verdict verdict;
+	bool usable;              /* enough history for a verdict */
+	double n, p_hat, q;       /* history size, quiet fraction, its upper bound */
+	int k;                    /* quiet samples in a row that reach alpha at q */
+	int run;
+	double quiet_ms, longest_healthy_ms;
+};
+
+void stall_init(struct stall *s, double alpha);
+/* One sample at t_ms (non-decreasing): of the sampled ranks, `moved` were seen to move since
+ * their previous sample and `still` wait in MPI exactly as then. */
+enum stall_verdict stall_add(struct stall *s, double t_ms, int moved, int still);
+/* The confirmation found the job moving after this model's verdict: the run is not taught, and
+ * the next verdict must outlast it by the guard factor. */
+void stall_dismiss(struct stall *s);
+/* A run that was called a hang goes on (nothing has moved since). */
+bool stall_hang_ongoing(const struct stall *s);
+bool stall_usable(const struct stall *s);
+void stall_get_info(const struct stall *s, struct stall_info *info);
+/* The Wilson upper bound of a proportion x of n at z (1 when n = 0). */
+double stall_upper_bound(double x, double n, double z);
+const char *stall_verdict_name(enum stall_verdict v);
+
+#endif

@@ -1,0 +1,70 @@
+# End-to-end tests of jobs that live in MPI on a busy node (issue 24): 8 ranks on this
+# machine's 2 cores, where S (ranks outside MPI) is 0 in most healthy samples and the model of S
+# is blind to a hang. The stall model (stats/stall.c) reads the progress fingerprints instead.
+#   1. the stencil, 8 ranks, a rank skips an Allreduce 40 s in: suspected and confirmed, rank named;
+#   2. the same job healthy, run beside it (16 ranks on 2 cores): not ended;
+#   3. a job whose ranks wait in MPI over 90 % of the time (checked from its trace), a deadlock
+#      60 s in: suspected by the stall model, confirmed, the right rank named.
+# Seeds fixed; a short confirmation window for the hangs (what is tested is the suspicion);
+# every run has a hard timeout.
+. "$(dirname "$0")/lib.sh"
+APPS=$BUILD/tests/apps
+MPIRUN="mpirun --oversubscribe --bind-to none -np 8"
+
+# watched NAME TIMEOUT ENV... -- PARASTACK-OPTIONS...: a background `parastack run` of the
+# 8-rank stencil; its PID in $BG, output in $TMP/NAME.out, report $TMP/NAME.json.
+watched() {
+	name=$1 limit=$2
+	shift 2
+	envs=""
+	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	start "$TMP/$name.out" timeout "$limit" env $envs "$PARASTACK" run --report "$TMP/$name.json" \
+		--trace "$TMP/$name.trace" "$@" -- $MPIRUN "$APPS/stencil"
+}
+
+# finished NAME PID SECONDS: wait for it; its exit status in $RC, report in $REPORT, text in $ERR.
+finished() {
+	reap "$2" "$3"
+	wait "$2" 2>/dev/null
+	RC=$?
+	[ -f "$TMP/$1.rc" ] && RC=$(cat "$TMP/$1.rc")
+	REPORT=$TMP/$1.json
+	ERR=$(cat "$TMP/$1.out")
+}
+
+# --- 1 and 2: the skipped Allreduce, and the same job healthy beside it -------------------------
+watched skip 400 PS_FAULT=skip PS_FAULT_RANK=5 PS_FAULT_AFTER=40 -- --seed 11 --confirm 20
+SKIP=$BG
+watched healthy 400 PS_ITERS=1000 -- --seed 12
+HEALTHY=$BG
+finished skip "$SKIP" 400
+if [ "$RC" -eq 86 ]; then ok; else fail "skip: exit status $RC, want 86: $(tail -5 "$TMP/skip.out")"; fi
+jreport "skip: communication hang, rank 5" '.verdict == "hang" and .hang_type == "communication" and .faulty_ranks == [5]'
+jreport "skip: suspected, then confirmed" '.confirmation.confirmed_at > .confirmation.suspected_at and (.confirmation.basis == "model" or .confirmation.basis == "stall model")'
+jreport "skip: the stall model reported" '.model.stall | has("usable") and has("q") and has("k") and has("longest_healthy_s")'
+jreport "skip: the sampling achieved" '.model.sampling.interval_achieved_ms > 0 and (.model.sampling.late_ms_max | type) == "number"'
+expect_grep "skip: the suspicion line" "^parastack: suspected hang" "$ERR"
+finished healthy "$HEALTHY" 400
+if [ "$RC" -eq 0 ]; then ok; else fail "healthy beside it: exit status $RC, want 0: $(tail -5 "$TMP/healthy.out")"; fi
+jreport "healthy beside it: no hang" '.verdict == "none"'
+expect_keys_documented "skip: report keys" "$TMP/skip.json"
+
+# --- 3: a job that waits in MPI over 90 % of the time, deadlocked 60 s in -----------------------
+watched mpi 400 PS_WORK=0.005 PS_FAULT=deadlock PS_FAULT_RANK=2 PS_FAULT_AFTER=60 PS_FAULT_LOG="$TMP/mpi.fault" \
+	-- --seed 13 --confirm 20
+finished mpi "$BG" 400
+if [ "$RC" -eq 86 ]; then ok; else fail "lives in MPI: exit status $RC, want 86: $(tail -5 "$TMP/mpi.out")"; fi
+# What the job was before its fault: the fraction of sampled ranks outside MPI, from the trace.
+fault_ms=$(awk -v f="$(cut -d' ' -f1 "$TMP/mpi.fault" 2>/dev/null)" '/^# t_ms 0 is unix time/ { printf "%d", (f - $7) * 1000 }' "$TMP/mpi.trace")
+out_share=$(awk -v f="${fault_ms:-0}" '!/^#/ && $1 < f { s += $2; c += $3 } END { if (c) printf "%.3f", s / c; else print 1 }' "$TMP/mpi.trace")
+if awk -v x="$out_share" 'BEGIN { exit !(x < 0.1) }'; then ok; else fail "lives in MPI: the ranks were outside MPI in $out_share of the samples before the fault (want < 0.1)"; fi
+# Rank 2's receive of a message never sent and rank 3's Sendrecv from it wait for each other.
+jreport "lives in MPI: communication hang, ranks 2 and 3" '.verdict == "hang" and .hang_type == "communication" and .faulty_ranks == [2,3]'
+jreport "lives in MPI: suspected by the stall model" '.confirmation.basis == "stall model" and .model.stall.usable'
+fired=$(cut -d' ' -f1 "$TMP/mpi.fault" 2>/dev/null)
+jreport "lives in MPI: suspected after the fault" ".confirmation.suspected_at >= ${fired:-1e12}"
+expect_grep "lives in MPI: the suspicion says why" "no sampled rank has moved for [0-9.]* s, longer than this job's history makes plausible" "$ERR"
+expect_grep "lives in MPI: the report says which detector" "suspected by the stall model: no sampled rank moved" "$ERR"
+finish
