@@ -462,11 +462,16 @@ static bool restart_monitor(const struct run *r, const char *monitor, pid_t laun
 	time_t now = time(NULL);
 	char how[64];
 
+	int code = exit_status_of(st);
+	/* Under its own mpirun, a monitor that died of a signal is mpirun's 128 + the signal. */
+	const char *sig = code > 128 && code < 128 + 65 ? sigabbrev_np(code - 128) : NULL;
+
 	if (WIFSIGNALED(st))
-		snprintf(how, sizeof(how), "killed by SIG%s", sigabbrev_np(WTERMSIG(st)) ?
-			 sigabbrev_np(WTERMSIG(st)) : "?");
+		snprintf(how, sizeof(how), "killed by SIG%s", sig ? sig : "?");
+	else if (sig)
+		snprintf(how, sizeof(how), "exit status %d: SIG%s", code, sig);
 	else
-		snprintf(how, sizeof(how), "exit status %d", exit_status_of(st));
+		snprintf(how, sizeof(how), "exit status %d", code);
 	if (*restarted && now - *restarted < 60) {
 		fprintf(stderr, "parastack: the monitor stopped again (%s) within a minute; the "
 			"job goes on unwatched\n", how);

@@ -244,8 +244,10 @@ RUNPID=$BG
 if wait_for "$TMP/restart.out" "watching 2 ranks" 60; then
 	mon=""
 	for p in $(descendants "$RUNPID"); do [ "$(cat /proc/"$p"/comm 2>/dev/null)" = parastack-monit ] && mon=$p; done
-	if [ -n "$mon" ]; then kill -KILL "$mon"; ok; else fail "restart: no monitor below parastack run"; fi
-	wait_for "$TMP/restart.out" "^parastack: the monitor stopped (killed by SIGKILL); started it again: the job stays watched$" 60 && ok
+	# A crash: the monitor says so before it dies, parastack run says how it stopped.
+	if [ -n "$mon" ]; then kill -SEGV "$mon"; ok; else fail "restart: no monitor below parastack run"; fi
+	wait_for "$TMP/restart.out" "^parastack: the monitor crashed (SIGSEGV); its watch ends here" 60 && ok
+	wait_for "$TMP/restart.out" "^parastack: the monitor stopped (\(killed by SIGSEGV\|exit status 139: SIGSEGV\)); started it again: the job stays watched$" 60 && ok
 	# The new monitor watches: its own "watching" line, then a status line on request.
 	deadline=$(($(date +%s) + 60))
 	until [ "$(grep -c '^parastack: watching 2 ranks' "$TMP/restart.out")" -ge 2 ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.1; done
@@ -253,6 +255,7 @@ if wait_for "$TMP/restart.out" "watching 2 ranks" 60; then
 	wait_for "$TMP/restart.out" "^parastack: status: watching 2 ranks" 60 && ok
 	kill -TERM "$RUNPID"
 	if reap "$RUNPID" 60; then ok; else fail "restart: parastack run did not end on SIGTERM"; fi
+	expect_grep "restart: the monitor's last line says it was stopped" "no hang; stopped by SIGTERM" "$(cat "$TMP/restart.out")"
 fi
 
 # --- bad input ------------------------------------------------------------------------------
