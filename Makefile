@@ -14,6 +14,7 @@ MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 VERSION := 0.1.0
 
+B := build
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WERROR  ?= $(if $(filter true 1,$(CI)),1,)
@@ -21,10 +22,9 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes $(if 
 # The MPI library the programs are built with, for --version ("Open MPI 4.1.4").
 MPI_BUILT := $(shell mpirun --version 2>/dev/null | head -n 1 | sed -n 's/^mpirun (\(.*\)) /\1 /p')
 CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -DPARASTACK_VERSION='"$(VERSION)"' \
-	-DPARASTACK_MPI='"$(or $(MPI_BUILT),an unknown MPI)"' -MMD -MP
+	-DPARASTACK_MPI='"$(or $(MPI_BUILT),an unknown MPI)"' -MMD -MP -I$(B)/gen
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-B := build
 
 STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
@@ -62,39 +62,53 @@ TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 # Processes with known states for the sampler's tests (tests/fixtures).
 APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
 	$(B)/tests/apps/busywait $(B)/tests/apps/phases $(B)/tests/apps/commfaults \
-	$(B)/tests/apps/commfaults_f $(B)/tests/apps/commfaults_fh $(B)/tests/apps/layercheck
-FIXTURES := $(APPS) $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
+	$(B)/tests/apps/commfaults_f $(B)/tests/apps/commfaults_fh $(B)/tests/apps/commfaults_f08 \
+	$(B)/tests/apps/layercheck $(B)/tests/apps/mt_stress
+FIXTURES := $(APPS) $(B)/tests/libparastack-mpi-asan.so $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/dstate $(B)/tests/evilname \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
 
 .PHONY: all check unit cli fuzz install uninstall clean deps demo bench
 all: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH)
 
-$(B)/obj/%.o: %.c
+# The recording layer's regular part, generated from one description of the MPI API
+# (record/mpi.api): its wrappers, and the list of functions the monitor reads too.
+GEN := $(B)/gen
+GEN_FILES := $(GEN)/psrec_funcs.h $(GEN)/record_wrappers.c
+$(GEN_FILES) &: record/mpi.api record/gen_wrappers.py
+	$(call say,GEN,$(GEN))python3 record/gen_wrappers.py record/mpi.api $(GEN)
+
+$(B)/obj/%.o: %.c | $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
-$(B)/asan/%.o: %.c
+$(B)/asan/%.o: %.c | $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,CC-SAN,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
 
-$(B)/mpiobj/%.o: %.c
+$(B)/mpiobj/%.o: %.c | $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,MPICC,$<)mpicc $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
 $(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,$(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)mpicc $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
-$(RECORD_LIB): record/parastack_mpi.c record/record_format.h
+RECORD_SRC := record/parastack_mpi.c record/fortran.c record/record_format.h $(GEN_FILES)
+$(RECORD_LIB): $(RECORD_SRC)
 	@mkdir -p $(@D)
-	$(call say,MPICC,$@)mpicc -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden $(WARN) -o $@ $< -ldl
+	$(call say,MPICC,$@)mpicc -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -I$(GEN) $(WARN) -o $@ $< -ldl
+
+# The layer under ASan/UBSan, for the test of 4 threads per rank calling MPI at once.
+$(B)/tests/libparastack-mpi-asan.so: $(RECORD_SRC)
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)mpicc -std=gnu11 -O1 -g -fPIC -shared -fvisibility=hidden $(SAN) -I$(GEN) $(WARN) -o $@ $< -ldl
 
 $(TASK_PROLOG): $(call obj,obj,launcher/task_prolog.c)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
-$(B)/mpich/libparastack-mpi.so: record/parastack_mpi.c record/record_format.h
+$(B)/mpich/libparastack-mpi.so: $(RECORD_SRC)
 	@mkdir -p $(@D)
-	$(call say,MPICC,$@)mpicc.mpich -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden $(WARN) -o $@ $< -ldl
+	$(call say,MPICC,$@)mpicc.mpich -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -I$(GEN) $(WARN) -o $@ $< -ldl
 
 $(B)/mpich/parastack-task-prolog: $(TASK_PROLOG)
 	@mkdir -p $(@D)
@@ -152,6 +166,10 @@ $(B)/tests/apps/commfaults_f: tests/apps/commfaults_f.F90
 $(B)/tests/apps/commfaults_fh: tests/apps/commfaults_f.F90
 	@mkdir -p $(@D)
 	$(call say,MPIF90,$@)mpif90 -O1 -g -DUSE_MPIF_H -J $(@D) -o $@ $<
+
+$(B)/tests/apps/commfaults_f08: tests/apps/commfaults_f08.f90
+	@mkdir -p $(@D)/f08
+	$(call say,MPIF90,$@)mpif90 -O1 -g -J $(@D)/f08 -o $@ $<
 
 $(B)/tests/apps/solver: tests/apps/solver.f90
 	@mkdir -p $(@D)

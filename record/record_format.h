@@ -11,7 +11,7 @@
 
 #define PSREC_SYMBOL "parastack_record"
 #define PSREC_MAGIC 0x3130434552535053ULL /* "PSREC01" little-endian */
-#define PSREC_VERSION 3
+#define PSREC_VERSION 4
 #define PSREC_THREADS 64    /* threads that called MPI (more: not recorded) */
 #define PSREC_COMMS 256     /* live communicators */
 #define PSREC_REQS 4096     /* live nonblocking requests */
@@ -23,24 +23,15 @@
 #define PSREC_NO_PEER (-2)
 #define PSREC_ANY_TAG (-1)
 
-/* What a thread is doing in MPI (0: nothing; names in psrec_func_names). */
-#define PSREC_FUNCS(X) \
-	X(NONE, "") X(SEND, "MPI_Send") X(SSEND, "MPI_Ssend") X(BSEND, "MPI_Bsend") \
-	X(RSEND, "MPI_Rsend") X(RECV, "MPI_Recv") X(SENDRECV, "MPI_Sendrecv") \
-	X(PROBE, "MPI_Probe") X(ISEND, "MPI_Isend") X(ISSEND, "MPI_Issend") X(IRECV, "MPI_Irecv") \
-	X(SEND_INIT, "MPI_Send_init") X(RECV_INIT, "MPI_Recv_init") X(WAIT, "MPI_Wait") \
-	X(WAITALL, "MPI_Waitall") X(WAITANY, "MPI_Waitany") X(WAITSOME, "MPI_Waitsome") \
-	X(BARRIER, "MPI_Barrier") X(BCAST, "MPI_Bcast") X(REDUCE, "MPI_Reduce") \
-	X(ALLREDUCE, "MPI_Allreduce") X(GATHER, "MPI_Gather") X(SCATTER, "MPI_Scatter") \
-	X(ALLGATHER, "MPI_Allgather") X(ALLTOALL, "MPI_Alltoall") X(IBARRIER, "MPI_Ibarrier") \
-	X(IBCAST, "MPI_Ibcast") X(IALLREDUCE, "MPI_Iallreduce") X(COMM_DUP, "MPI_Comm_dup") \
-	X(COMM_SPLIT, "MPI_Comm_split") X(FINALIZE, "MPI_Finalize") X(GATHERV, "MPI_Gatherv") \
-	X(SCATTERV, "MPI_Scatterv") X(ALLGATHERV, "MPI_Allgatherv") X(ALLTOALLV, "MPI_Alltoallv") \
-	X(REDUCE_SCATTER, "MPI_Reduce_scatter") \
-	X(REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block") X(SCAN, "MPI_Scan") \
-	X(EXSCAN, "MPI_Exscan")
+/* What a thread is doing in MPI (0: nothing): every function of record/mpi.api, with the kind
+ * of call it is (generated: build/gen/psrec_funcs.h). */
+#include "psrec_funcs.h"
 
-#define PSREC_ENUM(name, text) PSREC_##name,
+#define PSREC_KIND_ENUM(kind) PSREC_KIND_##kind,
+enum psrec_kind { PSREC_KINDS(PSREC_KIND_ENUM) PSREC_NKINDS };
+#undef PSREC_KIND_ENUM
+
+#define PSREC_ENUM(name, text, kind) PSREC_##name,
 enum psrec_func { PSREC_FUNCS(PSREC_ENUM) PSREC_NFUNCS };
 #undef PSREC_ENUM
 

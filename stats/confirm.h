@@ -28,7 +28,8 @@ struct confirm_sample {
 	int still;  /* waiting in MPI exactly as in their previous sample */
 	int kernel; /* in uninterruptible sleep (D) */
 	int init;   /* inside MPI_Init */
-	bool model_ready; /* a model has a history: S's (detector_usable) or the stall model's */
+	bool model_ready; /* a model could judge a hang beginning now: the stall model has a
+			   * history, or S's could reach a verdict within half a window (hang.c) */
 	bool stall_hang;    /* the stall model's verdict for this sample is a hang (stall.h) */
 	bool stall_ongoing; /* stall_hang_ongoing(): it still sees the hang */
 };

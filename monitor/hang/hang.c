@@ -3,6 +3,8 @@
  * ones, the report and the action). What it owns of struct monitor is said in monitor.h. */
 #include "hang.h"
 
+#include <math.h>
+
 #include "../daemon/exitcodes.h"
 #include "report.h"
 #include "../daemon/output.h"
@@ -124,7 +126,8 @@ static void announce_suspicion(struct monitor *m, double window_ms)
 	if (m->conf.basis == CONFIRM_BY_EVIDENCE)
 		output_say(m, "suspected hang — %s; nothing has moved for %.0f s%s — confirming; %s at %s unless "
 		    "it moves", what, wall_s() - m->suspected_wall,
-		    detector_usable(m->det) ? " (since before the model had a history)" : " (no model yet)",
+		    detector_usable(m->det) || stall_usable(&m->stall) ?
+		    " (since before a model could judge it)" : " (no model yet)",
 		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
 	else if (m->conf.basis == CONFIRM_BY_STALL)
 		output_say(m, "suspected hang — %s; no sampled rank has moved for %.1f s, longer than this job's "
@@ -151,6 +154,25 @@ static void note_progress(struct monitor *m, double t, int out, const struct det
 		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
 }
 
+/* Can a model judge a hang that begins now (confirm.h's model_ready)? The stall model once it
+ * has a history; the model of S only if a run of suspicions could reach its verdict within half
+ * a confirmation window (k = ceil(log alpha / log q) samples, and beyond its guard): where S
+ * is 0 in most healthy samples its q is near 1, and a hang would wait for a verdict that comes
+ * minutes late or never. Otherwise progress evidence alone may suspect, as before any history. */
+static bool models_ready(const struct monitor *m, const struct detector_info *in,
+			 const struct stall_info *si, double longest_ms)
+{
+	if (si->usable)
+		return true;
+	if (!in->usable || !(in->q > 0 && in->q < 1))
+		return false;
+
+	double k = ceil(log(m->opt.model.alpha) / log(in->q));
+	double eta = fmax(k * in->interval_ms, DETECTOR_GUARD_FACTOR * in->longest_healthy_ms);
+
+	return eta < confirm_window_ms(&m->conf, longest_ms) / 2;
+}
+
 int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v, enum stall_verdict sv,
 		      const struct sample_counts *c)
 {
@@ -168,7 +190,7 @@ int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v, enum
 				     .hang_ongoing = detector_hang_ongoing(m->det),
 				     .longest_healthy_ms = longest, .live = c->live,
 				     .moved = c->moved, .still = c->still, .kernel = c->kernel,
-				     .init = c->init, .model_ready = in.usable || si.usable,
+				     .init = c->init, .model_ready = models_ready(m, &in, &si, longest),
 				     .stall_hang = sv == STALL_HANG,
 				     .stall_ongoing = stall_hang_ongoing(&m->stall) };
 

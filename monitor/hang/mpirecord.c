@@ -10,13 +10,25 @@
 #include "../sample/fscreds.h"
 #include "ranges.h"
 
-#define FUNC_NAME(name, text) text,
+#define FUNC_NAME(name, text, kind) text,
 static const char *const func_names[] = { PSREC_FUNCS(FUNC_NAME) };
 #undef FUNC_NAME
 
 static const char *func_name(uint32_t f)
 {
 	return f < PSREC_NFUNCS ? func_names[f] : "?";
+}
+
+#define FUNC_KIND(name, text, kind) PSREC_KIND_##kind,
+static const enum psrec_kind func_kinds[] = { PSREC_FUNCS(FUNC_KIND) };
+#undef FUNC_KIND
+
+enum psrec_kind mpirecord_kind_of(const char *func)
+{
+	for (int f = 1; func && f < PSREC_NFUNCS; f++)
+		if (!strcmp(func, func_names[f]))
+			return func_kinds[f];
+	return PSREC_KIND_NONE;
 }
 
 static bool consistent(uint32_t seq)

@@ -7,11 +7,15 @@
 
 #include <jansson.h>
 
+#include "../../record/record_format.h"
 #include "../sample/symbolize.h"
 #include "../sample/target.h"
 
 /* The rank's record as JSON (call sites named through sy), or NULL when it has no recording
  * layer or the copy is unusable (another version, torn). */
 json_t *mpirecord_json(const struct target *t, struct symbolizer *sy);
+/* What kind of call an MPI function ("MPI_Recv") is, from record/mpi.api; PSREC_KIND_NONE for
+ * one the layer does not record. */
+enum psrec_kind mpirecord_kind_of(const char *func);
 
 #endif

@@ -1,5 +1,6 @@
 /* report — diagnosis on snapshots. */
 #include "report.h"
+#include "mpirecord.h"
 #include "../sample/maps.h"
 #include "ranges.h"
 #include "report_util.h"
@@ -329,7 +330,8 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		    str(g, "path"));
 		if (!strcmp(call, "MPI_Finalize")) {
 			final_ranks = str(g, "ranks");
-		} else if (in_list(call, collectives)) {
+		} else if (in_list(call, collectives) || mpirecord_kind_of(call) == PSREC_KIND_COLL ||
+			   mpirecord_kind_of(call) == PSREC_KIND_CTOR) {
 			if (cf && (!first_coll || strcmp(first_coll, call)))
 				fprintf(cf, "%s%s in %s", ftell(cf) ? ", " : "", str(g, "ranks"), call);
 			mixed_colls |= first_coll && strcmp(first_coll, call);

@@ -27,8 +27,8 @@ static void report_print_confirmation(FILE *out, json_t *c)
 	if (!json_is_object(c))
 		return;
 	if (same(str(c, "basis"), "progress evidence"))
-		fprintf(out, "  confirmed: no rank waiting in MPI moved for %.0f s (the hang began before the "
-			"model had a history: no model verdict needed)\n",
+		fprintf(out, "  confirmed: no rank waiting in MPI moved for %.0f s (the hang began before a "
+			"model could judge it: no model verdict needed)\n",
 			window);
 	else if (window > 0)
 		fprintf(out, "  confirmed: no rank waiting in MPI moved in the %.0f s after the suspicion\n",

@@ -1,6 +1,7 @@
 /* waitfor_graph — the nodes of the wait-for graph and the readers of the records (see
  * waitfor_graph.h). */
 #include "waitfor_graph.h"
+#include "mpirecord.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -175,21 +176,20 @@ bool wf_in_list(const char *f, const char *const *list)
 	return false;
 }
 
-/* Blocking point-to-point calls: they wait for their peer. */
+/* Blocking point-to-point calls: they wait for their peer (record/mpi.api's roles). */
 bool wf_is_p2p_wait(const char *f)
 {
-	static const char *const calls[] = { "MPI_Recv", "MPI_Sendrecv", "MPI_Probe", "MPI_Send",
-					     "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", NULL };
+	enum psrec_kind k = mpirecord_kind_of(f);
 
-	return wf_in_list(f, calls);
+	return k == PSREC_KIND_SEND || k == PSREC_KIND_RECV || k == PSREC_KIND_PROBE ||
+	       k == PSREC_KIND_SENDRECV;
 }
 
 bool wf_is_send(const char *f)
 {
-	static const char *const calls[] = { "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend",
-					     "MPI_Isend", "MPI_Issend", "MPI_Send_init", NULL };
+	enum psrec_kind k = mpirecord_kind_of(f);
 
-	return wf_in_list(f, calls);
+	return k == PSREC_KIND_SEND || k == PSREC_KIND_ISEND || k == PSREC_KIND_INIT_SEND;
 }
 
 /* What a rank is doing, for a sentence: "waits in MPI_Recv from rank 3 (tag 5) at a.c:40". */

@@ -2,6 +2,8 @@
 ! short healthy phase (MPI_ALLREDUCE and MPI_SENDRECV, PS_FAULT_AFTER seconds, default 1):
 !   PS_COMM=cycle2  ranks 1 and 2 each MPI_RECV from the other; the rest wait in MPI_BARRIER
 !   PS_COMM=bcast   rank 1 calls MPI_BCAST where the others call MPI_ALLREDUCE
+!   PS_COMM=alltoall  rank 1 skips an MPI_ALLTOALL the others call
+!   PS_COMM=waitany   rank 1 waits in MPI_WAITANY for a message rank 2 never sends
 ! Built twice: with `use mpi` (commfaults_f) and, with -DUSE_MPIF_H, with mpif.h
 ! (commfaults_fh). Each rank prints "rank R pid P" when PS_PRINT_PIDS is set.
 program commfaults_f
@@ -16,6 +18,7 @@ program commfaults_f
   double precision :: t0, after
   character(len=32) :: what, val
   integer :: status(MPI_STATUS_SIZE)
+  integer :: sendbuf(64), recvbuf(64), reqs(2), idx
 
   call MPI_INIT(ierr)
   call MPI_COMM_RANK(MPI_COMM_WORLD, rank, ierr)
@@ -51,7 +54,18 @@ program commfaults_f
     else
       call MPI_ALLREDUCE(x, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr) ! site: f-bcast-others
     end if
+  else if (what == 'alltoall') then
+    sendbuf = rank
+    if (rank /= 1) then
+      call MPI_ALLTOALL(sendbuf, 1, MPI_INTEGER, recvbuf, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr) ! site: f-alltoall-others
+    end if
+  else if (what == 'waitany') then
+    if (rank == 1) then
+      call MPI_IRECV(x, 1, MPI_INTEGER, 2, 12, MPI_COMM_WORLD, reqs(1), ierr) ! site: f-irecv
+      reqs(2) = MPI_REQUEST_NULL
+      call MPI_WAITANY(2, reqs, idx, status, ierr) ! site: f-waitany
+    end if
   end if
-  call MPI_BARRIER(MPI_COMM_WORLD, ierr)
+  call MPI_BARRIER(MPI_COMM_WORLD, ierr) ! site: f-final-barrier
   call MPI_FINALIZE(ierr)
 end program commfaults_f

@@ -16,12 +16,13 @@ site() {
 }
 
 # crun NAME SCENARIO NP [OPTIONS]: the scenario under parastack run; the report in $REPORT.
+# APP may be a command with arguments (an interpreter and its script): word-split on purpose.
 crun() {
 	name=$1 sc=$2 np=$3
 	shift 3
 	REPORT=$TMP/$name.json
 	RUN_TIMEOUT=180 run env PS_COMM="$sc" "$PARASTACK" run --seed 3 --confirm 5 --report "$REPORT" "$@" \
-		-- mpirun --oversubscribe -np "$np" "$APP"
+		-- mpirun --oversubscribe -np "$np" $APP
 }
 
 crun cycle2 cycle2 4
@@ -71,6 +72,37 @@ APP=$BUILD/tests/apps/commfaults_fh
 crun fbcast bcast 4
 jreport "Fortran (mpif.h) Bcast vs Allreduce: rank 1" '.faulty_ranks == [1]'
 expect_grep "Fortran mismatch: both call sites" "ranks 0,2-3 call MPI_Allreduce (4 bytes) at $(site f-bcast-others "$FSRC"); rank 1 calls MPI_Bcast (root 0, 4 bytes) at $(site f-bcast-odd "$FSRC")" "$ERR"
+# Calls the hand-written layer missed (issue 25), in programs as users write them: a skipped
+# MPI_ALLTOALL and an MPI_WAITANY for a message never sent (`use mpi`), a skipped MPI_Allreduce
+# (`use mpi_f08`: the mpi_*_f08_ entry points), and an mpi4py rank in comm.recv() (MPI_Mprobe).
+APP=$BUILD/tests/apps/commfaults_f
+crun falltoall alltoall 4
+jreport "Fortran skipped MPI_ALLTOALL: rank 1" '.faulty_ranks == [1] and (.wait_for.mismatches[0].sides | map(.call) | sort) == ["MPI_Alltoall", "MPI_Barrier"]'
+expect_grep "Fortran skipped MPI_ALLTOALL: both call sites" "ranks 0,2-3 call MPI_Alltoall (4 bytes) at $(site f-alltoall-others "$FSRC"); rank 1 calls MPI_Barrier (0 bytes) at $(site f-final-barrier "$FSRC")" "$ERR"
+crun fwaitany waitany 4
+jreport "Fortran MPI_WAITANY for a message never sent: rank 1" '.faulty_ranks == [1] and ([.wait_for.waits[] | select(.rank == 1) | .call] == ["MPI_Waitany"]) and ([.wait_for.waits[] | select(.rank == 1) | .waits_for] == [[2]])'
+expect_grep "Fortran MPI_WAITANY: its call site" "rank 1 waits in MPI_Waitany at $(site f-waitany "$FSRC")" "$ERR"
+APP=$BUILD/tests/apps/commfaults_f08
+crun f08 - 4
+jreport "use mpi_f08 skipped MPI_Allreduce: rank 1" '.faulty_ranks == [1] and (.wait_for.mismatches[0].sides | map(.call) | sort) == ["MPI_Allreduce", "MPI_Barrier"]'
+expect_grep "use mpi_f08: both call sites" "ranks 0,2-3 call MPI_Allreduce (4 bytes) at $(site f08-allreduce-others tests/apps/commfaults_f08.f90); rank 1 calls MPI_Barrier (0 bytes) at $(site f08-barrier tests/apps/commfaults_f08.f90)" "$ERR"
+APP="/usr/bin/python3 $(pwd)/tests/apps/recv_never_sent.py"
+crun python - 4
+jreport "mpi4py comm.recv() of a message never sent: rank 1" '.faulty_ranks == [1] and ([.wait_for.waits[] | select(.rank == 1) | .call] == ["MPI_Mprobe"])'
+expect_grep "mpi4py: the wait named" "rank 1 waits in MPI_Mprobe from rank 2 (tag 5)" "$ERR"
+# MPI_THREAD_MULTIPLE: 4 threads per rank call MPI at once (tests/apps/mt_stress.c). Under the
+# layer built with ASan/UBSan the job runs clean and right; under parastack run, a thread that
+# skips its communicator's Allreduce names its rank, and no request that completed (Open MPI
+# hands every small send that went out at once the same handle) is reported as pending.
+if mpirun --oversubscribe -np 3 -x LD_PRELOAD="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so) $(pwd)/$BUILD/tests/libparastack-mpi-asan.so" \
+	-x ASAN_OPTIONS=detect_leaks=0 -x UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 -x PS_ITERS=500 \
+	"$BUILD/tests/apps/mt_stress" >"$TMP/mt.out" 2>&1 && grep -q "^mt_stress: ok$" "$TMP/mt.out" &&
+	! grep -q "Sanitizer\|runtime error" "$TMP/mt.out"; then ok; else fail "4 threads under the sanitized layer: $(tail -5 "$TMP/mt.out")"; fi
+APP=$BUILD/tests/apps/mt_stress
+REPORT=$TMP/mt.json
+RUN_TIMEOUT=180 run env PS_FAULT=skip PS_ITERS=400 "$PARASTACK" run --seed 3 --confirm 5 --report "$REPORT" \
+	-- mpirun --oversubscribe -np 3 "$APP"
+jreport "4 threads: the skipping thread's rank" '.faulty_ranks == [1] and .wait_for.collectives[0].not_entered == "1" and .wait_for.requests == []'
 APP=$BUILD/tests/apps/commfaults
 
 # --core-dir: cores of the faulty ranks and of the first rank of each stack group, written
