@@ -53,12 +53,19 @@ class Func:
                 return n
         return None
 
-    def comm(self):
-        """The communicator the call is over: its first one passed by value."""
+    def first_of_type(self, ctype):
         for p in self.params:
-            if p.ctype == "MPI_Comm":
+            if p.ctype == ctype:
                 return p.name
         return None
+
+    def comm(self):
+        """The communicator the call is over: its first one passed by value."""
+        return self.first_of_type("MPI_Comm")
+
+    def new_comm(self):
+        """The communicator a constructor makes."""
+        return self.first_of_type("MPI_Comm *")
 
 
 def read_api(path):
@@ -124,13 +131,6 @@ def call_args(f, fortran):
         "caller" if fortran else "CALLER")
 
 
-def new_comm(f):
-    for p in f.params:
-        if p.ctype == "MPI_Comm *":
-            return p.name
-    return None
-
-
 # ---- C ------------------------------------------------------------------------------------------
 def c_wrapper(f):
     sig = ", ".join(p.text for p in f.params) or "void"
@@ -145,7 +145,7 @@ def c_wrapper(f):
     out.append("")
     if f.role == "ctor":
         out.append("\tif (rc == MPI_SUCCESS)")
-        out.append("\t\tcomm_made(%s, c ? c->coll_seq : 0, *%s);" % (f.comm(), new_comm(f)))
+        out.append("\t\tcomm_made(%s, c ? c->coll_seq : 0, *%s);" % (f.comm(), f.new_comm()))
     if blocks:
         out.append("\tcall_leave(c);")
     if starts_request:
@@ -237,7 +237,7 @@ def f_body(f):
     if r == "ctor":
         out.append("\tif (FORT_OK(ierr))")
         out.append("\t\tcomm_made(PMPI_Comm_f2c(*%s), c ? c->coll_seq : 0, PMPI_Comm_f2c(*%s));"
-                   % (f.comm(), new_comm(f)))
+                   % (f.comm(), f.new_comm()))
     if blocks:
         out.append("\tcall_leave(c);")
     if r in ("isend", "irecv", "imrecv", "init_send", "init_recv", "icoll", "icall"):
