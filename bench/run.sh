@@ -34,7 +34,9 @@ window rules of stats/detector.h (a: runs-test windows coded against the model's
 verdict once the latest 2 windows passed; c: 2 windows instead of 4 after a doubling). A false
 suspicion costs one line in the job's output; a false confirmation (the suspicion run outlasting
 the 60 s window, with only the model's view to dismiss it: an upper bound, since stacks that
-move dismiss earlier) would end a healthy job.
+move dismiss earlier) would end a healthy job. The last tables: the second detector, the stall
+model (stats/stall.c), over synthetic jobs that live in MPI (S always 0, where the model of S is
+blind), with short standstills and with 2-10 s collective phases.
 
 EOF
 	"$BUILD/bench/model_eval" --hours "$(pick 300 1000)" --seeds "$(pick 300 2000)"
