@@ -154,16 +154,11 @@ static void note_progress(struct monitor *m, double t, int out, const struct det
 		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
 }
 
-/* Can a model judge a hang that begins now (confirm.h's model_ready)? The stall model once it
- * has a history; the model of S only if a run of suspicions could reach its verdict within half
- * a confirmation window (k = ceil(log alpha / log q) samples, and beyond its guard): where S
- * is 0 in most healthy samples its q is near 1, and a hang would wait for a verdict that comes
- * minutes late or never. Otherwise progress evidence alone may suspect, as before any history. */
-static bool models_ready(const struct monitor *m, const struct detector_info *in,
-			 const struct stall_info *si, double longest_ms)
+/* Can the model of S reach a verdict within half a confirmation window of a hang's start (a
+ * run of k = ceil(log alpha / log q) suspicions, and beyond its guard)? Where S is 0 in most
+ * healthy samples its q is near 1: it cannot. */
+static bool s_model_timely(const struct monitor *m, const struct detector_info *in, double longest_ms)
 {
-	if (si->usable)
-		return true;
 	if (!in->usable || !(in->q > 0 && in->q < 1))
 		return false;
 
@@ -171,6 +166,15 @@ static bool models_ready(const struct monitor *m, const struct detector_info *in
 	double eta = fmax(k * in->interval_ms, DETECTOR_GUARD_FACTOR * in->longest_healthy_ms);
 
 	return eta < confirm_window_ms(&m->conf, longest_ms) / 2;
+}
+
+/* Can a model judge a hang that begins now (confirm.h's model_ready)? The stall model once it
+ * has a history, or the model of S when timely; otherwise progress evidence alone may suspect,
+ * as before any history. */
+static bool models_ready(const struct monitor *m, const struct detector_info *in,
+			 const struct stall_info *si, double longest_ms)
+{
+	return si->usable || s_model_timely(m, in, longest_ms);
 }
 
 int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v, enum stall_verdict sv,
@@ -191,7 +195,10 @@ int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v, enum
 				     .longest_healthy_ms = longest, .live = c->live,
 				     .moved = c->moved, .still = c->still, .kernel = c->kernel,
 				     .init = c->init, .model_ready = models_ready(m, &in, &si, longest),
-				     .stall_hang = sv == STALL_HANG,
+				     /* Which model speaks is a rule, not a race: the stall model covers
+				      * what the model of S cannot judge in time; where S can, a rank
+				      * computing alone (a computation hang) is its to name. */
+				     .stall_hang = sv == STALL_HANG && !s_model_timely(m, &in, longest),
 				     .stall_ongoing = stall_hang_ongoing(&m->stall) };
 
 	switch (confirm_add(&m->conf, &cs)) {

@@ -108,7 +108,8 @@ jreport "deadlock: rank 6 waits in MPI_Recv on n4" '.ranks[] | select(.rank == 6
 if [ ! -e "$SUBMIT/parastack-$JOB_deadlock.json" ]; then ok; else fail "deadlock: the default report was written besides --report"; fi
 
 # --- healthy jobs end with their own state and status ----------------------------------------
-submit twice PS_ITERS=120 -- twice.sh
+# Runs long enough to be found on a busy machine (discovery of the first one takes seconds).
+submit twice PS_ITERS=300 -- twice.sh
 submit exit3 -- exit3.sh
 wait_job_end twice "$JOB_twice" 300 "$SUBMIT/slurm-$JOB_twice.out"
 OUTPUT=$(cat "$SUBMIT/slurm-$JOB_twice.out" 2>/dev/null)
