@@ -87,7 +87,17 @@ static json_t *site_json(const struct target *t, struct symbolizer *sy, uint64_t
 	} else if (n > 0 && f[0].func[0]) {
 		snprintf(buf, sizeof(buf), "%s+0x%llx", f[0].func, (unsigned long long)f[0].offset);
 	} else {
-		snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)caller);
+		/* No symbol (a stripped module: mpi4py's extension, say): module+offset, which
+		 * addr2line and objdump read. */
+		const struct mapping *m = maps_find(&t->maps, caller);
+		const char *path = m ? maps_path(&t->maps, m) : NULL;
+		const char *base = path ? strrchr(path, '/') : NULL;
+
+		if (path)
+			snprintf(buf, sizeof(buf), "%s+0x%llx", base ? base + 1 : path,
+				 (unsigned long long)(caller - m->start + m->offset));
+		else
+			snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)caller);
 	}
 	return json_string(buf);
 }
