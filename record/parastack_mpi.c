@@ -288,7 +288,8 @@ static const void *ompi_empty_request; /* &ompi_request_empty, found at MPI_Init
 
 /* Is r a request the library hands out, already complete, to every caller (Open MPI's
  * ompi_request_empty for a small send that went out at once; MPICH's builtin requests)? Many
- * live requests share such a handle: it is never recorded (it waits for nothing). */
+ * live requests share such a handle: one record stands for them (the latest call's: a send
+ * never waited for still shows its peer and tag), and completing one completes them all. */
 static inline bool req_shared_complete(MPI_Request r)
 {
 #if defined(OPEN_MPI)
@@ -303,7 +304,7 @@ static inline bool req_shared_complete(MPI_Request r)
 
 static void req_add(MPI_Request r, const struct call_args *a, int persistent)
 {
-	if (!recording || r == MPI_REQUEST_NULL || req_shared_complete(r))
+	if (!recording || r == MPI_REQUEST_NULL)
 		return;
 
 	unsigned h = req_hash(r);
@@ -387,6 +388,12 @@ static void req_completed(const struct req_refs *q, int i, MPI_Request now)
 {
 	int slot = q->slots[i];
 
+	/* A shared completed handle: every record of it goes (two threads may each have added one). */
+	if (req_shared_complete((MPI_Request)(uintptr_t)q->handles[i])) {
+		for (int k = 0, s; k < REQ_PROBES && (s = req_find((MPI_Request)(uintptr_t)q->handles[i])) >= 0; k++)
+			req_drop(s);
+		return;
+	}
 	if (slot < 0 || A->reqs[slot].handle != q->handles[i])
 		return;
 	if (now == MPI_REQUEST_NULL)
