@@ -154,12 +154,13 @@ static void note_progress(struct monitor *m, double t, int out, const struct det
 		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
 }
 
-/* Can the model of S reach a verdict within half a confirmation window of a hang's start (a
- * run of k = ceil(log alpha / log q) suspicions, and beyond its guard)? Where S is 0 in most
- * healthy samples its q is near 1: it cannot. */
+/* Can the model of S reach a verdict within half a confirmation window of a hang's start (its
+ * verdicts allowed now, a run of k = ceil(log alpha / log q) suspicions, and beyond its guard)?
+ * Where S is 0 in most healthy samples its q is near 1: it cannot. */
 static bool s_model_timely(const struct monitor *m, const struct detector_info *in, double longest_ms)
 {
-	if (!in->usable || !(in->q > 0 && in->q < 1))
+	/* Its verdicts wait while its runs-test windows reject randomness: not timely then. */
+	if (!in->usable || !in->random_ok || !(in->q > 0 && in->q < 1))
 		return false;
 
 	double k = ceil(log(m->opt.model.alpha) / log(in->q));
