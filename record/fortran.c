@@ -70,12 +70,11 @@ static void f_reqs_after(struct f_reqs *q, const F *reqs, int all_done, const F 
 /* MPI_Start/MPI_Startall twins: the persistent requests are active again. */
 static void f_reqs_started(F n, const F *reqs)
 {
-	for (int k = 0; recording && k < n; k++) {
-		int i = req_find(PMPI_Request_f2c(reqs[k]));
+	struct f_reqs q; /* not zeroed: only the first n are read */
 
-		if (i >= 0)
-			req_set_active(i, 1);
-	}
+	q.n = n < 0 ? 0 : n < SLOTS_MAX ? n : SLOTS_MAX;
+	f_reqs_convert(&q, reqs);
+	reqs_started(q.n, q.r);
 }
 
 /* MPI_Init, MPI_Init_thread and MPI_Finalize in the five symbol forms. */

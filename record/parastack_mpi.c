@@ -412,16 +412,23 @@ EXPORT int MPI_Start(MPI_Request *req)
 	return rc;
 }
 
-EXPORT int MPI_Startall(int n, MPI_Request *reqs)
+/* Persistent requests started: active again (MPI_Startall, and the Fortran twins). */
+static void reqs_started(int n, const MPI_Request *reqs)
 {
-	int rc = PMPI_Startall(n, reqs);
-
-	for (int k = 0; recording && rc == MPI_SUCCESS && k < n; k++) {
+	for (int k = 0; recording && k < n; k++) {
 		int i = req_find(reqs[k]);
 
 		if (i >= 0)
 			req_set_active(i, 1);
 	}
+}
+
+EXPORT int MPI_Startall(int n, MPI_Request *reqs)
+{
+	int rc = PMPI_Startall(n, reqs);
+
+	if (rc == MPI_SUCCESS)
+		reqs_started(n, reqs);
 	return rc;
 }
 

@@ -11,13 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const collectives[] = {
-	"MPI_Barrier", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Gather", "MPI_Gatherv",
-	"MPI_Scatter", "MPI_Scatterv", "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall",
-	"MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
-	"MPI_Scan", "MPI_Exscan", "MPI_Comm_split", "MPI_Comm_dup", "MPI_Comm_create",
-	"MPI_Win_fence", NULL,
-};
+/* Collectives the recording layer's description (record/mpi.api) does not number. */
+static const char *const collectives[] = { "MPI_Win_fence", NULL };
 
 static const char *const busy_wait_calls[] = {
 	"MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Iprobe", "MPI_Improbe",

@@ -168,14 +168,6 @@ bool wf_is_collective_call(json_t *call)
 	return call && wf_int(call, "coll_seq") > 0;
 }
 
-bool wf_in_list(const char *f, const char *const *list)
-{
-	for (int i = 0; f && list[i]; i++)
-		if (!strcmp(f, list[i]))
-			return true;
-	return false;
-}
-
 /* Blocking point-to-point calls: they wait for their peer (record/mpi.api's roles). */
 bool wf_is_p2p_wait(const char *f)
 {

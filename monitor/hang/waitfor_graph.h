@@ -69,8 +69,6 @@ json_t *wf_history_entry(json_t *comm, long long seq);
 /* Is the call a collective? (It has a collective number.) */
 bool wf_is_collective_call(json_t *call);
 
-/* Is f one of the NULL-terminated list? */
-bool wf_in_list(const char *f, const char *const *list);
 
 /* Blocking point-to-point calls: they wait for their peer. */
 bool wf_is_p2p_wait(const char *f);
