@@ -63,7 +63,7 @@ TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
 	$(B)/tests/apps/busywait $(B)/tests/apps/phases $(B)/tests/apps/commfaults \
 	$(B)/tests/apps/commfaults_f $(B)/tests/apps/commfaults_fh $(B)/tests/apps/commfaults_f08 \
-	$(B)/tests/apps/layercheck $(B)/tests/apps/mt_stress
+	$(B)/tests/apps/layercheck $(B)/tests/apps/mt_stress $(B)/tests/apps/halo $(B)/tests/apps/masterworker
 FIXTURES := $(APPS) $(B)/tests/libparastack-mpi-asan.so $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/dstate $(B)/tests/evilname \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
@@ -93,7 +93,7 @@ $(B)/mpiobj/%.o: %.c | $(GEN)/psrec_funcs.h
 $(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,$(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)mpicc $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
-RECORD_SRC := record/parastack_mpi.c record/fortran.c record/record_format.h $(GEN_FILES)
+RECORD_SRC := record/parastack_mpi.c record/fortran.c record/channels.c record/record_format.h $(GEN_FILES)
 $(RECORD_LIB): $(RECORD_SRC)
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)mpicc -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -I$(GEN) $(WARN) -o $@ $< -ldl
@@ -170,6 +170,10 @@ $(B)/tests/apps/commfaults_fh: tests/apps/commfaults_f.F90
 $(B)/tests/apps/commfaults_f08: tests/apps/commfaults_f08.f90
 	@mkdir -p $(@D)/f08
 	$(call say,MPIF90,$@)mpif90 -O1 -g -J $(@D)/f08 -o $@ $<
+
+$(B)/tests/apps/halo: tests/apps/halo.f90
+	@mkdir -p $(@D)
+	$(call say,MPIF90,$@)mpif90 -O1 -g -o $@ $<
 
 $(B)/tests/apps/solver: tests/apps/solver.f90
 	@mkdir -p $(@D)

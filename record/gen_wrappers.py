@@ -20,6 +20,8 @@ HAND_KIND = {"Start": "req", "Startall": "req", "Request_free": "req", "Test": "
              "Init": "init", "Init_thread": "init", "Finalize": "finalize"}
 # Fortran twins written by hand (their Fortran signatures are not the C ones).
 F_BY_HAND = {"Init", "Init_thread", "Finalize"}
+# Blocking point-to-point roles: their sends and receives are counted (record/channels.c).
+P2P_BLOCKING = {"send", "recv", "probe", "sendrecv"}
 ROLES = {"send", "recv", "probe", "mrecv", "sendrecv", "isend", "irecv", "imrecv", "init_send",
          "init_recv", "coll", "icoll", "ctor", "call", "icall", "wait", "waitall", "waitany",
          "waitsome", "hand"}
@@ -126,9 +128,11 @@ def call_args(f, fortran):
     root = f.param("root")
     root_e = (d + root) if root and f.role in ("coll", "icoll") else "-1"
     coll = "1" if f.role in ("coll", "icoll", "ctor") else "0"
-    return "{ PSREC_%s, %s, %s, %s, %s, %s, %s, %s }" % (
+    # MPI_Sendrecv's send part, counted by the layer's point-to-point counters.
+    speer, stag = ((d + "dest", d + f.param("sendtag")) if f.role == "sendrecv" else ("PSREC_NO_PEER", "0"))
+    return "{ PSREC_%s, %s, %s, %s, %s, %s, %s, %s, %s, %s }" % (
         f.enum, comm_e, peer_expr(f, d), tag_expr(f, d), root_e, coll, bytes_expr(f, fortran),
-        "caller" if fortran else "CALLER")
+        "caller" if fortran else "CALLER", speer, stag)
 
 
 # ---- C ------------------------------------------------------------------------------------------
@@ -139,10 +143,15 @@ def c_wrapper(f):
            "\tstruct call_args a = %s;" % call_args(f, False)]
     starts_request = f.role in ("isend", "irecv", "imrecv", "init_send", "init_recv", "icoll", "icall")
     blocks = f.role in ("send", "recv", "probe", "mrecv", "sendrecv", "coll", "icoll", "ctor", "call")
+    p2p = f.role in P2P_BLOCKING
     if blocks:
         out.append("\tstruct psrec_call *c = call_enter(&a);")
+    if p2p:
+        out.append("\tint ch = p2p_enter(&a);")
     out.append("\tint rc = PMPI_%s(%s);" % (f.name, args))
     out.append("")
+    if p2p:
+        out.append("\tp2p_leave(ch);")
     if f.role == "ctor":
         out.append("\tif (rc == MPI_SUCCESS)")
         out.append("\t\tcomm_made(%s, c ? c->coll_seq : 0, *%s);" % (f.comm(), f.new_comm()))
@@ -181,7 +190,7 @@ def f_body(f):
     if r in ("wait", "waitall", "waitany", "waitsome"):
         n = {"wait": "1", "waitall": "*count", "waitany": "*count", "waitsome": "*incount"}[r]
         reqs = "request" if r == "wait" else "array_of_requests"
-        out.append("\tstruct call_args a = { PSREC_%s, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, caller };" % f.enum)
+        out.append("\tstruct call_args a = { PSREC_%s, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, caller, PSREC_NO_PEER, 0 };" % f.enum)
         out.append("\tstruct psrec_call *c = call_enter(&a);")
         out.append("\tstruct f_reqs q;")
         out.append("")
@@ -232,8 +241,12 @@ def f_body(f):
     out.append("\tstruct call_args a = %s;" % call_args(f, True))
     if blocks:
         out.append("\tstruct psrec_call *c = call_enter(&a);")
+    if r in P2P_BLOCKING:
+        out.append("\tint ch = p2p_enter(&a);")
     out.append("")
     out.append("\treal(%s);" % real_args)
+    if r in P2P_BLOCKING:
+        out.append("\tp2p_leave(ch);")
     if r == "ctor":
         out.append("\tif (FORT_OK(ierr))")
         out.append("\t\tcomm_made(PMPI_Comm_f2c(*%s), c ? c->coll_seq : 0, PMPI_Comm_f2c(*%s));"

@@ -201,7 +201,10 @@ struct call_args {
 	int peer, tag, root, collective;
 	int64_t bytes;
 	uint64_t caller;
+	int speer, stag; /* MPI_Sendrecv's send: its destination and tag */
 };
+
+#include "channels.c"
 
 static int64_t type_bytes(int count, MPI_Datatype t)
 {
@@ -309,6 +312,7 @@ static void req_add(MPI_Request r, const struct call_args *a, int persistent)
 
 	unsigned h = req_hash(r);
 	int ci = comm_slot(a->comm);
+	int ch = req_chan(ci, a, persistent);
 
 	for (unsigned k = 0; k < REQ_PROBES; k++) {
 		struct psrec_req *p = &A->reqs[(h + k) % PSREC_REQS];
@@ -333,10 +337,21 @@ static void req_add(MPI_Request r, const struct call_args *a, int persistent)
 		p->caller = a->caller;
 		p->persistent = (uint8_t)persistent;
 		p->active = !persistent;
+		p->chan = ch;
+		p->bytes = a->bytes;
 		seq_close(&p->seq);
 		return;
 	}
 	__atomic_fetch_add(&A->dropped, 1, __ATOMIC_RELAXED);
+}
+
+/* A persistent request started: active, its envelope posted again. */
+static void req_start(int i)
+{
+	req_chan_started(&A->reqs[i]);
+	seq_open(&A->reqs[i].seq);
+	A->reqs[i].active = 1;
+	seq_close(&A->reqs[i].seq);
 }
 
 static void req_set_active(int i, int active)
@@ -371,7 +386,8 @@ static void reqs_before(struct psrec_call *c, int n, const MPI_Request *r, struc
 	int *slots = q->slots;
 
 	for (int i = 0; i < n && i < SLOTS_MAX; i++) {
-		slots[i] = recording ? req_find(r[i]) : -1;
+		/* -2: MPI_REQUEST_NULL, nothing to wait for; -1: a request the layer did not record. */
+		slots[i] = r[i] == MPI_REQUEST_NULL ? -2 : recording ? req_find(r[i]) : -1;
 		q->handles[i] = (uint64_t)(uintptr_t)r[i];
 	}
 	if (!c)
@@ -390,12 +406,15 @@ static void req_completed(const struct req_refs *q, int i, MPI_Request now)
 
 	/* A shared completed handle: every record of it goes (two threads may each have added one). */
 	if (req_shared_complete((MPI_Request)(uintptr_t)q->handles[i])) {
-		for (int k = 0, s; k < REQ_PROBES && (s = req_find((MPI_Request)(uintptr_t)q->handles[i])) >= 0; k++)
+		for (int k = 0, s; k < REQ_PROBES && (s = req_find((MPI_Request)(uintptr_t)q->handles[i])) >= 0; k++) {
+			req_chan_done(&A->reqs[s]);
 			req_drop(s);
+		}
 		return;
 	}
 	if (slot < 0 || A->reqs[slot].handle != q->handles[i])
 		return;
+	req_chan_done(&A->reqs[slot]);
 	if (now == MPI_REQUEST_NULL)
 		req_drop(slot);
 	else if (A->reqs[slot].persistent)
@@ -408,7 +427,7 @@ EXPORT int MPI_Start(MPI_Request *req)
 	int rc = PMPI_Start(req);
 
 	if (rc == MPI_SUCCESS && i >= 0)
-		req_set_active(i, 1);
+		req_start(i);
 	return rc;
 }
 
@@ -419,7 +438,7 @@ static void reqs_started(int n, const MPI_Request *reqs)
 		int i = req_find(reqs[k]);
 
 		if (i >= 0)
-			req_set_active(i, 1);
+			req_start(i);
 	}
 }
 
@@ -446,7 +465,7 @@ EXPORT int MPI_Request_free(MPI_Request *req)
 
 EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
-	struct call_args a = { PSREC_WAIT, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, CALLER };
+	struct call_args a = { PSREC_WAIT, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, CALLER, PSREC_NO_PEER, 0 };
 	struct psrec_call *c = call_enter(&a);
 	struct req_refs q;
 
@@ -473,7 +492,7 @@ static void reqs_after(int n, const MPI_Request *r, const struct req_refs *q, in
 }
 
 #define WAIT_BEGIN(FUNC, n, reqs)                                                              \
-	struct call_args a = { PSREC_##FUNC, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, CALLER }; \
+	struct call_args a = { PSREC_##FUNC, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, CALLER, PSREC_NO_PEER, 0 }; \
 	struct psrec_call *c = call_enter(&a);                                                  \
 	struct req_refs q;                                                                      \
 	reqs_before(c, (n) < SLOTS_MAX ? (n) : SLOTS_MAX, reqs, &q)
@@ -675,7 +694,7 @@ EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 EXPORT int MPI_Finalize(void)
 {
-	struct call_args a = { PSREC_FINALIZE, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, CALLER };
+	struct call_args a = { PSREC_FINALIZE, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, CALLER, PSREC_NO_PEER, 0 };
 	struct psrec_call *c = call_enter(&a);
 
 	A->finalized = 1;

@@ -11,13 +11,14 @@
 
 #define PSREC_SYMBOL "parastack_record"
 #define PSREC_MAGIC 0x3130434552535053ULL /* "PSREC01" little-endian */
-#define PSREC_VERSION 4
+#define PSREC_VERSION 5
 #define PSREC_THREADS 64    /* threads that called MPI (more: not recorded) */
 #define PSREC_COMMS 256     /* live communicators */
 #define PSREC_REQS 4096     /* live nonblocking requests */
 #define PSREC_MEMBERS 65536 /* world ranks of every recorded communicator, together */
-#define PSREC_WAITREQS 8    /* requests named per waiting call */
+#define PSREC_WAITREQS 32   /* requests named per waiting call */
 #define PSREC_HISTORY 4     /* latest collectives kept per communicator */
+#define PSREC_CHANS 4096    /* point-to-point envelopes counted (more: counts incomplete) */
 
 #define PSREC_ANY_SOURCE (-1)
 #define PSREC_NO_PEER (-2)
@@ -49,7 +50,7 @@ struct psrec_call {
 			   * ranks differ by design (Gatherv, Scatterv, Alltoallv) */
 	uint64_t coll_seq;/* the communicator's collective number of this call */
 	uint64_t caller;  /* return address into the caller of the MPI function */
-	int32_t reqs[PSREC_WAITREQS]; /* their slots in reqs, -1 unrecorded */
+	int32_t reqs[PSREC_WAITREQS]; /* their slots in reqs, -1 unrecorded, -2 MPI_REQUEST_NULL */
 };
 
 /* One collective as this rank called it: what MPI/SX-style checks compare across ranks. */
@@ -85,7 +86,25 @@ struct psrec_req {
 	int32_t tag;
 	uint64_t caller;
 	uint8_t persistent, active; /* active: started and not completed */
-	uint8_t pad[6];
+	uint8_t pad[2];
+	int32_t chan;      /* its envelope's counters in chans, -1 none */
+	int64_t bytes;     /* count x type size */
+};
+
+/* Point-to-point traffic per envelope, counted since MPI_Init: what lets the monitor match a
+ * waiting receive against the sends its peer posted (and a send against the receives its
+ * destination posted) instead of taking every peer of a wait for a culprit. A thread claims a
+ * free entry (used 0 -> 1), fills the key, then publishes it (2); counters only grow (atomic
+ * adds). Two threads may claim one key twice: the reader sums entries with the same key. */
+struct psrec_chan {
+	uint32_t used;     /* 0 free, 1 being claimed, 2 ready */
+	int32_t peer;      /* world rank: a send's destination, a receive's source (or ANY) */
+	int32_t tag;       /* or PSREC_ANY_TAG (receives) */
+	uint32_t pad;
+	uint64_t comm;     /* the communicator's id (psrec_comm.id) */
+	uint64_t sent;     /* sends posted to peer with tag */
+	uint64_t posted;   /* receives posted with this envelope (MPI_Mprobe's included) */
+	uint64_t done;     /* of them, completed (returned by a Recv or a Wait/Test call) */
 };
 
 struct psrec_area {
@@ -97,11 +116,14 @@ struct psrec_area {
 	uint32_t nthreads;    /* calls[] slots handed out */
 	uint32_t members_used;
 	uint32_t dropped;     /* events not recorded for lack of room */
+	uint32_t chans_lost;  /* point-to-point calls not counted (table full, an intercommunicator) */
+	uint32_t pad;
 	char mpi_library[64]; /* MPI_Get_library_version's first line, as built against */
 	struct psrec_call calls[PSREC_THREADS];
 	struct psrec_comm comms[PSREC_COMMS];
 	struct psrec_req reqs[PSREC_REQS];
 	int32_t members[PSREC_MEMBERS];
+	struct psrec_chan chans[PSREC_CHANS];
 };
 
 #endif

@@ -31,6 +31,16 @@ enum psrec_kind mpirecord_kind_of(const char *func)
 	return PSREC_KIND_NONE;
 }
 
+/* A counter added to an entry's, saturating (a rank's counters are its own to forge). */
+static json_int_t wf_sum(json_t *e, const char *k, uint64_t add)
+{
+	json_int_t have = json_integer_value(json_object_get(e, k));
+	uint64_t cap = (uint64_t)1 << 52;
+
+	add = add > cap ? cap : add;
+	return have + (json_int_t)add > (json_int_t)cap ? (json_int_t)cap : have + (json_int_t)add;
+}
+
 static bool consistent(uint32_t seq)
 {
 	return (seq & 1) == 0;
@@ -136,10 +146,10 @@ static json_t *requests_json(const struct target *t, struct symbolizer *sy, cons
 
 		if (!r->used || !consistent(r->seq) || !r->active)
 			continue;
-		json_array_append_new(reqs, json_pack("{s:i, s:s, s:o, s:i, s:i, s:b, s:o}", "slot", i,
+		json_array_append_new(reqs, json_pack("{s:i, s:s, s:o, s:i, s:i, s:I, s:b, s:o}", "slot", i,
 						      "func", func_name(r->func), "comm", comm_id(a, r->comm),
-						      "peer", r->peer, "tag", r->tag, "persistent",
-						      r->persistent, "at", site_json(t, sy, r->caller)));
+						      "peer", r->peer, "tag", r->tag, "bytes", (json_int_t)r->bytes,
+						      "persistent", r->persistent, "at", site_json(t, sy, r->caller)));
 	}
 	return reqs;
 }
@@ -149,11 +159,12 @@ static json_t *history_json(const struct target *t, struct symbolizer *sy, const
 {
 	json_t *h = json_array();
 
-	for (uint64_t n = c->coll_seq >= PSREC_HISTORY ? c->coll_seq - PSREC_HISTORY + 1 : 1;
-	     n <= c->coll_seq; n++) {
+	/* The slots, oldest first: at most PSREC_HISTORY steps whatever coll_seq says. */
+	for (int k = PSREC_HISTORY - 1; k >= 0; k--) {
+		uint64_t n = c->coll_seq - (uint64_t)k;
 		const struct psrec_coll *e = &c->history[n % PSREC_HISTORY];
 
-		if (e->coll_seq != n)
+		if (c->coll_seq < (uint64_t)k + 1 || e->coll_seq != n)
 			continue;
 		json_array_append_new(h, json_pack("{s:I, s:s, s:i, s:I, s:o}", "coll_seq", (json_int_t)n,
 						   "func", func_name(e->func), "root", e->root, "bytes",
@@ -202,6 +213,43 @@ static json_t *comms_json(const struct target *t, struct symbolizer *sy, const s
 	return comms;
 }
 
+/* The point-to-point counters, one entry per envelope (duplicates a race made summed). */
+static json_t *channels_json(const struct psrec_area *a)
+{
+	json_t *chans = json_object();
+	char key[96];
+
+	for (int i = 0; i < PSREC_CHANS; i++) {
+		const struct psrec_chan *c = &a->chans[i];
+		json_t *e;
+
+		if (c->used != 2)
+			continue;
+		snprintf(key, sizeof(key), "%016llx %d %d", (unsigned long long)c->comm, c->peer, c->tag);
+		e = json_object_get(chans, key);
+		if (!e) {
+			char id[24];
+
+			snprintf(id, sizeof(id), "%016llx", (unsigned long long)c->comm);
+			e = json_pack("{s:s, s:i, s:i, s:I, s:I, s:I}", "comm", id, "peer", c->peer, "tag", c->tag,
+				      "sent", (json_int_t)0, "posted", (json_int_t)0, "done", (json_int_t)0);
+			json_object_set_new(chans, key, e);
+		}
+		json_object_set_new(e, "sent", json_integer(wf_sum(e, "sent", c->sent)));
+		json_object_set_new(e, "posted", json_integer(wf_sum(e, "posted", c->posted)));
+		json_object_set_new(e, "done", json_integer(wf_sum(e, "done", c->done)));
+	}
+
+	json_t *list = json_array();
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(chans, k, v)
+		json_array_append(list, v);
+	json_decref(chans);
+	return list;
+}
+
 json_t *mpirecord_json(const struct target *t, struct symbolizer *sy)
 {
 	struct psrec_area *a = read_area(t);
@@ -209,10 +257,12 @@ json_t *mpirecord_json(const struct target *t, struct symbolizer *sy)
 	if (!a)
 		return NULL;
 
-	json_t *j = json_pack("{s:s, s:i, s:b, s:i, s:o, s:o, s:o}", "library", a->mpi_library,
-			      "world_rank", a->world_rank, "finalized", a->finalized != 0, "dropped",
-			      (int)a->dropped, "calls", calls_json(t, sy, a), "requests",
-			      requests_json(t, sy, a), "comms", comms_json(t, sy, a));
+	json_t *j = json_pack("{s:s%, s:i, s:b, s:i, s:o, s:o, s:o, s:o, s:b}", "library", a->mpi_library,
+			      strnlen(a->mpi_library, sizeof(a->mpi_library)), "world_rank", a->world_rank,
+			      "finalized", a->finalized != 0, "dropped", (int)a->dropped, "calls",
+			      calls_json(t, sy, a), "requests", requests_json(t, sy, a), "comms",
+			      comms_json(t, sy, a), "channels", channels_json(a), "channels_complete",
+			      a->chans_lost == 0);
 
 	free(a);
 	return j;

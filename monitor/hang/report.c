@@ -5,6 +5,7 @@
 #include "ranges.h"
 #include "report_util.h"
 #include "waitfor.h"
+#include "culprits.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -498,14 +499,11 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 {
 	json_t *groups = report_groups(snap);
 	json_t *diag = report_diagnose(snap, groups, faulty);
-	json_t *next = next_step(snap, groups, faulty);
+	json_t *next = json_null();
 	json_t *tree = report_tree(groups);
 	size_t i;
 	json_t *g;
 
-	/* rank_list served the diagnosis; the report keeps the compact ranges. */
-	json_array_foreach(groups, i, g)
-		json_object_del(g, "rank_list");
 	json_t *dead = json_array();
 	bool live_faulty = false, all_in_kernel = true;
 
@@ -522,23 +520,26 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 	/* A dead rank leaves the others waiting for messages: a communication hang, with its cause. */
 	const char *type = !live_faulty ? "communication" : all_in_kernel ? "io" : "computation";
 	json_t *wf = !live_faulty ? waitfor_analyze(snap) : NULL;
-	json_t *report_faulty = json_incref(faulty);
 
 	if (wf) {
-		json_t *lines = json_object_get(wf, "diagnosis"), *wf_faulty = json_object_get(wf, "faulty_ranks");
+		json_t *lines = json_object_get(wf, "diagnosis");
 
 		/* The recording layer's reasons first; the stack groups' sentences after them. */
 		json_array_extend(lines, diag);
 		json_decref(diag);
 		diag = json_incref(lines);
 		json_object_del(wf, "diagnosis");
-		if (json_array_size(faulty) == 0 && json_array_size(wf_faulty) > 0) {
-			json_decref(report_faulty);
-			report_faulty = json_incref(wf_faulty);
-			json_decref(next);
-			next = next_step(snap, groups, report_faulty);
-		}
 	}
+
+	/* One truth: faulty_ranks is the culprits' list, whatever named them. */
+	json_t *culprits = culprits_find(snap, groups, faulty, wf);
+	json_t *report_faulty = culprits_ranks(culprits);
+
+	json_decref(next);
+	next = next_step(snap, groups, report_faulty);
+	/* rank_list served the diagnosis and the culprits; the report keeps the compact ranges. */
+	json_array_foreach(groups, i, g)
+		json_object_del(g, "rank_list");
 
 	json_t *report = json_pack("{s:s, s:s, s:o, s:o, s:f, s:O, s:o, s:o, s:o, s:o, s:s}", "verdict",
 				   "hang", "hang_type", type, "dead_ranks", dead, "faulty_ranks",
@@ -546,6 +547,7 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 				   "diagnosis", diag, "model", model, "next_step", next, "action", action);
 
 	json_object_set_new(report, "tree", tree);
+	json_object_set_new(report, "culprits", culprits);
 	if (wf)
 		json_object_set_new(report, "wait_for", wf);
 	return report;
@@ -587,9 +589,9 @@ void report_summary(json_t *snap, char *buf, size_t len)
 
 json_t *report_none(json_t *model, bool watched)
 {
-	return json_pack("{s:s, s:n, s:[], s:n, s:[], s:[], s:[], s:o}", "verdict",
+	return json_pack("{s:s, s:n, s:[], s:[], s:n, s:[], s:[], s:[], s:o}", "verdict",
 			 watched ? "none" : "unwatched",
-			 "hang_type", "faulty_ranks", "detected_at", "ranks", "groups", "diagnosis",
+			 "hang_type", "faulty_ranks", "culprits", "detected_at", "ranks", "groups", "diagnosis",
 			 "model", model);
 }
 

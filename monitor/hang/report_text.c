@@ -121,6 +121,21 @@ static void print_tree(FILE *out, json_t *tree)
 	report_print_tree(out, tree, 40);
 }
 
+/* Each culprit with its evidence in words: what the report knows, and how well. */
+static void print_culprits(FILE *out, json_t *culprits)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(culprits, i, c) {
+		const char *e = str(c, "evidence");
+
+		fprintf(out, "    rank %d, %s: %s\n", rank_of(c),
+			same(e, "certain") ? "certain" : same(e, "likely") ? "likely" : "from the stacks alone",
+			str(c, "why") ? str(c, "why") : "?");
+	}
+}
+
 void report_print(FILE *out, json_t *report)
 {
 	char when[64] = "?";
@@ -143,6 +158,7 @@ void report_print(FILE *out, json_t *report)
 		fprintf(out, "  faulty rank(s): %s\n", r ? r : "?");
 		free(r);
 		free(ranks);
+		print_culprits(out, json_object_get(report, "culprits"));
 	} else {
 		fprintf(out, "  faulty rank(s): none in application code: every live rank waits in MPI\n");
 	}

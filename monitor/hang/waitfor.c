@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpirecord.h"
 #include "ranges.h"
 #include "waitfor_graph.h"
 
@@ -34,32 +35,6 @@ static void graph_build(struct graph *g, json_t *snap)
 				n->call = c;
 		n->finalizing = (n->call && wf_is(wf_str(n->call, "func"), "MPI_Finalize")) ||
 				json_is_true(json_object_get(n->rec, "finalized"));
-	}
-}
-
-/* Point-to-point waits: the peer of a blocking call, and the peers of the requests a Wait
- * names. */
-static void p2p_edges(struct graph *g)
-{
-	for (int i = 0; i < g->count; i++) {
-		struct node *n = &g->n[i];
-		json_t *c = n->call;
-		size_t k;
-		json_t *slot;
-
-		if (!c || n->finalizing)
-			continue;
-		if (wf_is_p2p_wait(wf_str(c, "func")))
-			wf_wait_add(n, (int)wf_int(c, "peer") >= 0 ? (int)wf_int(c, "peer") : ANY);
-		json_array_foreach(json_object_get(c, "reqs"), k, slot) {
-			size_t q;
-			json_t *req;
-
-			json_array_foreach(json_object_get(n->rec, "requests"), q, req)
-				if (wf_int(req, "slot") == json_integer_value(slot) && wf_int(req, "peer") >= 0)
-					wf_wait_add(n, (int)wf_int(req, "peer"));
-		}
-		n->np2p = n->nwaits;
 	}
 }
 
@@ -236,8 +211,13 @@ static void collective_edges(struct graph *g, json_t *pending, int **late, int *
 			p = q;
 			p[np] = (struct pend){ wf_str(c, "comm"), wf_int(c, "coll_seq"), NULL, 0 };
 			pend_describe(g, n, &p[np], pending);
-			for (int m = 0; m < p[np].nout; m++)
+			for (int m = 0; m < p[np].nout; m++) {
+				struct node *o = wf_node_of(g, p[np].out[m]);
+
 				wf_push_int(late, nlate, p[np].out[m]);
+				if (o)
+					o->late = true;
+			}
 			np++;
 		}
 		for (int m = 0; m < p[k].nout; m++)
@@ -248,63 +228,8 @@ static void collective_edges(struct graph *g, json_t *pending, int **late, int *
 	free(p);
 }
 
-/* Deadlock cycles among the point-to-point waits (each rank waiting for the next), each reported
- * once. (A rank waiting in a collective that another has not entered is the collective's
- * story, told there.) */
-static void find_cycles(struct graph *g, json_t *cycles, int **faulty, int *nfaulty)
-{
-	int *color = calloc((size_t)g->count + 1, sizeof(int)), *path = calloc((size_t)g->count + 1, sizeof(int));
-
-	for (int s = 0; color && path && s < g->count; s++) {
-		int depth = 0, cur = s;
-
-		if (color[s])
-			continue;
-		/* Follow the first point-to-point wait of each rank (the blocking call's peer). */
-		while (cur >= 0 && !color[cur]) {
-			color[cur] = s + 1;
-			path[depth++] = cur;
-
-			struct node *n = &g->n[cur], *next = NULL;
-
-			for (int w = 0; w < n->np2p && !next; w++)
-				if (n->waits[w] != ANY)
-					next = wf_node_of(g, n->waits[w]);
-			cur = next ? (int)(next - g->n) : -1;
-		}
-		if (cur < 0 || color[cur] != s + 1)
-			continue;
-
-		int start = 0;
-
-		while (path[start] != cur)
-			start++;
-
-		json_t *cyc = json_array();
-		char text[4096] = "", sites[2048] = "";
-
-		for (int k = start; k < depth; k++) {
-			struct node *n = &g->n[path[k]];
-			char what[600];
-
-			json_array_append_new(cyc, json_integer(n->rank));
-			n->in_cycle = true;
-			snprintf(text + strlen(text), sizeof(text) - strlen(text), "%d → ", n->rank);
-			wf_doing(n, what, sizeof(what));
-			snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites), "%srank %d %s",
-				 k > start ? "; " : "", n->rank, what);
-			wf_push_int(faulty, nfaulty, n->rank);
-		}
-		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%d", g->n[path[start]].rank);
-		json_array_append_new(cycles, cyc);
-		wf_say(g->diag, "deadlock: ranks %s, each waiting for the next: %s", text, sites);
-	}
-	free(color);
-	free(path);
-}
-
-/* A receive from a given rank that nothing in that rank's record matches; requests started
- * and never waited for. */
+/* Requests started and never waited for; blocked receives from a given rank on an envelope
+ * that rank never sent on (what it did send this rank, if anything, is said). */
 static void check_p2p(struct graph *g, json_t *unmatched, json_t *stale)
 {
 	for (int i = 0; i < g->count; i++) {
@@ -331,90 +256,27 @@ static void check_p2p(struct graph *g, json_t *unmatched, json_t *stale)
 			    wf_is_send(wf_str(req, "func")) ? "to" : "from", wf_int(req, "peer"),
 			    wf_int(req, "tag"), wf_str(req, "at") ? wf_str(req, "at") : "?");
 		}
-		if (!c || !wf_is(wf_str(c, "func"), "MPI_Recv") || wf_int(c, "peer") < 0 || n->in_cycle)
+		if (!c || !n->blocked || !n->fresh || n->or_wait || n->in_cycle || n->np2p != 1 ||
+		    mpirecord_kind_of(wf_str(c, "func")) != PSREC_KIND_RECV)
 			continue;
 
-		struct node *s = wf_node_of(g, (int)wf_int(c, "peer"));
-		bool match = false;
-		char offer[700] = "";
+		struct node *s = wf_node_of(g, n->waits[0]);
+		char offer[700] = "", what[600];
 
 		if (!s || !s->rec)
 			continue;
-		/* The sender's current call, or one of its live sends, aimed at this rank. */
-		if (s->call && wf_is_send(wf_str(s->call, "func")) && wf_int(s->call, "peer") == n->rank)
-			match = wf_int(s->call, "tag") == wf_int(c, "tag") || wf_int(c, "tag") == ANY;
-		json_array_foreach(json_object_get(s->rec, "requests"), k, req) {
-			if (!wf_is_send(wf_str(req, "func")) || wf_int(req, "peer") != n->rank)
-				continue;
-			if (wf_int(req, "tag") == wf_int(c, "tag") || wf_int(c, "tag") == ANY)
-				match = true;
-			else
+		json_array_foreach(json_object_get(s->rec, "requests"), k, req)
+			if (wf_is_send(wf_str(req, "func")) && wf_int(req, "peer") == n->rank)
 				snprintf(offer, sizeof(offer), "; its %s to rank %d has tag %lld (at %s)",
 					 wf_str(req, "func"), n->rank, wf_int(req, "tag"), wf_str(req, "at") ? wf_str(req, "at") : "?");
-		}
-		if (match)
-			continue;
-
-		char what[600];
-
 		wf_doing(s, what, sizeof(what));
 		json_array_append_new(unmatched, json_pack("{s:i, s:I, s:I, s:s}", "rank", n->rank, "from",
 							   (json_int_t)s->rank, "tag", (json_int_t)wf_int(c, "tag"),
 							   "at", wf_str(c, "at") ? wf_str(c, "at") : "?"));
-		wf_say(g->diag, "rank %d waits in MPI_Recv from rank %d with tag %lld at %s, and nothing in rank %d's "
-		    "record will send it: rank %d %s%s", n->rank, s->rank, wf_int(c, "tag"),
+		wf_say(g->diag, "rank %d waits in MPI_Recv from rank %d with tag %lld at %s, and rank %d has never sent "
+		    "it a message with that tag: rank %d %s%s", n->rank, s->rank, wf_int(c, "tag"),
 		    wf_str(c, "at") ? wf_str(c, "at") : "?", s->rank, s->rank, what, offer);
 	}
-}
-
-/* Ranks that some rank waits for, point to point, and that have left: in MPI_Finalize, or
- * exited. */
-static void gone_waited_for(struct graph *g, int **gone, int *ngone)
-{
-	for (int i = 0; i < g->count; i++)
-		for (int w = 0; w < g->n[i].np2p; w++) {
-			struct node *o = g->n[i].waits[w] != ANY ? wf_node_of(g, g->n[i].waits[w]) : NULL;
-
-			if (o && (o->exited || o->finalizing))
-				wf_push_int(gone, ngone, o->rank);
-		}
-}
-
-/* Of the ranks that have not entered a collective, leave out those that only wait, point to
- * point, for a rank that has left (MPI_Finalize, exited), directly or through others that do:
- * they are held up by it, not at fault (a rank that finalized early leaves its neighbours, and
- * theirs, waiting for halos). */
-static void drop_victims(struct graph *g, int *late, int *nlate)
-{
-	bool *victim = calloc((size_t)g->count + 1, sizeof(bool)), changed = true;
-	int kept = 0;
-
-	if (!victim)
-		return;
-	/* A fixpoint: at most one pass per rank in a chain. */
-	for (int pass = 0; changed && pass < g->count; pass++) {
-		changed = false;
-		for (int i = 0; i < g->count; i++) {
-			struct node *n = &g->n[i];
-			bool v = !victim[i] && n->np2p > 0 && !n->exited && !n->finalizing;
-
-			for (int w = 0; v && w < n->np2p; w++) {
-				struct node *o = n->waits[w] != ANY ? wf_node_of(g, n->waits[w]) : NULL;
-
-				v = o && (o->exited || o->finalizing || victim[o - g->n]);
-			}
-			if (v)
-				victim[i] = changed = true;
-		}
-	}
-	for (int i = 0; i < *nlate; i++) {
-		struct node *n = wf_node_of(g, late[i]);
-
-		if (!n || !victim[n - g->n])
-			late[kept++] = late[i];
-	}
-	*nlate = kept;
-	free(victim);
 }
 
 static json_t *int_array(int *v, int n)
@@ -475,6 +337,64 @@ static void check_histories(struct graph *g, json_t *mismatches, int **faulty, i
 	json_decref(done);
 }
 
+static int side_size(json_t *side)
+{
+	int n = 0, *r = wf_parse_ranges(wf_str(side, "ranks"), &n);
+
+	free(r);
+	return n;
+}
+
+/* A culprit for each rank of a mismatched collective's odd sides: certain where the largest side
+ * is larger than every other, likely where two sides are as large (either may be wrong). */
+static void mismatch_culprits(json_t *mismatches, json_t *culprits)
+{
+	size_t i, k;
+	json_t *m, *side;
+
+	json_array_foreach(mismatches, i, m) {
+		json_t *sides = json_object_get(m, "sides"), *big = NULL;
+		int largest = 0, ties = 0;
+
+		json_array_foreach(sides, k, side) {
+			int n = side_size(side);
+
+			ties = n == largest ? ties + 1 : n > largest ? 1 : ties;
+			if (n > largest) {
+				largest = n;
+				big = side;
+			}
+		}
+		json_array_foreach(sides, k, side) {
+			int n = 0, *r = wf_parse_ranges(wf_str(side, "ranks"), &n);
+
+			for (int j = 0; (side != big || ties > 1) && j < n; j++)
+				wf_culprit(culprits, r[j], ties > 1 ? "likely" : "certain",
+					   "at collective #%lld it calls %s (at %s) where rank%s %s call%s %s (at %s)",
+					   wf_int(m, "coll_seq"), wf_str(side, "call"), wf_str(side, "at"),
+					   side_size(big) > 1 ? "s" : "", wf_str(big, "ranks"), side_size(big) > 1 ? "" : "s",
+					   wf_str(big, "call"), wf_str(big, "at"));
+			free(r);
+		}
+	}
+}
+
+static json_t *culprit_ranks(json_t *culprits)
+{
+	int *v = calloc(json_array_size(culprits) + 1, sizeof(int)), n = 0;
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(culprits, i, c)
+		if (v)
+			v[n++] = (int)wf_int(c, "rank");
+
+	json_t *a = v ? int_array(v, n) : json_array();
+
+	free(v);
+	return a;
+}
+
 json_t *waitfor_analyze(json_t *snap)
 {
 	struct graph g = { 0 };
@@ -490,39 +410,25 @@ json_t *waitfor_analyze(json_t *snap)
 	graph_build(&g, snap);
 
 	json_t *mismatches = json_array(), *pending = json_array(), *cycles = json_array();
-	json_t *unmatched = json_array(), *stale = json_array();
-	int *mis = NULL, nmis = 0, *late = NULL, nlate = 0, *cyc = NULL, ncyc = 0;
+	json_t *unmatched = json_array(), *stale = json_array(), *culprits = json_array();
+	int *mis = NULL, nmis = 0, *late = NULL, nlate = 0;
 
 	check_histories(&g, mismatches, &mis, &nmis);
-	p2p_edges(&g);
-	find_cycles(&g, cycles, &cyc, &ncyc);
+	wf_match(&g);
 	collective_edges(&g, pending, &late, &nlate);
+
+	const char *why = NULL;
+
+	if (nmis) {
+		mismatch_culprits(mismatches, culprits);
+		why = "their collective call does not match the other ranks'";
+	} else {
+		why = wf_causes(&g, cycles, culprits);
+	}
 	check_p2p(&g, unmatched, stale);
 
-	int *gone = NULL, ngone = 0;
-
-	gone_waited_for(&g, &gone, &ngone);
-	drop_victims(&g, late, &nlate);
-
-	/* Whom everyone waits on: a mismatched collective's odd side first, then a deadlock cycle,
-	 * then the ranks that have not entered a collective the others wait in, then ranks that
-	 * left (MPI_Finalize, exited) while others wait for their messages. */
-	bool late_left = nlate > 0;
-
-	for (int k = 0; k < nlate; k++) {
-		struct node *n = wf_node_of(&g, late[k]);
-
-		late_left &= n && (n->exited || n->finalizing);
-	}
-
-	const char *why = nmis ? "their collective call does not match the other ranks'" :
-			  ncyc ? "they wait for each other in a cycle (deadlock)" :
-			  late_left ? "they left (MPI_Finalize, or exited) while the other ranks wait for them" :
-			  nlate ? "the other ranks wait in a collective they have not entered" :
-			  ngone ? "they left (MPI_Finalize, or exited) while other ranks wait for their messages" :
-				  NULL;
-	json_t *faulty = nmis ? int_array(mis, nmis) : ncyc ? int_array(cyc, ncyc) :
-			 nlate ? int_array(late, nlate) : ngone ? int_array(gone, ngone) : json_array();
+	json_t *waits = waits_json(&g);
+	json_t *faulty = culprit_ranks(culprits);
 
 	if (why) {
 		int *v = calloc(json_array_size(faulty) + 1, sizeof(int));
@@ -540,17 +446,15 @@ json_t *waitfor_analyze(json_t *snap)
 		free(v);
 	}
 
-	json_t *out = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s?, s:o}", "waits", waits_json(&g),
+	json_t *out = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s?, s:o}", "waits", waits,
 				"cycles", cycles, "collectives", pending, "mismatches", mismatches,
-				"unmatched", unmatched, "requests", stale, "faulty_ranks", faulty, "why", why,
-				"diagnosis", g.diag);
+				"unmatched", unmatched, "requests", stale, "faulty_ranks", faulty, "culprits",
+				culprits, "why", why, "diagnosis", g.diag);
 
 	for (int k = 0; k < g.count; k++)
 		free(g.n[k].waits);
 	free(g.n);
 	free(mis);
 	free(late);
-	free(cyc);
-	free(gone);
 	return out;
 }

@@ -22,6 +22,17 @@ struct node {
 	int nwaits;
 	int np2p;      /* the first np2p of them are point-to-point waits */
 	bool in_cycle;
+	/* Point-to-point matching (waitfor_match.c): what the counters say of its call. */
+	bool counted;   /* its record counts every point-to-point call it made */
+	bool blocked;   /* its waits are proven blocked: the first np2p of waits are on whom */
+	bool satisfied; /* every message it waits for was sent, every send's receive posted */
+	bool unsure;    /* the counters cannot tell (a peer without them, a request unrecorded) */
+	bool or_wait;   /* its point-to-point waits are alternatives (any source, Waitany) */
+	bool fresh;     /* it waits for an envelope no candidate ever sent it */
+	bool owed;      /* it waits for an envelope its peer sent it before, one message short */
+	char blocked_on[320]; /* the blocked operation, for sentences */
+	bool late;      /* it has not entered a collective that others wait in */
+	int comp;       /* its strongly connected component of the wait-for graph */
 };
 
 struct graph {
@@ -75,6 +86,20 @@ bool wf_is_p2p_wait(const char *f);
 
 /* A send of any mode (blocking or not). */
 bool wf_is_send(const char *f);
+
+/* Point-to-point edges from matching (waitfor_match.c): for each rank waiting in a receive, a
+ * send or a Wait call, whether the ranks' counters prove it blocked, and on whom. */
+void wf_match(struct graph *g);
+
+/* The cause (waitfor_cause.c): the ranks every waiting rank waits on, transitively (the sink
+ * components of the wait-for graph), refined where a cycle has one odd member; each culprit
+ * with its evidence ("certain" or "likely") and why, into culprits; the point-to-point deadlock
+ * cycles into cycles. Returns the sentence's reason for the diagnosis, or NULL. */
+const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits);
+
+/* A culprit: {"rank", "evidence", "why"}, once per rank. */
+void wf_culprit(json_t *culprits, int rank, const char *evidence, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* What a rank is doing, for a sentence: "waits in MPI_Recv from rank 3 (tag 5) at a.c:40". */
 void wf_doing(struct node *n, char *buf, size_t len);

@@ -178,3 +178,32 @@ finish() {
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 }
+
+# expect_agree NAME: the report's text (the job's output, $ERR) and its JSON ($REPORT) say the
+# same: the headline's hang type, the faulty ranks line (as ranges), and one line per culprit
+# with its rank and its evidence in words ("certain", "likely", "from the stacks alone"), and
+# no culprit line the JSON does not have.
+expect_agree() {
+	want_type=$(jq -r '.hang_type' "$REPORT" 2>/dev/null)
+	want_ranks=$(jq -r '[.faulty_ranks[]] | reduce .[] as $r ([];
+		if length > 0 and (.[-1][1] + 1) == $r then .[-1][1] = $r else . + [[$r, $r]] end)
+		| map(if .[0] == .[1] then "\(.[0])" else "\(.[0])-\(.[1])" end) | join(",")' "$REPORT" 2>/dev/null)
+	[ -n "$want_ranks" ] || want_ranks="none in application code"
+	problems=""
+	printf '%s\n' "$ERR" | grep -q -- "HANG DETECTED at .* — $want_type error" || problems="$problems; headline not '$want_type'"
+	printf '%s\n' "$ERR" | grep -q -x -- "  faulty rank(s): $want_ranks.*" ||
+		problems="$problems; no line 'faulty rank(s): $want_ranks'"
+	lines=$(jq -r '.culprits[] | "    rank \(.rank), \(if .evidence == "stacks" then "from the stacks alone" else .evidence end): "' \
+		"$REPORT" 2>/dev/null)
+	n=0
+	while IFS= read -r l; do
+		[ -n "$l" ] || continue
+		n=$((n + 1))
+		printf '%s\n' "$ERR" | grep -q -F -- "$l" || problems="$problems; no line '$l'"
+	done <<-LINES
+	$lines
+	LINES
+	have=$(printf '%s\n' "$ERR" | grep -c -E '^    rank [0-9]+, (certain|likely|from the stacks alone): ')
+	[ "$have" -eq "$n" ] || problems="$problems; $have culprit lines in the text, $n in the JSON"
+	if [ -z "$problems" ]; then ok; else fail "$1: text and JSON disagree$problems"; fi
+}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../monitor/hang/culprits.h"
+#include "../../monitor/hang/report.h"
 #include "../../monitor/hang/waitfor.h"
 #include "suites.h"
 
@@ -26,11 +28,13 @@ static json_t *rank_rec(int rank, int size, const char *func, int peer, int tag,
 						       "tid", 100 + rank, "func", func, "comm", WORLD, "peer", peer,
 						       "tag", tag, "root", -1, "bytes", (json_int_t)bytes, "coll_seq",
 						       (json_int_t)seq, "at", "a.c:10", "nreqs", 0, "reqs", "main", 1));
-	return json_pack("{s:i, s:s, s:i, s:s, s:{s:s, s:i, s:b, s:i, s:o, s:[], s:[{s:s, s:i, s:I, s:s, s:o}]}}",
+	return json_pack("{s:i, s:s, s:i, s:s, s:{s:s, s:i, s:b, s:i, s:o, s:[], s:[{s:s, s:i, s:I, s:s, s:o}], "
+			 "s:[], s:b}}",
 			 "rank", rank, "host", "n1", "pid", 1000 + rank, "state", "IN_MPI", "record",
 			 "library", "test", "world_rank", rank, "finalized", 0, "dropped", 0, "calls", calls,
 			 "requests", "comms", "id", WORLD, "size", size, "coll_seq", (json_int_t)world_seq,
-			 "members", members, "history", history ? history : json_array());
+			 "members", members, "history", history ? history : json_array(), "channels",
+			 "channels_complete", 1);
 }
 
 static json_t *hist(long long seq, const char *func, long long bytes, const char *at)
@@ -48,6 +52,58 @@ static bool faulty_is(json_t *wf, const char *want)
 		fprintf(stderr, "faulty_ranks %s, want %s\n", got ? got : "?", want);
 	free(got);
 	return same;
+}
+
+/* A rank's counters for one envelope (record/channels.c): sends to peer with tag, receives
+ * from peer (or -1: any) posted and completed. */
+static void chan(json_t *rank, int peer, int tag, long long sent, long long posted, long long done)
+{
+	json_array_append_new(json_object_get(json_object_get(rank, "record"), "channels"),
+			      json_pack("{s:s, s:i, s:i, s:I, s:I, s:I}", "comm", WORLD, "peer", peer, "tag", tag,
+					"sent", (json_int_t)sent, "posted", (json_int_t)posted, "done", (json_int_t)done));
+}
+
+/* A live request of the rank, waited on by its current call. */
+static void req(json_t *rank, int slot, const char *func, int peer, int tag, long long bytes)
+{
+	json_t *rec = json_object_get(rank, "record"), *call = json_array_get(json_object_get(rec, "calls"), 0);
+
+	json_array_append_new(json_object_get(rec, "requests"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:I, s:b, s:s}", "slot", slot, "func", func, "comm",
+					WORLD, "peer", peer, "tag", tag, "bytes", (json_int_t)bytes, "persistent", 0,
+					"at", "halo.f90:30"));
+	json_array_append_new(json_object_get(call, "reqs"), json_integer(slot));
+	json_object_set_new(call, "nreqs", json_integer((json_int_t)json_array_size(json_object_get(call, "reqs"))));
+}
+
+static const char *evidence_of(json_t *wf, int rank)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(wf, "culprits"), i, c)
+		if (json_integer_value(json_object_get(c, "rank")) == rank)
+			return json_string_value(json_object_get(c, "evidence"));
+	return "none";
+}
+
+/* The ranks a rank's entry in "waits" names. */
+static bool waits_for_is(json_t *wf, int rank, const char *want)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach(json_object_get(wf, "waits"), i, w)
+		if (json_integer_value(json_object_get(w, "rank")) == rank) {
+			char *got = json_dumps(json_object_get(w, "waits_for"), JSON_COMPACT);
+			bool same = got && !strcmp(got, want);
+
+			if (!same)
+				fprintf(stderr, "rank %d waits for %s, want %s\n", rank, got ? got : "?", want);
+			free(got);
+			return same;
+		}
+	return !strcmp(want, "none");
 }
 
 START_TEST(no_records_no_analysis)
@@ -209,6 +265,244 @@ START_TEST(large_job_one_behind)
 }
 END_TEST
 
+/* NPB BT's case: ranks in MPI_Waitall of a ring halo exchange, rank 2 held in MPI elsewhere
+ * (no record of its call). Ranks 0 and 1 each posted their sends to the other: no cycle between
+ * them; only the receives from rank 2 are blocked, and rank 2 alone is named. */
+START_TEST(halo_waitall_names_the_held_rank_not_a_cycle)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < 4; r++) {
+		int left = (r + 3) % 4, right = (r + 1) % 4;
+		json_t *x = rank_rec(r, 4, r == 2 ? NULL : "MPI_Waitall", -2, 0, 0, 0, 3, NULL);
+
+		if (r == 2) {
+			json_object_set_new(x, "mpi_call", json_string("MPI_Recv"));
+			chan(x, left, 5, 9, 9, 9);
+			chan(x, right, 5, 9, 9, 9);
+		} else {
+			req(x, 1, "MPI_Irecv", left, 5, 8);
+			req(x, 2, "MPI_Irecv", right, 5, 8);
+			req(x, 3, "MPI_Isend", left, 5, 8);
+			req(x, 4, "MPI_Isend", right, 5, 8);
+			chan(x, left, 5, 10, 10, 9);
+			chan(x, right, 5, 10, 10, 9);
+		}
+		json_array_append_new(s, x);
+	}
+
+	json_t *wf = waitfor_analyze(s);
+
+	ck_assert(faulty_is(wf, "[2]"));
+	ck_assert_str_eq(evidence_of(wf, 2), "certain");
+	ck_assert_int_eq(json_array_size(json_object_get(wf, "cycles")), 0);
+	ck_assert(waits_for_is(wf, 0, "[]"));
+	ck_assert(waits_for_is(wf, 1, "[2]"));
+	ck_assert(waits_for_is(wf, 3, "[2]"));
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
+/* A send whose receive is not posted: small, it went out eagerly (no wait); 1 MiB, it waits. */
+START_TEST(an_eager_send_waits_for_nobody)
+{
+	for (int big = 0; big < 2; big++) {
+		json_t *s = json_array(), *r0 = rank_rec(0, 3, "MPI_Waitall", -2, 0, 0, 0, 4, NULL);
+
+		req(r0, 1, "MPI_Isend", 1, 3, big ? 1 << 20 : 8);
+		chan(r0, 1, 3, 1, 0, 0);
+		json_array_append_new(s, r0);
+		json_array_append_new(s, rank_rec(1, 3, "MPI_Barrier", -2, 0, 5, 0, 5, NULL));
+		json_array_append_new(s, rank_rec(2, 3, "MPI_Barrier", -2, 0, 5, 0, 5, NULL));
+
+		json_t *wf = waitfor_analyze(s);
+
+		ck_assert(waits_for_is(wf, 0, big ? "[1]" : "[]"));
+		ck_assert(faulty_is(wf, "[0]"));
+		/* Either way rank 0 is named, likely: its wait is not explained by its own records. */
+		ck_assert_str_eq(evidence_of(wf, 0), "likely");
+		json_decref(wf);
+		json_decref(s);
+	}
+}
+END_TEST
+
+/* A wildcard receive is blocked only when no member's matching send is left over. */
+START_TEST(any_source_blocks_only_when_no_member_sent)
+{
+	for (int taken = 4; taken <= 5; taken++) {
+		json_t *s = json_array(), *r0 = rank_rec(0, 3, "MPI_Recv", -1, 1, 0, 4, 3, NULL);
+
+		chan(r0, -1, 1, 0, taken + 1, taken);
+		json_array_append_new(s, r0);
+		for (int r = 1; r < 3; r++) {
+			json_t *x = rank_rec(r, 3, "MPI_Recv", 0, 2, 0, 4, 3, NULL);
+
+			chan(x, 0, 1, r == 2 ? 5 : 0, 0, 0);
+			chan(x, 0, 2, 0, 1, 0);
+			json_array_append_new(s, x);
+		}
+
+		json_t *wf = waitfor_analyze(s);
+
+		ck_assert(waits_for_is(wf, 0, taken == 4 ? "[]" : "[1,2]"));
+		json_decref(wf);
+		json_decref(s);
+	}
+}
+END_TEST
+
+/* Master-worker: rank 0 waits for any worker's result; workers 1 and 2 finished (MPI_Finalize);
+ * worker 3 took 5 tasks, answered 4 and waits for a sixth. Rank 3 is named, not the master. */
+START_TEST(any_source_master_names_the_worker_that_never_answered)
+{
+	json_t *s = json_array(), *m = rank_rec(0, 4, "MPI_Recv", -1, 1, 0, 4, 1, NULL);
+
+	chan(m, -1, 1, 0, 15, 14);
+	for (int w = 1; w < 4; w++)
+		chan(m, w, 2, w == 3 ? 5 : 6, 0, 0);
+	json_array_append_new(s, m);
+	for (int w = 1; w < 4; w++) {
+		json_t *x = rank_rec(w, 4, w == 3 ? "MPI_Recv" : "MPI_Finalize", w == 3 ? 0 : -2, 2, 0, 4, 1, NULL);
+
+		chan(x, 0, 1, w == 3 ? 4 : 5, 0, 0);
+		chan(x, 0, 2, 0, w == 3 ? 6 : 6, w == 3 ? 5 : 6);
+		json_array_append_new(s, x);
+	}
+
+	json_t *wf = waitfor_analyze(s);
+
+	ck_assert(faulty_is(wf, "[3]"));
+	ck_assert_str_eq(evidence_of(wf, 3), "likely");
+	ck_assert(waits_for_is(wf, 0, "[3]"));
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
+/* A genuine cycle through Irecv/Waitall: each rank waits for its right neighbour's message
+ * before sending its own. Every member is named, certain. */
+START_TEST(waitall_cycle_of_four_is_certain)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = rank_rec(r, 4, "MPI_Waitall", -2, 0, 0, 0, 2, NULL);
+
+		req(x, 7, "MPI_Irecv", (r + 1) % 4, 7, 4096);
+		chan(x, (r + 1) % 4, 7, 0, 6, 5);
+		chan(x, (r + 3) % 4, 7, 5, 0, 0);
+		json_array_append_new(s, x);
+	}
+
+	json_t *wf = waitfor_analyze(s);
+	char *cyc = json_dumps(json_object_get(wf, "cycles"), JSON_COMPACT);
+
+	ck_assert(faulty_is(wf, "[0,1,2,3]"));
+	ck_assert_str_eq(cyc, "[[0,1,2,3]]");
+	ck_assert_str_eq(evidence_of(wf, 2), "certain");
+	free(cyc);
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
+/* A cycle whose one member waits for a tag its peer never sent, while the other waits for a
+ * message sent before: the odd receive's rank alone, likely. */
+START_TEST(the_wrong_tag_in_a_cycle_is_named_alone)
+{
+	json_t *s = json_array(), *r1 = rank_rec(1, 3, "MPI_Recv", 2, 9, 0, 4, 3, NULL);
+	json_t *r2 = rank_rec(2, 3, "MPI_Recv", 1, 5, 0, 4, 3, NULL);
+
+	chan(r1, 2, 5, 3, 0, 0);
+	chan(r1, 2, 9, 0, 1, 0);
+	chan(r2, 1, 5, 3, 4, 3);
+	json_array_append_new(s, rank_rec(0, 3, "MPI_Barrier", -2, 0, 4, 0, 4, NULL));
+	json_array_append_new(s, r1);
+	json_array_append_new(s, r2);
+
+	json_t *wf = waitfor_analyze(s);
+
+	ck_assert(faulty_is(wf, "[1]"));
+	ck_assert_str_eq(evidence_of(wf, 1), "likely");
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
+/* A skipped send: rank 2 did not send rank 1 its 5th message and went on into MPI_Allreduce;
+ * rank 1 waits for it, outside the collective. Rank 2 is named, not the rank left waiting. */
+START_TEST(a_skipped_send_names_the_sender)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = r == 1 ? rank_rec(1, 4, "MPI_Recv", 2, 5, 0, 4, 7, NULL) :
+				     rank_rec(r, 4, "MPI_Allreduce", -2, 0, 8, 4, 8, NULL);
+
+		if (r == 1)
+			chan(x, 2, 5, 0, 5, 4);
+		if (r == 2)
+			chan(x, 1, 5, 4, 0, 0);
+		json_array_append_new(s, x);
+	}
+
+	json_t *wf = waitfor_analyze(s);
+
+	ck_assert(faulty_is(wf, "[2]"));
+	ck_assert_str_eq(evidence_of(wf, 2), "likely");
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
+/* A peer without counters (an older layer, a full table): no edge is claimed on its account. */
+START_TEST(a_peer_without_counters_is_no_proof)
+{
+	json_t *s = json_array(), *r1 = rank_rec(1, 2, "MPI_Recv", 0, 5, 0, 4, 3, NULL);
+	json_t *r0 = rank_rec(0, 2, "MPI_Recv", 1, 6, 0, 4, 3, NULL);
+
+	json_object_set_new(json_object_get(r0, "record"), "channels_complete", json_false());
+	json_array_append_new(s, r0);
+	json_array_append_new(s, r1);
+
+	json_t *wf = waitfor_analyze(s);
+
+	ck_assert(waits_for_is(wf, 1, "[]"));
+	ck_assert_int_eq(json_array_size(json_object_get(wf, "cycles")), 0);
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
+/* Without the layer: a rank whose stack shows MPI_Finalize while the others wait is the culprit
+ * (from the stacks); else the one stack group smaller than every other. */
+START_TEST(without_records_the_stacks_name_the_culprit)
+{
+	for (int fin = 0; fin < 2; fin++) {
+		json_t *s = json_array();
+
+		for (int r = 0; r < 4; r++)
+			json_array_append_new(s, json_pack("{s:i, s:s, s:s, s:s}", "rank", r, "state", "IN_MPI", "mpi_call",
+							   r != 3 ? "MPI_Allreduce" : fin ? "MPI_Finalize" : "MPI_Recv",
+							   "path", r != 3 ? "main > MPI_Allreduce" : "main > other"));
+
+		json_t *groups = report_groups(s), *faulty = json_array();
+		json_t *c = culprits_find(s, groups, faulty, NULL);
+		char *got = json_dumps(culprits_ranks(c), JSON_COMPACT);
+
+		ck_assert_str_eq(got, "[3]");
+		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c, 0), "evidence")), "stacks");
+		free(got);
+		json_decref(c);
+		json_decref(faulty);
+		json_decref(groups);
+		json_decref(s);
+	}
+}
+END_TEST
+
 Suite *waitfor_suite(void)
 {
 	Suite *s = suite_create("waitfor");
@@ -223,6 +517,15 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, an_unrecorded_call_is_named_from_the_stack);
 	tcase_add_test(tc, large_job_one_behind);
 	tcase_add_test(tc, neighbours_of_a_rank_that_left_are_not_at_fault);
+	tcase_add_test(tc, halo_waitall_names_the_held_rank_not_a_cycle);
+	tcase_add_test(tc, an_eager_send_waits_for_nobody);
+	tcase_add_test(tc, any_source_blocks_only_when_no_member_sent);
+	tcase_add_test(tc, any_source_master_names_the_worker_that_never_answered);
+	tcase_add_test(tc, waitall_cycle_of_four_is_certain);
+	tcase_add_test(tc, the_wrong_tag_in_a_cycle_is_named_alone);
+	tcase_add_test(tc, a_skipped_send_names_the_sender);
+	tcase_add_test(tc, a_peer_without_counters_is_no_proof);
+	tcase_add_test(tc, without_records_the_stacks_name_the_culprit);
 	suite_add_tcase(s, tc);
 	return s;
 }

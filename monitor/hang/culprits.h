@@ -1,0 +1,16 @@
+/* culprits — whom a hang report names and on what evidence (culprits.c): the one list the
+ * report's faulty_ranks is made of. */
+#ifndef PARASTACK_CULPRITS_H
+#define PARASTACK_CULPRITS_H
+
+#include <jansson.h>
+
+/* The culprits of a hang, sorted by rank: [{"rank", "evidence" ("certain" | "likely" |
+ * "stacks"), "why"}], from the computation's faulty ranks (borrowed), the wait-for analysis
+ * (wf, or NULL) and the stack groups (report_groups' objects, with their rank_list). */
+json_t *culprits_find(json_t *snap, json_t *groups, json_t *faulty, json_t *wf);
+
+/* Their ranks, as faulty_ranks. */
+json_t *culprits_ranks(json_t *culprits);
+
+#endif

@@ -1,0 +1,405 @@
+/* waitfor_cause — from the wait-for graph to the culprits. The graph's edges are proven waits
+ * only (waitfor_match.c for point to point, the collective numbers for collectives), so the
+ * ranks every waiting rank ends up waiting on are the sink components of the graph: a rank
+ * that waits on nobody (it left, or is held in MPI where no record explains it), or a set of
+ * ranks that wait on each other (a deadlock). A culprit is "certain" when its waiters' records
+ * prove the waits and its own state is known; "likely" where the reading needs more than the
+ * records: a rank without counters, alternatives (any source, Waitany), or a cycle whose one
+ * odd member (a receive its peer never sent on, a rank outside the collective the others wait
+ * in) is named instead of the whole cycle. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "waitfor_graph.h"
+
+void wf_culprit(json_t *culprits, int rank, const char *evidence, const char *fmt, ...)
+{
+	char why[1400];
+	va_list ap;
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(culprits, i, c)
+		if (wf_int(c, "rank") == rank)
+			return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	json_array_append_new(culprits, json_pack("{s:i, s:s, s:s}", "rank", rank, "evidence", evidence, "why", why));
+}
+
+static int index_of(struct graph *g, int rank)
+{
+	struct node *n = rank == ANY ? NULL : wf_node_of(g, rank);
+
+	return n ? (int)(n - g->n) : -1;
+}
+
+/* Tarjan's strongly connected components, iteratively (a job has thousands of ranks). */
+static int components(struct graph *g)
+{
+	int n = g->count, idx = 0, ncomp = 0, sp = 0, csp = 0;
+	int *index = malloc(sizeof(int) * ((size_t)n + 1)), *low = malloc(sizeof(int) * ((size_t)n + 1));
+	int *stack = malloc(sizeof(int) * ((size_t)n + 1)), *calls = malloc(sizeof(int) * ((size_t)n + 1));
+	int *next = calloc((size_t)n + 1, sizeof(int));
+	bool *on = calloc((size_t)n + 1, sizeof(bool));
+
+	for (int v = 0; index && low && stack && calls && next && on && v < n; v++)
+		index[v] = -1;
+	for (int s = 0; index && low && stack && calls && next && on && s < n; s++) {
+		if (index[s] >= 0)
+			continue;
+		index[s] = low[s] = idx++;
+		stack[sp++] = s;
+		on[s] = true;
+		calls[csp++] = s;
+		while (csp > 0) {
+			int v = calls[csp - 1];
+
+			if (next[v] < g->n[v].nwaits) {
+				int w = index_of(g, g->n[v].waits[next[v]++]);
+
+				if (w < 0)
+					continue;
+				if (index[w] < 0) {
+					index[w] = low[w] = idx++;
+					stack[sp++] = w;
+					on[w] = true;
+					calls[csp++] = w;
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			csp--;
+			if (csp > 0 && low[v] < low[calls[csp - 1]])
+				low[calls[csp - 1]] = low[v];
+			if (low[v] == index[v]) {
+				int w;
+
+				do {
+					w = stack[--sp];
+					on[w] = false;
+					g->n[w].comp = ncomp;
+				} while (w != v);
+				ncomp++;
+			}
+		}
+	}
+	free(on);
+	free(next);
+	free(calls);
+	free(stack);
+	free(low);
+	free(index);
+	return ncomp;
+}
+
+/* An alternative wait (any source, Waitany) is not held up by ranks that left while another
+ * candidate is still there: only those candidates are waited on. */
+static void prune_alternatives(struct graph *g)
+{
+	for (int i = 0; i < g->count; i++) {
+		struct node *n = &g->n[i];
+		int live = 0, kept = 0;
+
+		if (!n->or_wait)
+			continue;
+		for (int w = 0; w < n->np2p; w++) {
+			struct node *o = wf_node_of(g, n->waits[w]);
+
+			live += o && !o->exited && !o->finalizing;
+		}
+		if (!live || live == n->np2p)
+			continue;
+		for (int w = 0; w < n->nwaits; w++) {
+			struct node *o = w < n->np2p ? wf_node_of(g, n->waits[w]) : NULL;
+
+			if (w < n->np2p && !(o && !o->exited && !o->finalizing))
+				continue;
+			n->waits[kept++] = n->waits[w];
+		}
+		n->np2p = live;
+		n->nwaits = kept;
+	}
+}
+
+/* The ranks outside component c that wait on one of its members directly, as ranges; whether
+ * all of them do so through alternatives only. */
+static char *waiters_of(struct graph *g, int c, bool *only_alternatives, bool *collective)
+{
+	int *w = NULL, nw = 0;
+
+	*only_alternatives = true;
+	*collective = false;
+	for (int i = 0; i < g->count; i++) {
+		struct node *n = &g->n[i];
+
+		if (n->comp == c)
+			continue;
+		for (int k = 0; k < n->nwaits; k++) {
+			struct node *o = wf_node_of(g, n->waits[k]);
+
+			if (o && o->comp == c) {
+				wf_push_int(&w, &nw, n->rank);
+				*only_alternatives &= k < n->np2p && n->or_wait;
+				*collective |= k >= n->np2p;
+				break;
+			}
+		}
+	}
+
+	char *r = nw ? wf_ranges_of(w, nw) : NULL;
+
+	free(w);
+	return r;
+}
+
+/* One rank every waiting rank ends up waiting on. */
+static const char *lone_cause(struct graph *g, struct node *x, json_t *culprits)
+{
+	bool alternatives, collective;
+	char *who = waiters_of(g, x->comp, &alternatives, &collective), what[600];
+	bool known = x->exited || (x->rec && !x->unsure && !x->satisfied);
+	const char *evidence = known && !alternatives ? "certain" : "likely", *why;
+
+	if (!who)
+		return NULL;
+	wf_doing(x, what, sizeof(what));
+	if (x->exited || x->finalizing) {
+		wf_culprit(culprits, x->rank, evidence, "rank %d %s while rank%s %s wait%s for it", x->rank,
+			   x->exited ? "exited" : "called MPI_Finalize", strchr(who, ',') || strchr(who, '-') ? "s" : "",
+			   who, strchr(who, ',') || strchr(who, '-') ? "" : "s");
+		why = "they left (MPI_Finalize, or exited) while the other ranks wait for them";
+	} else if (collective && x->late) {
+		wf_culprit(culprits, x->rank, evidence, "ranks %s wait in a collective rank %d has not entered; rank %d %s",
+			   who, x->rank, x->rank, what);
+		why = "the other ranks wait in a collective they have not entered";
+	} else {
+		wf_culprit(culprits, x->rank, evidence, "rank%s %s wait%s for rank %d%s, and rank %d waits on nobody the "
+			   "records show: it %s", strchr(who, ',') || strchr(who, '-') ? "s" : "", who,
+			   strchr(who, ',') || strchr(who, '-') ? "" : "s", x->rank,
+			   collective ? "" : " (messages it has not sent, or receives it has not posted)", x->rank, what);
+		why = "the other ranks wait for them, and they wait on nobody the records show";
+	}
+	free(who);
+	return why;
+}
+
+/* A cycle through component c along point-to-point waits, from its lowest rank: its ranks in
+ * order into cyc; false when no such cycle (some edge in c is a collective's). */
+static bool cycle_walk(struct graph *g, int c, int *cyc, int *len)
+{
+	int start = -1, cur;
+
+	*len = 0;
+	for (int i = 0; i < g->count; i++)
+		if (g->n[i].comp == c && (start < 0 || g->n[i].rank < g->n[start].rank))
+			start = i;
+	cur = start;
+	while (cur >= 0 && *len <= g->count) {
+		for (int k = 0; k < *len; k++)
+			if (cyc[k] == cur) {
+				memmove(cyc, cyc + k, sizeof(int) * (size_t)(*len - k));
+				*len -= k;
+				return true;
+			}
+		cyc[(*len)++] = cur;
+
+		int next = -1;
+
+		for (int w = 0; w < g->n[cur].np2p && next < 0; w++) {
+			int o = index_of(g, g->n[cur].waits[w]);
+
+			if (o >= 0 && g->n[o].comp == c)
+				next = o;
+		}
+		cur = next;
+	}
+	return false;
+}
+
+/* Messages rank w's counters show between it and rank m: received from m (field "done" on
+ * channels from m; -1 when w took messages from any source too, which may have been m's), or
+ * sent to m ("sent"). */
+static long long traffic(struct node *w, int m, const char *field)
+{
+	long long sum = 0;
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(w->rec, "channels"), i, c) {
+		if (!strcmp(field, "done") && wf_int(c, "peer") == ANY && wf_int(c, "done") > 0)
+			return -1;
+		if (wf_int(c, "peer") == m)
+			sum += wf_int(c, field);
+	}
+	return sum;
+}
+
+/* In a cycle through an alternative wait (any source) of rank m: the one other member that
+ * received more messages from m than it sent back owes m the message m waits for (a worker
+ * that took a task and never answered); -1 when not exactly one does. */
+static int owing_member(struct graph *g, int c, int *waiter)
+{
+	int found = -1;
+
+	for (int i = 0; i < g->count; i++) {
+		struct node *m = &g->n[i];
+
+		if (m->comp != c || !m->or_wait)
+			continue;
+		for (int k = 0; k < g->count; k++) {
+			struct node *w = &g->n[k];
+			long long got = w->comp == c && w != m && w->counted ? traffic(w, m->rank, "done") : -1;
+
+			if (got < 0 || got <= traffic(w, m->rank, "sent"))
+				continue;
+			if (found >= 0 && found != k)
+				return -1;
+			found = k;
+			*waiter = i;
+		}
+	}
+	return found;
+}
+
+/* A deadlock among point-to-point waits: said as a cycle; its one odd member (a receive on an
+ * envelope its peer never sent on, where the others wait for messages sent before) is named
+ * alone, else every member. */
+static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles, json_t *culprits)
+{
+	int *cyc = malloc(sizeof(int) * ((size_t)g->count + 1)), len = 0, fresh = -1, nfresh = 0, nowed = 0;
+	bool alternatives = false;
+	char text[4096] = "", sites[4096] = "";
+
+	if (!cyc || !cycle_walk(g, c, cyc, &len)) {
+		free(cyc);
+		return NULL;
+	}
+
+	json_t *js = json_array();
+
+	for (int k = 0; k < len; k++) {
+		struct node *n = &g->n[cyc[k]];
+		char what[600];
+
+		json_array_append_new(js, json_integer(n->rank));
+		n->in_cycle = true;
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%d → ", n->rank);
+		wf_doing(n, what, sizeof(what));
+		snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites), "%srank %d %s", k ? "; " : "", n->rank, what);
+	}
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), "%d", g->n[cyc[0]].rank);
+	json_array_append_new(cycles, js);
+	wf_say(g->diag, "deadlock: ranks %s, each waiting for the next: %s", text, sites);
+	for (int i = 0; i < g->count; i++) {
+		if (g->n[i].comp != c)
+			continue;
+		alternatives |= g->n[i].or_wait;
+		nfresh += g->n[i].fresh && !g->n[i].owed;
+		nowed += g->n[i].owed;
+		if (g->n[i].fresh && !g->n[i].owed)
+			fresh = i;
+	}
+	if (nfresh == 1 && nowed > 0) {
+		struct node *f = &g->n[fresh];
+
+		wf_culprit(culprits, f->rank, "likely", "rank %d waits in %s, which its peer never sent it, while the "
+			   "others in the cycle wait for messages their peers sent them before: its receive is the odd one",
+			   f->rank, f->blocked_on);
+		free(cyc);
+		return "its receive waits for a message its peer never sent, and the others wait for it";
+	}
+	int waiter = -1, owing = alternatives ? owing_member(g, c, &waiter) : -1;
+
+	if (owing >= 0) {
+		struct node *w = &g->n[owing], *m = &g->n[waiter];
+
+		wf_culprit(culprits, w->rank, "likely", "rank %d waits for a message from any rank, and rank %d received "
+			   "%lld message(s) from it but sent %lld back: the missing answer is rank %d's", m->rank, w->rank,
+			   traffic(w, m->rank, "done"), traffic(w, m->rank, "sent"), w->rank);
+		free(cyc);
+		return "the rank waiting for any source waits for their answer, which they never sent";
+	}
+	for (int i = 0; i < g->count; i++)
+		if (g->n[i].comp == c)
+			wf_culprit(culprits, g->n[i].rank, alternatives ? "likely" : "certain",
+				   "ranks %s wait for each other (%d ranks in a cycle): none can go on", text, size);
+	free(cyc);
+	return "they wait for each other in a cycle (deadlock)";
+}
+
+/* A cycle through a collective: ranks that have not entered it wait, point to point, on ranks
+ * inside it. The one not in the collective is the odd one out, unless it waits for a message
+ * its peer sent before (one short): then the peer skipped a send and went on. */
+static const char *mixed_cause(struct graph *g, int c, json_t *culprits)
+{
+	const char *why = NULL;
+
+	for (int i = 0; i < g->count; i++) {
+		struct node *l = &g->n[i], *p = NULL;
+		char what[600];
+
+		if (l->comp != c || !l->late)
+			continue;
+		for (int w = 0; w < l->np2p && !p; w++) {
+			struct node *o = wf_node_of(g, l->waits[w]);
+
+			if (o && o->comp == c && !o->late)
+				p = o;
+		}
+		if (p && l->owed && !l->or_wait) {
+			wf_doing(p, what, sizeof(what));
+			wf_culprit(culprits, p->rank, "likely", "rank %d waits in %s, one more than rank %d has sent it, "
+				   "and rank %d went on: it %s (a send skipped?)", l->rank, l->blocked_on, p->rank, p->rank, what);
+			why = "a rank waits for a message they did not send before going on";
+		} else {
+			wf_doing(l, what, sizeof(what));
+			wf_culprit(culprits, l->rank, "likely", "the other ranks wait in a collective rank %d has not "
+				   "entered: it %s%s", l->rank, what, l->fresh ? ", a message its peer never sent it" : "");
+			why = "the other ranks wait in a collective they have not entered";
+		}
+	}
+	return why;
+}
+
+const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
+{
+	const char *why = NULL;
+
+	prune_alternatives(g);
+
+	int ncomp = components(g);
+
+	for (int c = 0; c < ncomp; c++) {
+		int size = 0, member = -1;
+		bool sink = true, p2p_only = true;
+
+		for (int i = 0; i < g->count; i++) {
+			struct node *n = &g->n[i];
+
+			if (n->comp != c)
+				continue;
+			size++;
+			member = i;
+			for (int w = 0; w < n->nwaits; w++) {
+				struct node *o = wf_node_of(g, n->waits[w]);
+
+				sink &= !o || o->comp == c;
+				if (o && o->comp == c && w >= n->np2p)
+					p2p_only = false;
+			}
+		}
+		if (!sink || member < 0)
+			continue;
+
+		const char *r = size == 1 ? lone_cause(g, &g->n[member], culprits) :
+				p2p_only ? cycle_cause(g, c, size, cycles, culprits) : mixed_cause(g, c, culprits);
+
+		why = why ? why : r;
+	}
+	return why;
+}

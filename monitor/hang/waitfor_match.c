@@ -1,0 +1,335 @@
+/* waitfor_match — which point-to-point waits are really blocked, from the layer's counters
+ * (record/channels.c: per envelope, the sends each rank posted and the receives it posted and
+ * completed). A receive blocks on its source only if the sends that source posted to it with
+ * that envelope are all taken by receives it completed; a wildcard receive only if no member's
+ * are left. A send blocks on its destination only if that rank has not posted a receive for it
+ * and it could not have gone out eagerly. A Waitall waits on its blocked requests alone; a
+ * Waitany/Waitsome is blocked only if all of them are. The counts give bounds, not a replay:
+ * where a bound cannot decide (a peer without counters, a wildcard receive that may have taken
+ * the message), the wait is "unsure" and no edge is claimed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpirecord.h"
+#include "waitfor_graph.h"
+
+/* A send this small went out at once on every transport seen (Open MPI's shared memory
+ * eager limit is 4 KiB; TCP's and MPICH's larger). */
+#define EAGER_SURE 4096
+/* Larger than every default eager limit: such a send waits for its receive. */
+#define RENDEZVOUS_SURE 65536
+
+enum verdict { SATISFIED, BLOCKED, UNKNOWN };
+
+/* One pending operation of a rank's call. */
+struct op {
+	const char *func, *comm, *at;
+	int peer;            /* world rank or ANY */
+	long long tag, bytes;
+	bool send, probe, sync, request;
+	enum verdict v;
+	long long sent;      /* receives: what the candidates ever sent on the envelope */
+};
+
+#define OPS_MAX 64
+
+static bool tag_matches(long long have, long long want)
+{
+	return want == ANY || have == want;
+}
+
+/* Sum of field over rec's channels on comm whose (peer, tag) pass the filter. */
+static long long chan_sum(json_t *rec, const char *comm, const char *field,
+			  bool (*pass)(long long peer, long long tag, const struct op *o, int self),
+			  const struct op *o, int self)
+{
+	long long sum = 0;
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(rec, "channels"), i, c)
+		if (wf_is(wf_str(c, "comm"), comm) && pass(wf_int(c, "peer"), wf_int(c, "tag"), o, self))
+			sum += wf_int(c, field);
+	return sum;
+}
+
+/* A sender's channel to the receiving rank self, on a tag the receive takes. */
+static bool sent_to(long long peer, long long tag, const struct op *o, int self)
+{
+	return peer == self && tag_matches(tag, o->tag);
+}
+
+/* A receive envelope that takes only messages o takes too. */
+static bool subset_of(long long peer, long long tag, const struct op *o, int self)
+{
+	(void)self;
+	return (o->peer == ANY || peer == o->peer) && (o->tag == ANY || tag == o->tag);
+}
+
+/* A receive envelope that may take o's messages, without being a subset of o's. */
+static bool overlaps_only(long long peer, long long tag, const struct op *o, int self)
+{
+	bool overlap = (peer == ANY || o->peer == ANY || peer == o->peer) &&
+		       (tag == ANY || o->tag == ANY || tag == o->tag);
+
+	return overlap && !subset_of(peer, tag, o, self);
+}
+
+/* A receive posted at the destination that can take a send of rank self with o's tag. */
+static bool takes_from(long long peer, long long tag, const struct op *o, int self)
+{
+	return (peer == self || peer == ANY) && (tag == o->tag || tag == ANY);
+}
+
+/* My sends to o's destination with o's tag. */
+static bool my_sends(long long peer, long long tag, const struct op *o, int self)
+{
+	(void)self;
+	return peer == o->peer && tag == o->tag;
+}
+
+static bool gone(const struct node *n)
+{
+	return n->exited || n->finalizing;
+}
+
+/* The ranks a receive may come from: its source, or every other member of its communicator. */
+static int *candidates(struct node *n, const struct op *o, int *count)
+{
+	int *c = NULL;
+
+	*count = 0;
+	if (o->peer != ANY) {
+		wf_push_int(&c, count, o->peer);
+		return c;
+	}
+
+	int nm = 0, *members = wf_parse_ranges(wf_str(wf_comm_of(n->rec, o->comm), "members"), &nm);
+
+	for (int m = 0; m < nm; m++)
+		if (members[m] != n->rank)
+			wf_push_int(&c, count, members[m]);
+	free(members);
+	return c;
+}
+
+static void judge_recv(struct graph *g, struct node *n, struct op *o, const struct op *ops, int nops)
+{
+	int nc = 0, *cand = candidates(n, o, &nc);
+	bool known = n->counted && nc > 0;
+	long long needed = 0;
+
+	o->sent = 0;
+	for (int k = 0; k < nc; k++) {
+		struct node *p = wf_node_of(g, cand[k]);
+
+		if (p && p->rec && p->counted)
+			o->sent += chan_sum(p->rec, o->comm, "sent", sent_to, o, n->rank);
+		else if (!p || !p->exited)
+			known = false; /* a peer without counters: it may have sent */
+	}
+	free(cand);
+	/* This receive and the others of the call it competes with for the same messages. */
+	for (int k = 0; k < nops; k++)
+		if (!ops[k].send && !ops[k].probe && subset_of(ops[k].peer, ops[k].tag, o, n->rank))
+			needed++;
+	if (o->probe)
+		needed = 1;
+
+	long long left = o->sent - chan_sum(n->rec, o->comm, "done", subset_of, o, n->rank);
+	long long stolen = chan_sum(n->rec, o->comm, "done", overlaps_only, o, n->rank);
+
+	if (known && left < needed)
+		o->v = BLOCKED;
+	else if (n->counted && left >= needed && stolen == 0)
+		o->v = SATISFIED;
+	else
+		o->v = UNKNOWN;
+}
+
+static void judge_send(struct graph *g, struct node *n, struct op *o)
+{
+	struct node *d = wf_node_of(g, o->peer);
+	bool small = !o->sync && o->bytes >= 0 && o->bytes <= EAGER_SURE;
+
+	if (o->request && small) {
+		o->v = SATISFIED; /* it went out at once: completes without its receive */
+		return;
+	}
+	if (!d || !n->counted || (!d->exited && (!d->rec || !d->counted))) {
+		o->v = UNKNOWN;
+		return;
+	}
+
+	long long mine = chan_sum(n->rec, o->comm, "sent", my_sends, o, n->rank);
+	long long posted = d->exited ? 0 : chan_sum(d->rec, o->comm, "posted", takes_from, o, n->rank);
+
+	if (posted >= mine)
+		o->v = SATISFIED;
+	else if (o->sync || o->bytes > RENDEZVOUS_SURE)
+		o->v = BLOCKED;
+	else
+		o->v = UNKNOWN;
+}
+
+static void op_from(struct op *o, const char *func, json_t *x, bool request)
+{
+	enum psrec_kind k = mpirecord_kind_of(func);
+
+	*o = (struct op){ func, wf_str(x, "comm"), wf_str(x, "at"), (int)wf_int(x, "peer"), wf_int(x, "tag"),
+			  wf_int(x, "bytes"), false, false, false, request, UNKNOWN, 0 };
+	o->send = k == PSREC_KIND_SEND || k == PSREC_KIND_ISEND || k == PSREC_KIND_INIT_SEND;
+	o->sync = wf_is(func, "MPI_Ssend") || wf_is(func, "MPI_Issend") || wf_is(func, "MPI_Ssend_init");
+	o->probe = wf_is(func, "MPI_Probe");
+	if (o->peer < ANY)
+		o->v = SATISFIED; /* MPI_PROC_NULL: nothing to wait for */
+}
+
+static json_t *request_in(json_t *rec, long long slot)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(rec, "requests"), i, r)
+		if (wf_int(r, "slot") == slot)
+			return r;
+	return NULL;
+}
+
+/* The operations n's call waits for; false when some cannot be known (unrecorded requests, a
+ * nonblocking collective's or file request). */
+static bool call_ops(struct node *n, struct op *ops, int *nops)
+{
+	json_t *c = n->call, *slot;
+	const char *f = wf_str(c, "func");
+	enum psrec_kind k = mpirecord_kind_of(f);
+	bool complete = true;
+	size_t i;
+
+	*nops = 0;
+	if (k == PSREC_KIND_SEND || k == PSREC_KIND_RECV || k == PSREC_KIND_SENDRECV || k == PSREC_KIND_PROBE) {
+		op_from(&ops[(*nops)++], f, c, false);
+		return true;
+	}
+	if (k != PSREC_KIND_WAIT && k != PSREC_KIND_WAITALL && k != PSREC_KIND_WAITANY && k != PSREC_KIND_WAITSOME)
+		return true;
+	complete = wf_int(c, "nreqs") <= (long long)json_array_size(json_object_get(c, "reqs"));
+	json_array_foreach(json_object_get(c, "reqs"), i, slot) {
+		json_t *r = json_integer_value(slot) >= 0 ? request_in(n->rec, json_integer_value(slot)) : NULL;
+		enum psrec_kind rk = r ? mpirecord_kind_of(wf_str(r, "func")) : PSREC_KIND_NONE;
+
+		if (json_integer_value(slot) == -2)
+			continue; /* MPI_REQUEST_NULL: nothing to wait for */
+		if (json_integer_value(slot) < 0) {
+			complete = false; /* a request the layer did not record */
+			continue;
+		}
+		if (!r || rk == PSREC_KIND_IMRECV)
+			continue; /* completed already, or a matched receive: its data is coming */
+		if (rk != PSREC_KIND_ISEND && rk != PSREC_KIND_IRECV && rk != PSREC_KIND_INIT_SEND &&
+		    rk != PSREC_KIND_INIT_RECV) {
+			complete = false; /* a nonblocking collective or file operation */
+			continue;
+		}
+		if (*nops < OPS_MAX)
+			op_from(&ops[(*nops)++], wf_str(r, "func"), r, true);
+		else
+			complete = false;
+	}
+	return complete;
+}
+
+static void describe(const struct op *o, const struct node *n, char *buf, size_t len)
+{
+	char peer[40];
+	const char *wait = wf_str(n->call, "func");
+	const char *via = o->request && wait ? wait : NULL;
+
+	if (o->peer == ANY)
+		snprintf(peer, sizeof(peer), "any source");
+	else
+		snprintf(peer, sizeof(peer), "rank %d", o->peer);
+	if (via)
+		snprintf(buf, len, "%s for its %s %s %s (tag %lld) posted at %s", via, o->func, o->send ? "to" : "from",
+			 peer, o->tag, o->at ? o->at : "?");
+	else
+		snprintf(buf, len, "%s %s %s (tag %lld)", o->func, o->send ? "to" : "from", peer, o->tag);
+}
+
+/* Edges of n's blocked operations: each one's candidates. */
+static void add_edges(struct graph *g, struct node *n, const struct op *ops, int nops)
+{
+	for (int k = 0; k < nops; k++) {
+		if (ops[k].v != BLOCKED)
+			continue;
+		if (ops[k].send) {
+			wf_wait_add(n, ops[k].peer);
+			continue;
+		}
+
+		int nc = 0, *cand = candidates(n, &ops[k], &nc);
+
+		for (int c = 0; c < nc; c++)
+			if (wf_node_of(g, cand[c]))
+				wf_wait_add(n, cand[c]);
+		free(cand);
+		n->or_wait |= ops[k].peer == ANY;
+		n->fresh |= ops[k].sent == 0;
+		n->owed |= ops[k].sent > 0;
+	}
+}
+
+static void match_node(struct graph *g, struct node *n)
+{
+	struct op ops[OPS_MAX];
+	int nops = 0, nblocked = 0, nsatisfied = 0, nunknown = 0;
+	bool any_of;
+
+	if (!n->call || gone(n))
+		return;
+	if (!call_ops(n, ops, &nops))
+		n->unsure = true;
+	for (int k = 0; k < nops; k++) {
+		if (ops[k].v == SATISFIED && ops[k].peer < ANY)
+			;
+		else if (ops[k].send)
+			judge_send(g, n, &ops[k]);
+		else
+			judge_recv(g, n, &ops[k], ops, nops);
+		nblocked += ops[k].v == BLOCKED;
+		nsatisfied += ops[k].v == SATISFIED;
+		nunknown += ops[k].v == UNKNOWN;
+	}
+	if (nops == 0)
+		return;
+	any_of = mpirecord_kind_of(wf_str(n->call, "func")) == PSREC_KIND_WAITANY ||
+		 mpirecord_kind_of(wf_str(n->call, "func")) == PSREC_KIND_WAITSOME;
+	if (any_of ? (nblocked == nops && !n->unsure) : nblocked > 0) {
+		n->blocked = true;
+		n->or_wait = any_of && nblocked > 1;
+		add_edges(g, n, ops, nops);
+		for (int k = 0; k < nops; k++)
+			if (ops[k].v == BLOCKED) {
+				describe(&ops[k], n, n->blocked_on, sizeof(n->blocked_on));
+				break;
+			}
+	} else if (any_of ? nsatisfied > 0 : nunknown == 0 && !n->unsure) {
+		n->satisfied = true;
+	}
+	n->unsure |= nunknown > 0;
+}
+
+void wf_match(struct graph *g)
+{
+	for (int i = 0; i < g->count; i++) {
+		struct node *n = &g->n[i];
+
+		n->counted = n->rec && json_is_true(json_object_get(n->rec, "channels_complete")) &&
+			     json_object_get(n->rec, "channels");
+	}
+	for (int i = 0; i < g->count; i++) {
+		match_node(g, &g->n[i]);
+		g->n[i].np2p = g->n[i].nwaits;
+	}
+}

@@ -1,0 +1,138 @@
+/* channels — the layer's point-to-point counters (record_format.h's psrec_chan): per envelope
+ * (communicator id, peer's world rank, tag), the sends this rank posted and the receives it
+ * posted and completed. They let the monitor tell a receive whose message was sent from one
+ * whose message never was, and a send whose receive is posted from one whose is not — the
+ * matching behind the wait-for graph's edges. Included by parastack_mpi.c (after the
+ * communicators, whose ids key the counters); lock-free: a claimed entry is published once,
+ * counters are atomic adds. */
+
+#define FUNC_KIND(name, text, kind) [PSREC_##name] = PSREC_KIND_##kind,
+static const uint8_t func_kind[PSREC_NFUNCS] = { PSREC_FUNCS(FUNC_KIND) };
+#undef FUNC_KIND
+
+#define CHAN_PROBES 16
+
+static void chan_lost(void)
+{
+	__atomic_fetch_add(&A->chans_lost, 1, __ATOMIC_RELAXED);
+}
+
+static bool chan_is(const struct psrec_chan *p, uint64_t comm, int32_t peer, int32_t tag)
+{
+	return __atomic_load_n(&p->used, __ATOMIC_ACQUIRE) == 2 && p->comm == comm && p->peer == peer &&
+	       p->tag == tag;
+}
+
+/* The counters of envelope (communicator slot ci, world rank peer, tag), claimed on first use;
+ * -1 when the call has no peer (MPI_PROC_NULL) or cannot be counted (said in chans_lost). */
+static int chan_get(int ci, int32_t peer, int32_t tag)
+{
+	if (!recording || peer == PSREC_NO_PEER)
+		return -1;
+	if (ci < 0) {
+		chan_lost(); /* an intercommunicator, or the communicators' table full */
+		return -1;
+	}
+
+	uint64_t comm = A->comms[ci].id;
+	unsigned h = (unsigned)(mix(mix(comm, (uint64_t)(uint32_t)peer), (uint64_t)(uint32_t)tag) >> 32) %
+		     PSREC_CHANS;
+
+	for (unsigned k = 0; k < CHAN_PROBES; k++) {
+		unsigned i = (h + k) % PSREC_CHANS;
+		struct psrec_chan *p = &A->chans[i];
+		uint32_t zero = 0;
+
+		if (chan_is(p, comm, peer, tag))
+			return (int)i;
+		if (__atomic_load_n(&p->used, __ATOMIC_ACQUIRE) != 0 ||
+		    !__atomic_compare_exchange_n(&p->used, &zero, 1, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
+		p->comm = comm;
+		p->peer = peer;
+		p->tag = tag;
+		__atomic_store_n(&p->used, 2, __ATOMIC_RELEASE);
+		return (int)i;
+	}
+	chan_lost();
+	return -1;
+}
+
+static void chan_add(int ch, uint64_t *(*field)(struct psrec_chan *))
+{
+	if (ch >= 0)
+		__atomic_fetch_add(field(&A->chans[ch]), 1, __ATOMIC_RELAXED);
+}
+
+static uint64_t *chan_sent(struct psrec_chan *p) { return &p->sent; }
+static uint64_t *chan_posted(struct psrec_chan *p) { return &p->posted; }
+static uint64_t *chan_done(struct psrec_chan *p) { return &p->done; }
+
+static int32_t tag_of(int tag)
+{
+	return tag == MPI_ANY_TAG ? PSREC_ANY_TAG : tag;
+}
+
+/* A blocking point-to-point call starts: its send counted as posted, its receive as posted
+ * (MPI_Mprobe's too: it takes the message off the queue). Returns the receive's counters, for
+ * p2p_leave to count it completed; -1 when it has none. */
+static int p2p_enter(const struct call_args *a)
+{
+	enum psrec_kind kind = a->func < PSREC_NFUNCS ? (enum psrec_kind)func_kind[a->func] : PSREC_KIND_NONE;
+	int ci = recording && a->comm != MPI_COMM_NULL ? comm_slot(a->comm) : -1;
+
+	if (!recording)
+		return -1;
+	if (kind == PSREC_KIND_SEND)
+		chan_add(chan_get(ci, world_rank_of(ci, a->peer), tag_of(a->tag)), chan_sent);
+	if (kind == PSREC_KIND_SENDRECV)
+		chan_add(chan_get(ci, world_rank_of(ci, a->speer), tag_of(a->stag)), chan_sent);
+	if (kind == PSREC_KIND_RECV || kind == PSREC_KIND_SENDRECV || a->func == PSREC_MPROBE) {
+		int ch = chan_get(ci, world_rank_of(ci, a->peer), tag_of(a->tag));
+
+		chan_add(ch, chan_posted);
+		return ch;
+	}
+	return -1;
+}
+
+static void p2p_leave(int ch)
+{
+	chan_add(ch, chan_done);
+}
+
+/* A request's envelope counted: a nonblocking send or receive as it is posted, a persistent
+ * one each time it is started (req_started). Returns its counters. */
+static int req_chan(int ci, const struct call_args *a, int persistent)
+{
+	enum psrec_kind kind = (enum psrec_kind)func_kind[a->func < PSREC_NFUNCS ? a->func : 0];
+	int ch;
+
+	if (kind != PSREC_KIND_ISEND && kind != PSREC_KIND_IRECV && kind != PSREC_KIND_INIT_SEND &&
+	    kind != PSREC_KIND_INIT_RECV)
+		return -1;
+	ch = chan_get(ci, world_rank_of(ci, a->peer), tag_of(a->tag));
+	if (!persistent)
+		chan_add(ch, kind == PSREC_KIND_ISEND ? chan_sent : chan_posted);
+	return ch;
+}
+
+/* A persistent request started: its send or receive posted again. */
+static void req_chan_started(const struct psrec_req *p)
+{
+	enum psrec_kind kind = (enum psrec_kind)func_kind[p->func < PSREC_NFUNCS ? p->func : 0];
+
+	if (kind == PSREC_KIND_INIT_SEND)
+		chan_add(p->chan, chan_sent);
+	else if (kind == PSREC_KIND_INIT_RECV)
+		chan_add(p->chan, chan_posted);
+}
+
+/* A request completed: a receive's envelope counts one more completed. */
+static void req_chan_done(const struct psrec_req *p)
+{
+	enum psrec_kind kind = (enum psrec_kind)func_kind[p->func < PSREC_NFUNCS ? p->func : 0];
+
+	if (kind == PSREC_KIND_IRECV || kind == PSREC_KIND_INIT_RECV)
+		chan_add(p->chan, chan_done);
+}

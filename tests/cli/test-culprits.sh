@@ -1,0 +1,53 @@
+# Culprits of communication hangs, named from matching (issue 26): real Open MPI jobs written as
+# users write them, their faults injected from outside by a preloaded injector
+# (tests/fixtures/psinject.c, before the recording layer in LD_PRELOAD, as `mpirun -x` puts it):
+#   - a Fortran halo exchange (the shape of NPB BT's copy_faces: MPI_IRECV/MPI_ISEND/
+#     MPI_WAITALL) whose rank 2 is held inside MPI below the layer: rank 2 alone is named,
+#     certain, and no cycle is claimed between neighbours that each posted their sends;
+#   - a genuine cycle of 4 ranks through MPI_Irecv/MPI_Waitall: the cycle named, certain;
+#   - a task farm whose master waits in MPI_Recv from MPI_ANY_SOURCE for a worker that never
+#     answers: the worker is named, not the master.
+# Every report's text and JSON are checked to agree. Every run has a hard timeout.
+. "$(dirname "$0")/lib.sh"
+INJ=$(cd "$BUILD/tests" && pwd)/libpsinject.so
+
+# prun NAME NP APP [MPIRUN OPTIONS...]: APP under parastack run, mpirun's options before it
+# (the injector's -x lines); the report in $REPORT.
+prun() {
+	name=$1 np=$2 app=$3
+	shift 3
+	REPORT=$TMP/$name.json
+	RUN_TIMEOUT=180 run "$PARASTACK" run --seed 3 --confirm 5 --report "$REPORT" \
+		-- mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$INJ" "$@" "$app"
+}
+
+prun halo 4 "$BUILD/tests/apps/halo" -x PS_INJECT_FUNC=waitall -x PS_INJECT_KIND=block \
+	-x PS_INJECT_RANK=2 -x PS_INJECT_CALL=55
+expect_status "halo, rank 2 held in MPI: the job was ended" 86
+jreport "halo: rank 2 alone, certain" '.hang_type == "communication" and .faulty_ranks == [2] and .culprits == [.culprits[0]] and .culprits[0].evidence == "certain"'
+jreport "halo: no cycle between neighbours that posted their sends" '.wait_for.cycles == []'
+jreport "halo: the ranks in MPI_Waitall wait on their blocked receives only" '[.wait_for.waits[] | select(.call == "MPI_Waitall") | .waits_for | length] | all(. <= 2)'
+jreport "halo: rank 1 and rank 3 wait for rank 2" '[.wait_for.waits[] | select(.rank == 1 or .rank == 3) | .waits_for] == [[2], [2]]'
+expect_grep "halo: rank 2 named with the call its stack shows" "rank 2 waits on nobody the records show: it is in MPI_Recv, which the recording layer does not record" "$ERR"
+expect_agree "halo: text and JSON"
+
+prun waitall4 6 "$BUILD/tests/apps/commfaults" -x PS_COMM=waitall4
+jreport "waitall cycle: ranks 0-3, the cycle named" '.faulty_ranks == [0,1,2,3] and .wait_for.cycles == [[0,1,2,3]] and ([.culprits[].evidence] | unique) == ["certain"]'
+expect_grep "waitall cycle: said as a deadlock" "deadlock: ranks 0 → 1 → 2 → 3 → 0, each waiting for the next" "$ERR"
+expect_agree "waitall cycle: text and JSON"
+
+prun farm 4 "$BUILD/tests/apps/masterworker" -x PS_INJECT_FUNC=send -x PS_INJECT_KIND=skip \
+	-x PS_INJECT_RANK=3 -x PS_INJECT_CALL=3 -x PS_TASKS=400
+expect_status "task farm, worker 3 never answers: the job was ended" 86
+jreport "task farm: worker 3, not the master" '.faulty_ranks == [3] and .culprits[0].evidence == "likely"'
+jreport "task farm: the master waits for rank 3 (the workers that finished are no candidates)" '[.wait_for.waits[] | select(.rank == 0) | .waits_for] == [[3]]'
+expect_agree "task farm: text and JSON"
+
+# Without the layer, the stacks alone: the culprit carries "stacks".
+REPORT=$TMP/halo-norecord.json
+RUN_TIMEOUT=180 run "$PARASTACK" run --no-record --seed 3 --confirm 5 --report "$REPORT" \
+	-- mpirun --oversubscribe -np 4 -x LD_PRELOAD="$INJ" -x PS_INJECT_FUNC=waitall -x PS_INJECT_KIND=block \
+	-x PS_INJECT_RANK=2 -x PS_INJECT_CALL=55 "$BUILD/tests/apps/halo"
+jreport "halo without the layer: no layer record, evidence from stacks" '(has("wait_for") | not) and ([.culprits[].evidence] | unique) as $e | ($e == [] or $e == ["stacks"])'
+expect_agree "halo without the layer: text and JSON"
+finish
