@@ -45,6 +45,7 @@ echo "| model | $(($(date +%s) - t0)) s |" >>"$WORK/times.md"
 section overhead
 section detection
 section livesinmpi
+section culprits
 section traces
 section scale
 section memory
@@ -64,6 +65,7 @@ The evidence behind parastack's claims (design.md §6), measured the way the Par
 | [overhead.md](overhead.md) | application slowdown at I = 100, 400 ms and the default, test app and LAMMPS | Tables 3-5 |
 | [detection.md](detection.md) | AC_h, AC_f, PR_f, response delay, live false alarms; LAMMPS faulted unmodified | Tables 6-8, 10, Fig. 9 |
 | [livesinmpi.md](livesinmpi.md) | hangs in jobs that live in MPI (8 and 16 ranks on 2 cores): which detector suspected, delays, the sampling achieved; their healthy runs | — |
+| [culprits.md](culprits.md) | culprit accuracy of communication hangs: 4 applications, 7 kinds of fault injected from outside, with and without the layer: AC_f, PR_f, wrong certain claims | — |
 | [false-alarms.md](false-alarms.md) | healthy traces replayed over thousands of seeds | §7.1 II |
 | [timeouts.md](timeouts.md) | fixed timeouts (Table 1 settings) and \`mpirun --timeout\` beside ParaStack | Tables 1, 9 |
 | [scale.md](scale.md) | cost and messages per sample as the job grows, 8-node Slurm cluster | §3.3 |

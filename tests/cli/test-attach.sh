@@ -86,6 +86,7 @@ RUN_TIMEOUT=180 run "$PARASTACK" attach --pids "$BACKWARDS" --seed 3 --confirm 5
 expect_status "spin: hang found, listed processes ended" 86
 expect_grep "spin: report printed" "faulty rank(s): 2" "$ERR"
 jreport "spin: verdict" '.verdict == "hang" and .hang_type == "computation" and .faulty_ranks == [2]'
+expect_agree "spin: text and JSON"
 jreport "spin: rank 2 is the process that carries rank 2" ".ranks[] | select(.rank == 2) | .pid == $P2"
 for p in $(job_pids "$TMP/spin.out" | tr ',' ' '); do
 	if reap_other "$p" 15; then ok; else fail "spin: listed pid $p still there after --on-hang=kill"; fi

@@ -118,6 +118,7 @@ RUN_TIMEOUT=180 run "$PARASTACK" run --seed 3 --confirm 5 --report "$REPORT" -- 
 	"$BUILD/tests/apps/stencil"
 expect_status "injected skip: ended as a hang" 86
 jreport "injected skip: rank 1 named by the layer" '.verdict == "hang" and .hang_type == "communication" and .faulty_ranks == [1]'
+expect_agree "injected skip: text and JSON"
 jreport "injected skip: every rank had the layer" '[.ranks[].recording_layer] == [true, true, true, true]'
 
 finish

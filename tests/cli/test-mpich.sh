@@ -44,12 +44,14 @@ PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=8 RUN_TIMEOUT=240 run "$PARASTACK" 
 expect_status "MPICH spin: ended as a hang" 86
 jreport "MPICH spin: rank 2 in application code" '.verdict == "hang" and .hang_type == "computation" and .faulty_ranks == [2]'
 jreport "MPICH spin: the layer in every rank" '[.ranks[].recording_layer] == [true,true,true,true]'
+expect_agree "MPICH spin: text and JSON"
 REPORT=$TMP/skip.json
 PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=8 RUN_TIMEOUT=240 run "$PARASTACK" run --seed 3 \
 	--confirm 5 --report "$REPORT" -- mpiexec.mpich -n 4 "$M/stencil"
 expect_status "MPICH skip: ended as a hang" 86
 jreport "MPICH skip: rank 1 named by the layer" '.verdict == "hang" and .hang_type == "communication" and .faulty_ranks == [1]'
 jreport "MPICH skip: records from MPICH ranks" '[.ranks[].record.library | startswith("MPICH")] == [true,true,true,true]'
+expect_agree "MPICH skip: text and JSON"
 expect_grep "MPICH skip: the diagnosis names the collective" "wait in MPI_Allreduce .* which rank 1 has not entered" "$ERR"
 
 finish

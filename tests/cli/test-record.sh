@@ -23,6 +23,7 @@ crun() {
 	REPORT=$TMP/$name.json
 	RUN_TIMEOUT=180 run env PS_COMM="$sc" "$PARASTACK" run --seed 3 --confirm 5 --report "$REPORT" "$@" \
 		-- mpirun --oversubscribe -np "$np" $APP
+	expect_agree "$name: text and JSON"
 }
 
 crun cycle2 cycle2 4

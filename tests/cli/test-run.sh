@@ -47,6 +47,7 @@ expect_hang() {
 	jreport "$1 verdict" '.verdict == "hang" and .hang_type == "'"$2"'" and .faulty_ranks == '"$3"
 	jreport "$1 report fields" '(.detected_at | type) == "number" and (.ranks | length) == '"$NP"' and all(.ranks[]; has("rank") and has("host") and has("pid") and has("state") and has("frames")) and (.groups | length) >= 1 and (.diagnosis | length) >= 1 and (.model | has("interval_ms") and has("samples") and has("p_hat") and has("e") and has("q") and has("alpha"))'
 	expect_grep "$1 text report" "HANG DETECTED" "$ERR"
+	expect_agree "$1 text and JSON"
 	expect_job_gone "$1"
 }
 
@@ -101,10 +102,12 @@ expect_hang "busy-wait spin" computation '[3]'
 
 # --- communication errors -------------------------------------------------------------------
 # parastack run preloads the recording layer: the reports name the rank(s) everyone waits on
-# (rank 2's receive of a message never sent and rank 3's Sendrecv from it wait for each other;
-# the rank that skipped the collective; the rank that left early). test-record.sh has more.
+# (rank 2's receive of a message rank 3 never sent, in a cycle with rank 3's Sendrecv that waits
+# for a halo rank 2 sent before: rank 2 alone, likely; the rank that skipped the collective; the
+# rank that left early). test-record.sh and test-culprits.sh have more.
 prun deadlock PS_FAULT=deadlock PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- stencil $FAST
-expect_hang "unmatched receive" communication '[2,3]'
+expect_hang "unmatched receive" communication '[2]'
+jreport "deadlock: rank 2, likely" '.culprits == [{"rank": 2, "evidence": "likely", "why": .culprits[0].why}]'
 jreport "deadlock: the lone MPI_Recv" '[.groups[] | select(.mpi_call == "MPI_Recv") | .ranks] == ["2"]'
 jreport "deadlock: diagnosis" '[.diagnosis[] | select(test("point-to-point"))] | length == 1'
 

@@ -1,0 +1,170 @@
+# culprits.sh — culprit accuracy of communication hangs (issue 26). Four applications written
+# as users write them — a Fortran halo exchange (MPI_IRECV/MPI_ISEND/MPI_WAITALL, an
+# MPI_ALLREDUCE every 10 iterations: tests/apps/halo.f90), an iterative solver (MPI_Sendrecv
+# halos, MPI_Allreduce: tests/apps/stencil.c), a transpose (MPI_Alltoall, MPI_Allreduce:
+# tests/apps/transpose.c) and a task farm whose master receives from MPI_ANY_SOURCE
+# (tests/apps/masterworker.c) — 4 ranks each, under `parastack run`, with a fault injected
+# from outside by a preloaded injector (tests/fixtures/psinject.c) into a random rank at a
+# random call number: skip a collective, skip a send, block inside MPI (a receive nobody
+# matches, below the layer), a receive with a tag nobody sends, a collective with another
+# count, an early MPI_Finalize, an early exit. Each with and without the recording layer.
+# Per kind: hangs found, AC_f (the injected rank among the culprits), PR_f (the share of the
+# culprits that is the injected rank), and wrong certain claims (a culprit marked certain that
+# is not the injected rank). A fault that does not hang the job (a skipped send whose next
+# message takes its place; an exit the launcher turns into an abort) is counted as such.
+# Runs per (application, kind, layer): CULPRIT_RUNS, default 2 (quick) or 20 (full).
+# Writes results/culprits.md.
+. "$(dirname "$0")/lib.sh"
+RUNS=${CULPRIT_RUNS:-$(pick 2 20)}
+INJ=$BUILD/tests/libpsinject.so
+RUN=0
+: >"$WORK/runs.tsv"
+
+# app NAME: its program, the environment that bounds a healthy run, and its faults as
+# "kind FUNC KIND LO HI" lines (the call number drawn in [LO, HI]).
+app_program() {
+	case $1 in
+	halo) echo "$APPS/halo" ;; stencil) echo "$APPS/stencil" ;;
+	transpose) echo "$APPS/transpose" ;; farm) echo "$APPS/masterworker" ;;
+	esac
+}
+app_bound() {
+	case $1 in
+	halo) echo PS_ITERS=3000 ;; stencil) echo PS_ITERS=300 ;;
+	transpose) echo PS_ITERS=3000 ;; farm) echo PS_TASKS=300 ;;
+	esac
+}
+app_faults() {
+	case $1 in
+	halo) cat <<-EOF
+	skip-collective allreduce skip 3 30
+	skip-send isend skip 100 800
+	block waitall block 50 400
+	wrong-tag irecv tag 100 800
+	other-count allreduce count 3 30
+	finalize waitall finalize 50 400
+	exit waitall exit 50 400
+	EOF
+	;;
+	stencil) cat <<-EOF
+	skip-collective allreduce skip 3 30
+	block allreduce block 3 30
+	other-count allreduce count 3 30
+	finalize allreduce finalize 3 30
+	exit allreduce exit 3 30
+	EOF
+	;;
+	transpose) cat <<-EOF
+	skip-collective alltoall skip 20 200
+	block alltoall block 20 200
+	other-count alltoall count 20 200
+	finalize alltoall finalize 20 200
+	exit alltoall exit 20 200
+	EOF
+	;;
+	farm) cat <<-EOF
+	skip-send send skip 2 20
+	block recv block 2 20
+	wrong-tag recv tag 2 20
+	finalize recv finalize 2 20
+	exit recv exit 2 20
+	EOF
+	;;
+	esac
+}
+
+# one APP KIND FUNC INJKIND LO HI LAYER: one run; a line of runs.tsv.
+one() {
+	RUN=$((RUN + 1))
+	rank=$(randint 0 3)
+	call=$(randint "$5" "$6")
+	rep=$WORK/report-$RUN.json
+	rm -f "$rep"
+	say "culprits: run $RUN: $1 $2 (rank $rank, call $call of $3), layer $7"
+	norecord=""
+	[ "$7" = no ] && norecord=--no-record
+	bg "$WORK/run-$RUN.out" "$PARASTACK" run $norecord --seed "$RUN" --confirm 10 --report "$rep" \
+		-- mpirun --oversubscribe --bind-to none -np 4 -x LD_PRELOAD="$INJ" -x "$(app_bound "$1")" \
+		-x PS_INJECT_FUNC="$3" -x PS_INJECT_KIND="$4" -x PS_INJECT_RANK="$rank" -x PS_INJECT_CALL="$call" \
+		"$(app_program "$1")"
+	finish_bg "$BG" 300
+	if [ -s "$rep" ] && [ "$(jq -r .verdict "$rep")" = hang ]; then
+		jq -r --arg a "$1" --arg k "$2" --arg l "$7" --argjson r "$rank" --arg n "$RUN" '
+			[$a, $k, $l, $n, "hang", ($r | tostring), (.faulty_ranks | map(tostring) | join(",")),
+			 (if (.faulty_ranks | index($r)) != null then 1 else 0 end),
+			 (if (.faulty_ranks | length) > 0 then ([.faulty_ranks[] | select(. == $r)] | length) / (.faulty_ranks | length) else 0 end),
+			 ([.culprits[]? | select(.evidence == "certain" and .rank != $r)] | length),
+			 ([.culprits[]?.evidence] | unique | join("+")), .hang_type] | @tsv' "$rep" >>"$WORK/runs.tsv"
+	else
+		printf '%s\t%s\t%s\t%s\tno hang (exit %s)\t%s\t-\t-\t-\t0\t-\t-\n' "$1" "$2" "$7" "$RUN" "$RC" "$rank" >>"$WORK/runs.tsv"
+	fi
+}
+
+for a in halo stencil transpose farm; do
+	app_faults "$a" >"$WORK/faults"
+	while read -r kind func inj lo hi; do
+		for layer in yes no; do
+			i=0
+			while [ "$i" -lt "$RUNS" ]; do
+				one "$a" "$kind" "$func" "$inj" "$lo" "$hi" "$layer" </dev/null
+				i=$((i + 1))
+			done
+		done
+	done <"$WORK/faults"
+done
+
+# table: per application, kind and layer, then per kind over the applications.
+summary() {
+	awk -F'\t' -v by="$1" '{
+		key = by == "kind" ? $2 "\t" $3 : $1 "\t" $2 "\t" $3
+		n[key]++
+		if ($5 == "hang") { h[key]++; ac[key] += $8; pr[key] += $9; wc[key] += $10; ev[key] = ev[key] " " $11 }
+		if (!(key in order)) { order[key] = ++k; keys[k] = key }
+	} END {
+		for (i = 1; i <= k; i++) {
+			key = keys[i]
+			split(ev[key], e, " "); delete seen; evs = ""
+			for (j in e) if (e[j] != "" && !(e[j] in seen)) { seen[e[j]] = 1; evs = evs (evs ? ", " : "") e[j] }
+			gsub("\t", " | ", key)
+			hk = keys[i]
+			printf "| %s | %d | %d | %s | %s | %d | %s |\n", key, n[hk], h[hk] + 0,
+				h[hk] ? sprintf("%.0f %%", 100 * ac[hk] / h[hk]) : "-",
+				h[hk] ? sprintf("%.0f %%", 100 * pr[hk] / h[hk]) : "-", wc[hk] + 0, evs ? evs : "-"
+		}
+	}' "$WORK/runs.tsv"
+}
+
+{
+	header "Culprit accuracy of communication hangs"
+	cat <<EOF
+\`bench/culprits.sh\`: 4 ranks per job on this machine's cores, \`parastack run --confirm 10\`,
+faults injected from outside (\`tests/fixtures/psinject.c\` preloaded by \`mpirun -x LD_PRELOAD\`,
+before the recording layer) into a random rank at a random call number; $RUNS run(s) per
+application, kind and layer. AC_f: runs whose culprits include the injected rank, of the runs
+that hung; PR_f: the mean share of the culprits that is the injected rank; wrong certain: culprits
+marked certain that are not the injected rank (goal: 0). Evidence: the levels the culprits carried.
+
+## Per kind (all applications)
+
+| kind | layer | runs | hangs | AC_f | PR_f | wrong certain | evidence |
+|---|---|---|---|---|---|---|---|
+EOF
+	summary kind
+	cat <<EOF
+
+## Per application and kind
+
+| application | kind | layer | runs | hangs | AC_f | PR_f | wrong certain | evidence |
+|---|---|---|---|---|---|---|---|---|
+EOF
+	summary app
+	cat <<EOF
+
+## Every run
+
+| application | kind | layer | run | outcome | injected rank | faulty_ranks | AC | PR | wrong certain | evidence | hang type |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+EOF
+	sed -e 's/\t/ | /g' -e 's/^/| /' -e 's/$/ |/' "$WORK/runs.tsv"
+} >"$RESULTS/culprits.md"
+say "culprits: $RUN runs; results/culprits.md"
