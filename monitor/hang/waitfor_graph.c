@@ -152,15 +152,20 @@ json_t *wf_comm_of(json_t *rec, const char *id)
 	return NULL;
 }
 
-json_t *wf_history_entry(json_t *comm, long long seq)
+json_t *wf_find(json_t *array, const char *key, long long value)
 {
 	size_t i;
-	json_t *h;
+	json_t *e;
 
-	json_array_foreach(json_object_get(comm, "history"), i, h)
-		if (wf_int(h, "coll_seq") == seq)
-			return h;
+	json_array_foreach(array, i, e)
+		if (wf_int(e, key) == value)
+			return e;
 	return NULL;
+}
+
+json_t *wf_history_entry(json_t *comm, long long seq)
+{
+	return wf_find(json_object_get(comm, "history"), "coll_seq", seq);
 }
 
 bool wf_is_collective_call(json_t *call)

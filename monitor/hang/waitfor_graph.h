@@ -74,6 +74,9 @@ void wf_comm_name(json_t *comm, const char *id, char *buf, size_t len);
 /* The communicator id in a rank's record, or NULL. */
 json_t *wf_comm_of(json_t *rec, const char *id);
 
+/* The first object of array whose integer member key is value, or NULL. */
+json_t *wf_find(json_t *array, const char *key, long long value);
+
 /* Collective number seq in a communicator's recorded history, or NULL. */
 json_t *wf_history_entry(json_t *comm, long long seq);
 

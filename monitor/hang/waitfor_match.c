@@ -186,17 +186,6 @@ static void op_from(struct op *o, const char *func, json_t *x, bool request)
 		o->v = SATISFIED; /* MPI_PROC_NULL: nothing to wait for */
 }
 
-static json_t *request_in(json_t *rec, long long slot)
-{
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(json_object_get(rec, "requests"), i, r)
-		if (wf_int(r, "slot") == slot)
-			return r;
-	return NULL;
-}
-
 /* The operations n's call waits for; false when some cannot be known (unrecorded requests, a
  * nonblocking collective's or file request). */
 static bool call_ops(struct node *n, struct op *ops, int *nops)
@@ -216,7 +205,7 @@ static bool call_ops(struct node *n, struct op *ops, int *nops)
 		return true;
 	complete = wf_int(c, "nreqs") <= (long long)json_array_size(json_object_get(c, "reqs"));
 	json_array_foreach(json_object_get(c, "reqs"), i, slot) {
-		json_t *r = json_integer_value(slot) >= 0 ? request_in(n->rec, json_integer_value(slot)) : NULL;
+		json_t *r = json_integer_value(slot) >= 0 ? wf_find(json_object_get(n->rec, "requests"), "slot", json_integer_value(slot)) : NULL;
 		enum psrec_kind rk = r ? mpirecord_kind_of(wf_str(r, "func")) : PSREC_KIND_NONE;
 
 		if (json_integer_value(slot) == -2)

@@ -4,7 +4,7 @@
  *   cycle2       ranks F and F+1 each MPI_Recv from the other; the rest wait in MPI_Barrier
  *   cycle4       ranks 0..3 each MPI_Recv from the next (0 <- 1 <- 2 <- 3 <- 0); the rest Barrier
  *   waitall4     ranks 0..3 each wait in MPI_Waitall for their MPI_Irecv from the next before
- *                sending to the previous: a cycle through requests; the rest Barrier
+ *                their MPI_Isend to the previous: a cycle through requests; the rest Barrier
  *   bcast        rank F calls MPI_Bcast where the others call MPI_Allreduce
  *   roots        rank F calls MPI_Bcast (4 MiB) with root 1 where the others use root 0
  *   wrongsource  rank F MPI_Recv's from rank F+1 (which sends nothing); rank F-1 sends to F
@@ -70,7 +70,8 @@ __attribute__((noinline)) static void waitall_cycle(int rank)
 	if (rank < 4) {
 		MPI_Irecv(&in, 1, MPI_INT, (rank + 1) % 4, 6, MPI_COMM_WORLD, &r[0]);
 		MPI_Waitall(1, r, MPI_STATUSES_IGNORE); /* site: waitall4 */
-		MPI_Send(&out, 1, MPI_INT, (rank + 3) % 4, 6, MPI_COMM_WORLD);
+		MPI_Isend(&out, 1, MPI_INT, (rank + 3) % 4, 6, MPI_COMM_WORLD, &r[0]);
+		MPI_Waitall(1, r, MPI_STATUSES_IGNORE);
 	}
 	barrier();
 }

@@ -6,7 +6,8 @@
 #     certain, and no cycle is claimed between neighbours that each posted their sends;
 #   - a genuine cycle of 4 ranks through MPI_Irecv/MPI_Waitall: the cycle named, certain;
 #   - a task farm whose master waits in MPI_Recv from MPI_ANY_SOURCE for a worker that never
-#     answers: the worker is named, not the master.
+#     answers: the worker is named, not the master;
+#   - without the layer: the stacks' culprit, and a rank in MPI_Finalize named with and without.
 # Every report's text and JSON are checked to agree. Every run has a hard timeout.
 . "$(dirname "$0")/lib.sh"
 INJ=$(cd "$BUILD/tests" && pwd)/libpsinject.so
@@ -50,4 +51,15 @@ RUN_TIMEOUT=180 run "$PARASTACK" run --no-record --seed 3 --confirm 5 --report "
 	-x PS_INJECT_RANK=2 -x PS_INJECT_CALL=55 "$BUILD/tests/apps/halo"
 jreport "halo without the layer: no layer record, evidence from stacks" '(has("wait_for") | not) and ([.culprits[].evidence] | unique) as $e | ($e == [] or $e == ["stacks"])'
 expect_agree "halo without the layer: text and JSON"
+
+# A rank that called MPI_Finalize while the others wait is a culprit with and without the layer.
+for layer in record no-record; do
+	REPORT=$TMP/finalize-$layer.json
+	opt=""
+	[ "$layer" = no-record ] && opt=--no-record
+	RUN_TIMEOUT=180 run env PS_COMM=finalize "$PARASTACK" run $opt --seed 3 --confirm 5 --report "$REPORT" \
+		-- mpirun --oversubscribe -np 4 "$BUILD/tests/apps/commfaults"
+	jreport "early MPI_Finalize ($layer): rank 1" '.faulty_ranks == [1] and (.culprits[0].evidence == (if "'"$layer"'" == "record" then "certain" else "stacks" end))'
+	expect_agree "early MPI_Finalize ($layer): text and JSON"
+done
 finish

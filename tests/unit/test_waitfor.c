@@ -87,6 +87,17 @@ static const char *evidence_of(json_t *wf, int rank)
 	return "none";
 }
 
+/* The analysis of s names exactly faulty, rank with evidence; frees s. */
+static void expect_culprit(json_t *s, const char *faulty, int rank, const char *evidence)
+{
+	json_t *wf = waitfor_analyze(s);
+
+	ck_assert(faulty_is(wf, faulty));
+	ck_assert_str_eq(evidence_of(wf, rank), evidence);
+	json_decref(wf);
+	json_decref(s);
+}
+
 /* The ranks a rank's entry in "waits" names. */
 static bool waits_for_is(json_t *wf, int rank, const char *want)
 {
@@ -421,13 +432,7 @@ START_TEST(the_wrong_tag_in_a_cycle_is_named_alone)
 	json_array_append_new(s, rank_rec(0, 3, "MPI_Barrier", -2, 0, 4, 0, 4, NULL));
 	json_array_append_new(s, r1);
 	json_array_append_new(s, r2);
-
-	json_t *wf = waitfor_analyze(s);
-
-	ck_assert(faulty_is(wf, "[1]"));
-	ck_assert_str_eq(evidence_of(wf, 1), "likely");
-	json_decref(wf);
-	json_decref(s);
+	expect_culprit(s, "[1]", 1, "likely");
 }
 END_TEST
 
@@ -447,13 +452,7 @@ START_TEST(a_skipped_send_names_the_sender)
 			chan(x, 1, 5, 4, 0, 0);
 		json_array_append_new(s, x);
 	}
-
-	json_t *wf = waitfor_analyze(s);
-
-	ck_assert(faulty_is(wf, "[2]"));
-	ck_assert_str_eq(evidence_of(wf, 2), "likely");
-	json_decref(wf);
-	json_decref(s);
+	expect_culprit(s, "[2]", 2, "likely");
 }
 END_TEST
 
