@@ -476,14 +476,15 @@ json_t *report_tree(json_t *groups)
 	size_t i;
 
 	json_array_foreach(groups, i, g) {
-		char *path = strdup(str(g, "path") ? str(g, "path") : "?"), *save = NULL;
+		char *path = strdup(str(g, "path") ? str(g, "path") : "?"), *next = NULL;
 		json_t *level = roots, *node = NULL;
 
-		for (char *f = path ? strtok_r(path, ">", &save) : NULL; f; f = strtok_r(NULL, ">", &save)) {
-			while (*f == ' ')
-				f++;
-			for (size_t e = strlen(f); e > 0 && f[e - 1] == ' '; e--)
-				f[e - 1] = '\0';
+		/* Frames are separated by " > ": a name may hold '>' itself (<module>, templates). */
+		for (char *f = path; f; f = next) {
+			if ((next = strstr(f, " > "))) {
+				*next = '\0';
+				next += 3;
+			}
 			node = tree_child(level, f);
 			json_array_extend(json_object_get(node, "rank_list"), json_object_get(g, "rank_list"));
 			level = json_object_get(node, "children");

@@ -188,39 +188,6 @@ static const char *lone_cause(struct graph *g, struct node *x, json_t *culprits)
 	return why;
 }
 
-/* A cycle through component c along point-to-point waits, from its lowest rank: its ranks in
- * order into cyc; false when no such cycle (some edge in c is a collective's). */
-static bool cycle_walk(struct graph *g, int c, int *cyc, int *len)
-{
-	int start = -1, cur;
-
-	*len = 0;
-	for (int i = 0; i < g->count; i++)
-		if (g->n[i].comp == c && (start < 0 || g->n[i].rank < g->n[start].rank))
-			start = i;
-	cur = start;
-	while (cur >= 0 && *len <= g->count) {
-		for (int k = 0; k < *len; k++)
-			if (cyc[k] == cur) {
-				memmove(cyc, cyc + k, sizeof(int) * (size_t)(*len - k));
-				*len -= k;
-				return true;
-			}
-		cyc[(*len)++] = cur;
-
-		int next = -1;
-
-		for (int w = 0; w < g->n[cur].np2p && next < 0; w++) {
-			int o = index_of(g, g->n[cur].waits[w]);
-
-			if (o >= 0 && g->n[o].comp == c)
-				next = o;
-		}
-		cur = next;
-	}
-	return false;
-}
-
 /* Messages rank w's counters show between it and rank m: received from m (field "done" on
  * channels from m; -1 when w took messages from any source too, which may have been m's), or
  * sent to m ("sent"). */
@@ -264,6 +231,39 @@ static int owing_member(struct graph *g, int c, int *waiter)
 		}
 	}
 	return found;
+}
+
+/* A cycle through component c along point-to-point waits, from its lowest rank: its ranks in
+ * order into cyc; false when no such cycle (some edge in c is a collective's). */
+static bool cycle_walk(struct graph *g, int c, int *cyc, int *len)
+{
+	int start = -1, cur;
+
+	*len = 0;
+	for (int i = 0; i < g->count; i++)
+		if (g->n[i].comp == c && (start < 0 || g->n[i].rank < g->n[start].rank))
+			start = i;
+	cur = start;
+	while (cur >= 0 && *len <= g->count) {
+		for (int k = 0; k < *len; k++)
+			if (cyc[k] == cur) {
+				memmove(cyc, cyc + k, sizeof(int) * (size_t)(*len - k));
+				*len -= k;
+				return true;
+			}
+		cyc[(*len)++] = cur;
+
+		int next = -1;
+
+		for (int w = 0; w < g->n[cur].np2p && next < 0; w++) {
+			int o = index_of(g, g->n[cur].waits[w]);
+
+			if (o >= 0 && g->n[o].comp == c)
+				next = o;
+		}
+		cur = next;
+	}
+	return false;
 }
 
 /* A deadlock among point-to-point waits: said as a cycle; its one odd member (a receive on an
@@ -332,18 +332,35 @@ static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles,
 	return "they wait for each other in a cycle (deadlock)";
 }
 
+static bool waits_on_late(struct graph *g, const struct node *l)
+{
+	for (int w = 0; w < l->np2p; w++) {
+		struct node *o = wf_node_of(g, l->waits[w]);
+
+		if (o && o != l && o->late && o->comp == l->comp)
+			return true;
+	}
+	return false;
+}
+
 /* A cycle through a collective: ranks that have not entered it wait, point to point, on ranks
- * inside it. The one not in the collective is the odd one out, unless it waits for a message
- * its peer sent before (one short): then the peer skipped a send and went on. */
+ * inside it. The one not in the collective is the odd one out (it skipped the collective and
+ * went on: its peer has messages from it not yet received), unless it waits for a message its
+ * peer sent it before, one short, without being ahead of that peer: then the peer skipped a
+ * send and went on into the collective. */
 static const char *mixed_cause(struct graph *g, int c, json_t *culprits)
 {
 	const char *why = NULL;
+	int odd = 0;
 
+	/* A late rank that waits, point to point, on another late rank is held up by it. */
+	for (int i = 0; i < g->count; i++)
+		odd += g->n[i].comp == c && g->n[i].late && !waits_on_late(g, &g->n[i]);
 	for (int i = 0; i < g->count; i++) {
 		struct node *l = &g->n[i], *p = NULL;
 		char what[600];
 
-		if (l->comp != c || !l->late)
+		if (l->comp != c || !l->late || (odd && waits_on_late(g, l)))
 			continue;
 		for (int w = 0; w < l->np2p && !p; w++) {
 			struct node *o = wf_node_of(g, l->waits[w]);
@@ -351,7 +368,10 @@ static const char *mixed_cause(struct graph *g, int c, json_t *culprits)
 			if (o && o->comp == c && !o->late)
 				p = o;
 		}
-		if (p && l->owed && !l->or_wait) {
+		long long got = p && p->counted ? traffic(p, l->rank, "done") : -1;
+		bool ahead = got < 0 || traffic(l, p->rank, "sent") > got;
+
+		if (p && l->owed && !l->or_wait && !ahead) {
 			wf_doing(p, what, sizeof(what));
 			wf_culprit(culprits, p->rank, "likely", "rank %d waits in %s, one more than rank %d has sent it, "
 				   "and rank %d went on: it %s (a send skipped?)", l->rank, l->blocked_on, p->rank, p->rank, what);

@@ -189,10 +189,26 @@ bool wf_is_send(const char *f)
 	return k == PSREC_KIND_SEND || k == PSREC_KIND_ISEND || k == PSREC_KIND_INIT_SEND;
 }
 
+const char *wf_site(struct node *n, json_t *call, char *buf, size_t len)
+{
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(json_object_get(n ? n->obj : NULL, "frames"), i, f)
+		if (wf_is(wf_str(f, "lang"), "python") && !json_is_true(json_object_get(f, "library")) &&
+		    wf_int(f, "line") > 0) {
+			snprintf(buf, len, "%s:%lld (Python, in %s)", wf_str(f, "module") ? wf_str(f, "module") : "?",
+				 wf_int(f, "line"), wf_str(f, "func") ? wf_str(f, "func") : "?");
+			return buf;
+		}
+	return wf_str(call, "at") ? wf_str(call, "at") : "?";
+}
+
 /* What a rank is doing, for a sentence: "waits in MPI_Recv from rank 3 (tag 5) at a.c:40". */
 void wf_doing(struct node *n, char *buf, size_t len)
 {
 	json_t *c = n ? n->call : NULL;
+	char site[400];
 
 	if (!n || n->exited)
 		snprintf(buf, len, "has exited");
@@ -209,14 +225,14 @@ void wf_doing(struct node *n, char *buf, size_t len)
 	else if (wf_is_p2p_wait(wf_str(c, "func")) && wf_int(c, "peer") >= 0)
 		snprintf(buf, len, "waits in %s %s rank %lld (tag %lld) at %s", wf_str(c, "func"),
 			 wf_is_send(wf_str(c, "func")) ? "to" : "from",
-			 wf_int(c, "peer"), wf_int(c, "tag"), wf_str(c, "at") ? wf_str(c, "at") : "?");
+			 wf_int(c, "peer"), wf_int(c, "tag"), wf_site(n, c, site, sizeof(site)));
 	else if (wf_is_p2p_wait(wf_str(c, "func")) && wf_int(c, "peer") == ANY)
 		snprintf(buf, len, "waits in %s from any source at %s", wf_str(c, "func"),
-			 wf_str(c, "at") ? wf_str(c, "at") : "?");
+			 wf_site(n, c, site, sizeof(site)));
 	else if (wf_is_collective_call(c))
 		snprintf(buf, len, "waits in %s #%lld at %s", wf_str(c, "func"), wf_int(c, "coll_seq"),
-			 wf_str(c, "at") ? wf_str(c, "at") : "?");
+			 wf_site(n, c, site, sizeof(site)));
 	else
-		snprintf(buf, len, "waits in %s at %s", wf_str(c, "func"), wf_str(c, "at") ? wf_str(c, "at") : "?");
+		snprintf(buf, len, "waits in %s at %s", wf_str(c, "func"), wf_site(n, c, site, sizeof(site)));
 }
 

@@ -104,6 +104,10 @@ const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits);
 void wf_culprit(json_t *culprits, int rank, const char *evidence, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Where a rank's call was made, for sentences: in a Python rank its innermost frame of the
+ * user's own code ("solver.py:52 (Python, in exchange)"), else the record's call site. */
+const char *wf_site(struct node *n, json_t *call, char *buf, size_t len);
+
 /* What a rank is doing, for a sentence: "waits in MPI_Recv from rank 3 (tag 5) at a.c:40". */
 void wf_doing(struct node *n, char *buf, size_t len);
 

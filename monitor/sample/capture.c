@@ -1,5 +1,6 @@
 /* capture — symbolize the deciding thread of a rank and reduce it to what reports need. */
 #include "capture.h"
+#include "frames.h"
 #include "procfs.h"
 
 #include <ctype.h>
@@ -8,7 +9,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#define LOGICAL_MAX 8
 
 static void capitalize_call(const char *stem, size_t n, char *buf, size_t len)
 {
@@ -77,14 +77,20 @@ static const struct thread_stack *deciding_thread(const struct thread_stack *th,
 	return n ? &th[0] : NULL;
 }
 
-static json_t *frame_object(const struct sym_frame *f, bool in_mpi)
+static json_t *frame_object(const struct frame_view *v)
 {
+	const struct sym_frame *f = &v->f;
 	const char *mod = strrchr(f->module, '/');
+	json_t *o = json_pack("{s:s, s:s?, s:o, s:s, s:b, s:b}", "func", f->func[0] ? f->func : "??",
+			      "file", f->file[0] ? f->file : NULL,
+			      "line", f->line ? json_integer(f->line) : json_null(), "module",
+			      mod ? mod + 1 : f->module, "in_mpi", v->in_mpi, "inlined", f->inlined);
 
-	return json_pack("{s:s, s:s?, s:o, s:s, s:b, s:b}", "func", f->func[0] ? f->func : "??",
-			 "file", f->file[0] ? f->file : NULL,
-			 "line", f->line ? json_integer(f->line) : json_null(), "module",
-			 mod ? mod + 1 : f->module, "in_mpi", in_mpi, "inlined", f->inlined);
+	if (v->python) {
+		json_object_set_new(o, "lang", json_string("python"));
+		json_object_set_new(o, "library", json_boolean(v->library));
+	}
+	return o;
 }
 
 /* Frames innermost first; path from main (or the outermost frame) to the MPI call. */
@@ -95,22 +101,23 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 	char call[96] = "", path[2048] = "";
 	const char *names[TARGET_MAX_FRAMES * 2];
 	int nnames = 0, mpi_at = -1;
-	struct sym_frame lf[LOGICAL_MAX];
-	static struct sym_frame keep[TARGET_MAX_FRAMES * 2];
+	static struct frame_view v[TARGET_MAX_FRAMES * 2];
+	static char labels[TARGET_MAX_FRAMES * 2][300];
+	int nv = th ? frames_view(t, sy, th, v, TARGET_MAX_FRAMES * 2) : 0;
 
-	for (int i = 0; th && i < th->nframes; i++) {
-		bool in_mpi = maps_in_mpi(&t->maps, frame_lookup_pc(th->ips, i));
-		int nl = symbolize(sy, &t->maps, th->ips[i], i > 0, lf, LOGICAL_MAX);
+	for (int i = 0; i < nv; i++, nnames++) {
+		struct sym_frame *f = &v[i].f;
 
-		for (int k = 0; k < nl && nnames < TARGET_MAX_FRAMES * 2; k++) {
-			clean_name(lf[k].func);
-			json_array_append_new(frames, frame_object(&lf[k], in_mpi));
-			keep[nnames] = lf[k];
-			names[nnames] = keep[nnames].func;
-			if (in_mpi)
-				mpi_at = nnames; /* the outermost MPI frame: the call the app made */
-			nnames++;
-		}
+		clean_name(f->func);
+		json_array_append_new(frames, frame_object(&v[i]));
+		/* A Python frame is known by its function and line: "relax (solver.py:31)". */
+		if (v[i].python && f->line)
+			snprintf(labels[i], sizeof(labels[i]), "%.200s (%.60s:%d)", f->func, f->module, f->line);
+		else
+			snprintf(labels[i], sizeof(labels[i]), "%s", f->func);
+		names[nnames] = labels[i];
+		if (v[i].in_mpi)
+			mpi_at = nnames; /* the outermost MPI frame: the call the app made */
 	}
 	/* The MPI call: the outermost MPI frame with an API name, searching inward from it. */
 	for (int i = mpi_at; i >= 0 && !call[0]; i--)
@@ -125,6 +132,10 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 	for (int i = 0; i < nnames; i++)
 		if (!strcmp(names[i], "main") || !strcmp(names[i], "MAIN__"))
 			top = i;
+	/* No main (an interpreter whose own frames gave way to the Python ones): the C runtime's
+	 * start frames are not the user's. */
+	while (top > 0 && (!strcmp(names[top], "_start") || !strncmp(names[top], "__libc_start", 12)))
+		top--;
 
 	int bottom = mpi_at >= 0 ? mpi_at + 1 : 0;
 	size_t o = 0;

@@ -9,10 +9,10 @@
 
 #include "capture.h"
 #include "../hang/report.h"
+#include "frames.h"
 #include "symbolize.h"
 #include "target.h"
 
-#define MAX_LOGICAL 8 /* inlined frames shown per physical frame */
 
 static const char *thread_role(const struct thread_stack *th)
 {
@@ -21,14 +21,24 @@ static const char *thread_role(const struct thread_stack *th)
 	return th->counted ? "application" : "runtime, not counted";
 }
 
-static void print_frame(FILE *out, int idx, const struct sym_frame *f, bool in_mpi)
+static void print_frame(FILE *out, int idx, const struct frame_view *v)
 {
+	const struct sym_frame *f = &v->f;
+	bool in_mpi = v->in_mpi;
 	const char *mod = strrchr(f->module, '/');
+
+	if (v->python) { /* no address: the interpreter runs it */
+		fprintf(out, "    #%-2d %-18s %s [Python]", idx, "", f->func);
+		if (f->file[0])
+			fprintf(out, " at %s:%d", f->file, f->line);
+		fputc('\n', out);
+		return;
+	}
 
 	mod = mod ? mod + 1 : f->module;
 	fprintf(out, "    #%-2d 0x%016llx %s", idx, (unsigned long long)f->pc,
 		f->func[0] ? f->func : "??");
-	if (f->func[0] && !f->inlined)
+	if (f->func[0] && !f->inlined && !strstr(f->func, "+0x")) /* module+0xOFFSET has its own */
 		fprintf(out, "+0x%llx", (unsigned long long)f->offset);
 	if (f->inlined)
 		fprintf(out, " (inlined)");
@@ -38,8 +48,10 @@ static void print_frame(FILE *out, int idx, const struct sym_frame *f, bool in_m
 	fputc('\n', out);
 }
 
-static json_t *frame_json(const struct sym_frame *f, bool in_mpi)
+static json_t *frame_json(const struct frame_view *v)
 {
+	const struct sym_frame *f = &v->f;
+	bool in_mpi = v->in_mpi;
 	char pc[24];
 
 	snprintf(pc, sizeof(pc), "0x%llx", (unsigned long long)f->pc);
@@ -51,31 +63,31 @@ static json_t *frame_json(const struct sym_frame *f, bool in_mpi)
 	json_object_set_new(j, "offset", f->inlined ? json_null() : json_integer((json_int_t)f->offset));
 	json_object_set_new(j, "file", f->file[0] ? json_string(f->file) : json_null());
 	json_object_set_new(j, "line", f->line ? json_integer(f->line) : json_null());
+	if (v->python) {
+		json_object_set_new(j, "lang", json_string("python"));
+		json_object_set_new(j, "library", json_boolean(v->library));
+		json_object_set_new(j, "pc", json_null());
+		json_object_set_new(j, "offset", json_null());
+	}
 	return j;
 }
 
 /* Symbolize and emit one thread, as text or into a JSON array of threads. */
-static void emit_thread(FILE *text, struct symbolizer *sy, const struct target *t,
+static void emit_thread(FILE *text, struct symbolizer *sy, struct target *t,
 			const struct thread_stack *th, json_t *jthreads)
 {
 	json_t *jframes = json_array();
-	struct sym_frame lf[MAX_LOGICAL];
-	int idx = 0;
+	static struct frame_view v[TARGET_MAX_FRAMES * 2];
+	int nv = frames_view(t, sy, th, v, TARGET_MAX_FRAMES * 2);
 
 	if (text)
 		fprintf(text, "  thread %d (%s)%s%s\n", (int)th->tid, thread_role(th),
 			th->in_mpi ? " in MPI" : "", th->group_stopped ? " [stopped]" : "");
-	for (int i = 0; i < th->nframes; i++) {
-		uint64_t pc = th->ips[i];
-		bool in_mpi = maps_in_mpi(&t->maps, frame_lookup_pc(th->ips, i));
-		int nl = symbolize(sy, &t->maps, pc, i > 0, lf, MAX_LOGICAL);
-
-		for (int k = 0; k < nl; k++, idx++) {
-			if (text)
-				print_frame(text, idx, &lf[k], in_mpi);
-			else
-				json_array_append_new(jframes, frame_json(&lf[k], in_mpi));
-		}
+	for (int i = 0; i < nv; i++) {
+		if (text)
+			print_frame(text, i, &v[i]);
+		else
+			json_array_append_new(jframes, frame_json(&v[i]));
 	}
 	if (text)
 		json_decref(jframes);

@@ -243,6 +243,8 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 		inject = sig; /* a signal-delivery stop: hand the signal back on detach */
 
 	st = copy_state(tid, s, stack_max, err, errlen);
+	if (s->while_held && st == SNAPSHOT_OK)
+		s->while_held(tid, s->while_held_arg);
 	if (held_hook)
 		held_hook(tid, held_arg);
 	if (ptrace(PTRACE_DETACH, tid, NULL, (void *)(long)inject) < 0) {

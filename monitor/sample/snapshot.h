@@ -33,6 +33,10 @@ struct snapshot {
 	bool group_stopped;   /* it was in a job-control stop, and was left so */
 	int64_t stopped_ns;   /* from PTRACE_INTERRUPT to PTRACE_DETACH returning */
 	int64_t held_ns;      /* from the stop being seen to PTRACE_DETACH returning */
+	/* Called while the thread is held, after its registers and stack are copied (NULL: none):
+	 * what must be read at the same stop (an interpreter's frame chain). */
+	void (*while_held)(pid_t tid, void *arg);
+	void *while_held_arg;
 };
 
 /* Take a snapshot of thread tid, copying at most stack_max bytes of stack. On failure, a

@@ -39,6 +39,27 @@ static int target_load_maps(const struct target *t, struct maps *m)
 	return r;
 }
 
+/* A CPython rank: its layout and runtime, found as its owner (the symbol is read from the
+ * interpreter's file). */
+static void target_probe_python(struct target *t)
+{
+	struct fscreds saved;
+
+	fscreds_enter(t->uid, t->gid, &saved);
+	pyframes_probe(&t->maps, &t->py);
+	fscreds_leave(&saved);
+}
+
+/* While a thread is held: its Python frame chain (the code objects are read after). */
+static void target_read_python(pid_t tid, void *arg)
+{
+	struct target *t = arg;
+	pid_t pid = t->pid;
+
+	t->npybuf = pyframes_walk(t->py.layout, t->py.runtime, tid, pyframes_read_process, &pid, t->pybuf,
+				  PY_MAX_FRAMES);
+}
+
 static enum target_status target_reload_maps(struct target *t, char *err, size_t len)
 {
 	struct maps fresh;
@@ -50,6 +71,7 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
 	maps_free(&t->maps);
 	t->maps = fresh;
 	t->unw->flush(t->unw_state);
+	target_probe_python(t);
 	return TARGET_OK;
 }
 
@@ -130,6 +152,7 @@ enum target_status target_open(struct target *t, pid_t pid, char *err, size_t le
 		return e == ESRCH ? TARGET_GONE : TARGET_FAILED;
 	}
 	t->rank = procfs_rank(pid);
+	target_probe_python(t);
 	t->unw_state = t->unw->open(pid);
 	if (!t->unw_state) {
 		snprintf(err, len, "%d: cannot set up the unwinder (out of memory?)", (int)pid);
@@ -172,6 +195,10 @@ static void cost_add(struct sample_cost *cost, const struct snapshot *s)
 static enum target_status target_thread(struct target *t, pid_t tid, struct thread_stack *th,
 					struct sample_cost *cost, char *err, size_t len)
 {
+	t->npybuf = 0;
+	t->snap.while_held = t->py.layout ? target_read_python : NULL;
+	t->snap.while_held_arg = t;
+
 	enum snapshot_status ss = snapshot_take(tid, &t->snap, t->stack_max, err, len);
 
 	if (ss != SNAPSHOT_OK)
@@ -181,6 +208,16 @@ static enum target_status target_thread(struct target *t, pid_t tid, struct thre
 	th->main = tid == t->pid;
 	th->group_stopped = t->snap.group_stopped;
 	th->nframes = target_unwind(t, th->ips, th->fhash, err, len);
+	th->npy = t->npybuf;
+	memcpy(th->py, t->pybuf, sizeof(th->py[0]) * (size_t)t->npybuf);
+	/* The Python frames are progress too: where each code object stands. */
+	if (th->npy && th->nframes) {
+		uint64_t h = 0;
+
+		for (int i = 0; i < th->npy; i++)
+			h = progress_mix(progress_mix(h, th->py[i].code), th->py[i].instr);
+		th->fhash[th->nframes - 1] = progress_mix(th->fhash[th->nframes - 1], h);
+	}
 	classify_thread(&t->maps, th->ips, th->nframes, th->main, &th->counted, &th->in_mpi);
 	return TARGET_OK;
 }

@@ -13,6 +13,7 @@
 #include "maps.h"
 #include "procfs.h"
 #include "progress.h"
+#include "pyframes.h"
 #include "snapshot.h"
 #include "unwind.h"
 
@@ -32,6 +33,8 @@ struct thread_stack {
 	uint64_t ips[TARGET_MAX_FRAMES];
 	uint64_t fhash[TARGET_MAX_FRAMES]; /* each frame's progress hash (progress.h) */
 	bool main, counted, in_mpi, group_stopped;
+	int npy;                                /* Python frames (pyframes.h), innermost first */
+	struct pyframe_raw py[PY_MAX_FRAMES];
 };
 
 struct sample_cost {
@@ -59,6 +62,9 @@ struct target {
 	struct progress_loops loops; /* the rank's wait loops, learned from its samples */
 	bool in_init, in_kernel;
 	char wchan[64]; /* its wait channel, when in_kernel */
+	struct pyproc py; /* a CPython rank's interpreter (pyframes.h) */
+	struct pyframe_raw pybuf[PY_MAX_FRAMES]; /* filled while a thread is held */
+	int npybuf;
 };
 
 /* Check that pid exists and can be traced (without tracing it yet), load its map. */

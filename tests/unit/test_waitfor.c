@@ -456,6 +456,46 @@ START_TEST(a_skipped_send_names_the_sender)
 }
 END_TEST
 
+/* A skipped collective in a bulk-synchronous code: rank 1 skipped MPI_Allreduce and went on to
+ * the next halo exchange, where it waits for rank 0's message (a channel used every iteration).
+ * Rank 1 is ahead (rank 0 has not received its newest message): rank 1 is named, not rank 0. */
+START_TEST(a_rank_ahead_of_the_collective_is_named)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = r == 1 ? rank_rec(1, 4, "MPI_Sendrecv", 0, 0, 0, 4, 2, NULL) :
+				     rank_rec(r, 4, "MPI_Allreduce", -2, 0, 3, 4, 3, NULL);
+
+		if (r == 1)
+			chan(x, 0, 0, 9, 9, 8);
+		if (r == 0)
+			chan(x, 1, 0, 8, 8, 8);
+		json_array_append_new(s, x);
+	}
+	expect_culprit(s, "[1]", 1, "likely");
+}
+END_TEST
+
+/* mpi4py's pickled allreduce: rank 0 waits, point to point, for rank 1's part; rank 1 waits in
+ * comm.recv() for a message rank 2 never sends; ranks 2-3 went on into the next collective,
+ * which ranks 0 and 1 have not entered. Rank 0 is held up by rank 1: rank 1 alone. */
+START_TEST(a_late_rank_held_by_another_late_rank_is_not_named)
+{
+	json_t *s = json_array(), *r0 = rank_rec(0, 4, "MPI_Recv", 1, 74, 0, 4, 5, NULL);
+	json_t *r1 = rank_rec(1, 4, "MPI_Mprobe", 2, 77, 0, 4, 5, NULL);
+
+	chan(r0, 1, 74, 0, 9, 8);
+	chan(r1, 0, 74, 8, 0, 0);
+	chan(r1, 2, 77, 0, 1, 0);
+	json_array_append_new(s, r0);
+	json_array_append_new(s, r1);
+	for (int r = 2; r < 4; r++)
+		json_array_append_new(s, rank_rec(r, 4, "MPI_Bcast", -2, 0, 6, 4, 6, NULL));
+	expect_culprit(s, "[1]", 1, "likely");
+}
+END_TEST
+
 /* A peer without counters (an older layer, a full table): no edge is claimed on its account. */
 START_TEST(a_peer_without_counters_is_no_proof)
 {
@@ -524,6 +564,8 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, waitall_cycle_of_four_is_certain);
 	tcase_add_test(tc, the_wrong_tag_in_a_cycle_is_named_alone);
 	tcase_add_test(tc, a_skipped_send_names_the_sender);
+	tcase_add_test(tc, a_rank_ahead_of_the_collective_is_named);
+	tcase_add_test(tc, a_late_rank_held_by_another_late_rank_is_not_named);
 	tcase_add_test(tc, a_peer_without_counters_is_no_proof);
 	tcase_add_test(tc, without_records_the_stacks_name_the_culprit);
 	suite_add_tcase(s, tc);

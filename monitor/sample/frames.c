@@ -1,0 +1,104 @@
+/* frames — a thread's frames as users read them (see frames.h). */
+#include "frames.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pyframes.h"
+
+#define LOGICAL_MAX 8
+
+/* A frame without a symbol: module+0xOFFSET (what addr2line and objdump read). */
+static void name_unnamed(const struct target *t, struct sym_frame *f)
+{
+	const struct mapping *m = f->func[0] ? NULL : maps_find(&t->maps, f->pc);
+	const char *path = m ? maps_path(&t->maps, m) : NULL, *base = path ? strrchr(path, '/') : NULL;
+
+	if (path)
+		snprintf(f->func, sizeof(f->func), "%s+0x%llx", base ? base + 1 : path,
+			 (unsigned long long)(f->pc - m->start + m->offset));
+	else if (!f->func[0])
+		snprintf(f->func, sizeof(f->func), "0x%llx", (unsigned long long)f->pc);
+}
+
+/* Is the frame the interpreter's own (its executable or libpython, main aside)? */
+static bool in_interpreter(const struct target *t, const struct sym_frame *f)
+{
+	const char *base = strrchr(f->module, '/');
+
+	return t->py.module[0] && !strcmp(base ? base + 1 : f->module, t->py.module) && strcmp(f->func, "main");
+}
+
+/* A Python frame: its qualified name, file and line from its code object. */
+static void python_frame(const struct target *t, const struct pyframe_raw *raw, struct frame_view *v)
+{
+	pid_t pid = t->pid;
+	int line = -1;
+	char file[512], func[256];
+
+	memset(v, 0, sizeof(*v));
+	v->python = true;
+	if (!pyframes_describe(t->py.layout, pyframes_read_process, &pid, raw, file, sizeof(file), func,
+			       sizeof(func), &line)) {
+		snprintf(func, sizeof(func), "(Python frame: code object unreadable)");
+		file[0] = '\0';
+	}
+
+	const char *base = strrchr(file, '/');
+
+	v->library = strstr(file, "/lib/python3") || strstr(file, "-packages/") || file[0] == '<';
+	snprintf(v->f.func, sizeof(v->f.func), "%s", func);
+	snprintf(v->f.file, sizeof(v->f.file), "%s", file);
+	snprintf(v->f.module, sizeof(v->f.module), "%s", base ? base + 1 : file);
+	v->f.line = line > 0 ? line : 0;
+	v->f.pc = raw->instr;
+}
+
+/* Python frames replace the interpreter's only where its evaluation loop is on the stack. */
+static bool eval_loop_seen(struct target *t, struct symbolizer *sy, const struct thread_stack *th)
+{
+	struct sym_frame lf[LOGICAL_MAX];
+
+	for (int i = 0; th->npy && i < th->nframes; i++) {
+		int nl = symbolize(sy, &t->maps, th->ips[i], i > 0, lf, LOGICAL_MAX);
+
+		for (int k = 0; k < nl; k++)
+			if (!strcmp(lf[k].func, "_PyEval_EvalFrameDefault") && in_interpreter(t, &lf[k]))
+				return true;
+	}
+	return false;
+}
+
+int frames_view(struct target *t, struct symbolizer *sy, const struct thread_stack *th, struct frame_view *out,
+		int max)
+{
+	struct sym_frame lf[LOGICAL_MAX];
+	bool merge = eval_loop_seen(t, sy, th);
+	int n = 0, py = 0;
+
+	for (int i = 0; i < th->nframes && n < max; i++) {
+		bool in_mpi = maps_in_mpi(&t->maps, frame_lookup_pc(th->ips, i));
+		int nl = symbolize(sy, &t->maps, th->ips[i], i > 0, lf, LOGICAL_MAX);
+
+		for (int k = 0; k < nl && n < max; k++) {
+			/* The evaluation loop runs Python frames up to its entry frame: they stand in
+			 * its place; the interpreter's other frames go. */
+			if (merge && in_interpreter(t, &lf[k])) {
+				bool eval = !strcmp(lf[k].func, "_PyEval_EvalFrameDefault");
+
+				while (eval && py < th->npy && n < max) {
+					bool entry = th->py[py].entry;
+
+					python_frame(t, &th->py[py++], &out[n++]);
+					if (entry)
+						break;
+				}
+				continue;
+			}
+			name_unnamed(t, &lf[k]);
+			out[n] = (struct frame_view){ .f = lf[k], .in_mpi = in_mpi };
+			n++;
+		}
+	}
+	return n;
+}

@@ -1,0 +1,25 @@
+/* frames — a thread's frames as users read them, shared by the reports (capture.c) and
+ * `parastack stack` (pstack.c): native frames symbolized, every one named (a frame without a
+ * symbol is module+0xOFFSET, never blank), and in a CPython rank the interpreter's frames
+ * replaced by the Python frames its evaluation loop runs (pyframes.h), as py-spy's --native
+ * shows them. */
+#ifndef PARASTACK_FRAMES_H
+#define PARASTACK_FRAMES_H
+
+#include <stdbool.h>
+
+#include "symbolize.h"
+#include "target.h"
+
+struct frame_view {
+	struct sym_frame f; /* a Python frame: func is its qualified name, module its file's name */
+	bool in_mpi;
+	bool python;
+	bool library;       /* a Python frame of the standard library or an installed package */
+};
+
+/* th's frames, innermost first, into out (at most max); their count. sy may be NULL. */
+int frames_view(struct target *t, struct symbolizer *sy, const struct thread_stack *th, struct frame_view *out,
+		int max);
+
+#endif

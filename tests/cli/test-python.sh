@@ -1,0 +1,64 @@
+# Python ranks (issue 27): pure-Python mpi4py jobs (Debian's python3-mpi4py, tests/apps/
+# pysolver.py) under `parastack run`. The report shows the frames the user wrote, read from the
+# interpreter's memory at the same stop as the native unwind: a rank spinning in a Python
+# function is named at its file:line with the function; a rank waiting in comm.recv() for a
+# message nobody sends is named at its Python line in the diagnosis; a healthy job whose rank 0
+# computes alone in Python for 20 s is not ended. No frame is nameless anywhere.
+. "$(dirname "$0")/lib.sh"
+SRC=tests/apps/pysolver.py
+APP="/usr/bin/python3 $(pwd)/$SRC"
+
+# line MARKER: the line of SRC carrying "# site: MARKER".
+line() {
+	grep -n "# site: $1\$" "$SRC" | head -n 1 | cut -d: -f1
+}
+
+# pyrun NAME NP [ENV=VALUE...]: the job under parastack run (a 10-s confirmation window, or
+# CONFIRM's), its report in $REPORT.
+pyrun() {
+	name=$1 np=$2
+	shift 2
+	REPORT=$TMP/$name.json
+	xs=""
+	for e in "$@"; do xs="$xs -x $e"; done
+	RUN_TIMEOUT=240 run "$PARASTACK" run --seed 3 --confirm "${CONFIRM:-10}" --report "$REPORT" \
+		-- mpirun --oversubscribe -np "$np" $xs $APP
+}
+
+pyrun spin 4 PS_FAULT=spin PS_FAULT_AFTER=15
+expect_status "spin in Python: the job was ended" 86
+jreport "spin in Python: rank 2, a computation hang" '.hang_type == "computation" and .faulty_ranks == [2]'
+expect_grep "spin in Python: the rank's position is its Python function and line" "rank 2 (host [^ ]*, pid [0-9]*) stays in application code in every snapshot, at spin_forever ([^ ]*pysolver.py:$(line py-spin))" "$ERR"
+jreport "spin in Python: its frames say Python" '[.ranks[] | select(.rank == 2) | .frames[] | select(.lang == "python") | .func][0:2] == ["spin_forever", "<module>"]'
+jreport "spin in Python: the groups show the Python frames" '[.groups[] | select(.ranks == "2") | .path][0] | test("<module> \\(pysolver.py:[0-9]+\\) > spin_forever \\(pysolver.py:'"$(line py-spin)"'\\)$")'
+jreport "no nameless frames: in the groups" '[.groups[].path | test(">  >|^ *>|> *$|\\?\\?")] | any | not'
+jreport "no nameless frames: in the ranks' frames" '[.ranks[].frames[].func | select(. == "" or . == "??")] == []'
+expect_grep "spin in Python: the tree keeps <module> whole" "^    *<module> (pysolver.py:[0-9]*) " "$ERR"
+expect_agree "spin in Python: text and JSON"
+
+pyrun recv 4 PS_FAULT=recv PS_FAULT_RANK=1 PS_FAULT_AFTER=3
+expect_status "comm.recv() of a message nobody sends: the job was ended" 86
+jreport "comm.recv(): rank 1" '.hang_type == "communication" and .faulty_ranks == [1]'
+expect_grep "comm.recv(): the waiting rank's Python line in the diagnosis" "rank 1 waits in MPI_Mprobe from rank 2 (tag 77) at pysolver.py:$(line py-recv) (Python, in <module>)" "$ERR"
+expect_agree "comm.recv(): text and JSON"
+
+# Healthy: rank 0 computes alone in Python for 20 s while the others wait in comm.bcast, watched
+# with the default confirmation window, as users run (a window shorter than the phase would
+# end it: that is what --confirm asks for).
+CONFIRM=60 pyrun alone 4 PS_FAULT=alone PS_FAULT_AFTER=8 PS_ALONE=20 PS_ITERS=4000
+expect_status "rank 0 alone for 20 s: the job ends by itself" 0
+jreport "rank 0 alone for 20 s: no hang" '.verdict == "none"'
+
+# `parastack stack` on a Python rank: its Python frames, marked [Python].
+if mpirun_start "$TMP/job.out" 2 -x PS_PRINT_PIDS=1 -x PS_FAULT=spin -x PS_FAULT_RANK=1 -x PS_FAULT_AFTER=1 $APP; then
+	p1=$(rank_pid "$TMP/job.out" 1)
+	deadline=$(($(date +%s) + 60))
+	until run "$PARASTACK" stack "$p1"; printf '%s' "$OUT" | grep -q "spin_forever \[Python\]" || [ "$(date +%s)" -ge "$deadline" ]; do
+		sleep 0.5
+	done
+	expect_grep "stack: the Python frames" "spin_forever \[Python\] at [^ ]*pysolver.py:$(line py-spin)" "$OUT"
+	run "$PARASTACK" stack --json "$p1"
+	expect_json "stack --json: lang python" '[.. | objects | select(.lang? == "python") | .func] | index("spin_forever") != null'
+fi
+stop_started
+finish
