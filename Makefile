@@ -239,7 +239,11 @@ $(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c monitor/job/sched_torque.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-fuzz: $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs $(B)/fuzz/fuzz_torque
+$(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/pyframes.c monitor/sample/maps.c monitor/sample/procfs.c
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
+
+fuzz: $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs $(B)/fuzz/fuzz_torque $(B)/fuzz/fuzz_pyframes
 	@sh tests/fuzz/run.sh $(B)
 
 # Measurements (numbers printed, never asserted): see bench/README.md. BENCH=full runs the

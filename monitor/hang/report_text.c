@@ -112,6 +112,31 @@ static void print_layer_coverage(FILE *out, json_t *report)
 	free(without);
 }
 
+/* Python ranks whose frames could not be read: one line for them all. */
+static void print_python_coverage(FILE *out, json_t *report)
+{
+	json_t *ranks = json_object_get(report, "ranks"), *r;
+	int *without = calloc(json_array_size(ranks) + 1, sizeof(int)), n = 0;
+	const char *why = NULL;
+	size_t i;
+
+	json_array_foreach(ranks, i, r) {
+		json_t *py = json_object_get(r, "python");
+
+		if (without && json_is_false(json_object_get(py, "frames"))) {
+			without[n++] = rank_of(r);
+			why = str(py, "why");
+		}
+	}
+	if (n) {
+		char *rr = ranges_dup(without, n);
+
+		fprintf(out, "  Python: rank%s %s: %s\n", n > 1 ? "s" : "", rr ? rr : "?", why ? why : "?");
+		free(rr);
+	}
+	free(without);
+}
+
 /* The report's merged stack tree, at most 40 lines. */
 static void print_tree(FILE *out, json_t *tree)
 {
@@ -169,6 +194,7 @@ void report_print(FILE *out, json_t *report)
 			str(v, "ranks"), str(v, "state"), str(v, "path"));
 	print_tree(out, json_object_get(report, "tree"));
 	print_layer_coverage(out, report);
+	print_python_coverage(out, report);
 	fprintf(out, "  diagnosis:\n");
 	json_array_foreach(json_object_get(report, "diagnosis"), i, v)
 		fprintf(out, "    - %s\n", json_string_value(v));

@@ -182,6 +182,13 @@ json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
 		json_object_set_new(rank, "path", json_string(path));
 	}
 	json_object_set_new(rank, "stopped", json_boolean(th && th->group_stopped));
+	if (t->py.minor >= 0) {
+		char why[200];
+
+		pyframes_why_not(&t->py, why, sizeof(why));
+		json_object_set_new(rank, "python", json_pack("{s:i, s:b, s:s?}", "minor", t->py.minor, "frames",
+							       t->py.layout != NULL, "why", why[0] ? why : NULL));
+	}
 	if (t->in_kernel) {
 		json_object_set_new(rank, "in_kernel", json_true());
 		json_object_set_new(rank, "wchan", json_string(t->wchan));

@@ -110,6 +110,11 @@ static void print_header(FILE *text, const struct target *t, pid_t pid, const ch
 		target_uses_mpi(t) ? "" : " (no MPI library mapped)");
 	/* A main thread in uninterruptible sleep cannot stop until it leaves the kernel: not
 	 * stopped, it has no user-space frames to show, only where the kernel holds it. */
+	char why[200];
+
+	pyframes_why_not(&t->py, why, sizeof(why));
+	if (why[0])
+		fprintf(text, "  Python: %s\n", why);
 	if (t->in_kernel)
 		fprintf(text, "  thread %d (main) in the kernel: uninterruptible sleep (D), wait channel "
 			"%s; not stopped\n", (int)pid, t->wchan);

@@ -67,6 +67,18 @@ static int version_of(const char *base)
 	return minor;
 }
 
+void pyframes_why_not(const struct pyproc *p, char *buf, size_t len)
+{
+	if (p->minor < 0 || p->layout)
+		snprintf(buf, len, "%s", "");
+	else if (!pyframes_layout(p->minor))
+		snprintf(buf, len, "CPython 3.%d: no frame layout for this version in parastack (it reads 3.11): "
+			 "native frames only", p->minor);
+	else
+		snprintf(buf, len, "CPython 3.%d: its _PyRuntime symbol was not found in %s: native frames only",
+			 p->minor, p->module);
+}
+
 bool pyframes_probe(const struct maps *mp, struct pyproc *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -156,9 +168,10 @@ static uint64_t varint(const uint8_t *t, size_t len, size_t *p)
 	return v;
 }
 
+/* A signed varint, bounded to what a line delta can be (a forged table cannot overflow). */
 static int64_t svarint(const uint8_t *t, size_t len, size_t *p)
 {
-	uint64_t u = varint(t, len, p);
+	uint64_t u = varint(t, len, p) & ((1ULL << 40) - 1);
 
 	return u & 1 ? -(int64_t)(u >> 1) : (int64_t)(u >> 1);
 }
@@ -169,7 +182,8 @@ int pyframes_line(const uint8_t *t, size_t len, int firstlineno, uint64_t lasti)
 	uint64_t addr = 0;
 	size_t p = 0;
 
-	while (p < len) {
+	/* Each entry moves at most 2^39 lines: bounded by the table's length, no overflow. */
+	while (p < len && line > -(1LL << 50) && line < (1LL << 50)) {
 		uint8_t first = t[p++];
 		int code = (first >> 3) & 15, here;
 		uint64_t units = (uint64_t)(first & 7) + 1;

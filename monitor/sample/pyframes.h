@@ -47,6 +47,10 @@ struct pyproc {
 	int minor;                      /* its version, -1 unknown */
 };
 
+/* Why a CPython process has no Python frames, one line ("" when it has them): an interpreter
+ * version without a layout table, or no _PyRuntime symbol found. */
+void pyframes_why_not(const struct pyproc *p, char *buf, size_t len);
+
 /* The layout of CPython 3.minor, or NULL. */
 const struct py_layout *pyframes_layout(int minor);
 

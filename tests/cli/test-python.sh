@@ -61,4 +61,18 @@ if mpirun_start "$TMP/job.out" 2 -x PS_PRINT_PIDS=1 -x PS_FAULT=spin -x PS_FAULT
 	expect_json "stack --json: lang python" '[.. | objects | select(.lang? == "python") | .func] | index("spin_forever") != null'
 fi
 stop_started
+
+# An interpreter version parastack has no layout for (a copy of python3.11 named python3.99):
+# native frames only, and one line saying so, in `parastack stack` and in the report.
+cp /usr/bin/python3.11 "$TMP/python3.99"
+start "$TMP/sleep.out" "$TMP/python3.99" -c "import time; time.sleep(60)"
+PY99=$BG
+deadline=$(($(date +%s) + 30))
+until run "$PARASTACK" stack "$PY99"; printf '%s' "$OUT" | grep -q "clock_nanosleep\|select" || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.2; done
+expect_grep "unknown version: one line in parastack stack" "^  Python: CPython 3.99: no frame layout for this version in parastack (it reads 3.11): native frames only$" "$OUT"
+stop_started_one "$PY99"
+APP="$TMP/python3.99 $(pwd)/$SRC"
+pyrun v399 4 PS_FAULT=spin PS_FAULT_AFTER=3
+jreport "unknown version: the hang still found, native frames only" '.faulty_ranks == [2] and ([.ranks[].frames[] | select(.lang == "python")] == []) and ([.ranks[].python.frames] | unique) == [false]'
+expect_grep "unknown version: one line in the report" "^  Python: ranks 0-3: CPython 3.99: no frame layout" "$ERR"
 finish

@@ -19,5 +19,6 @@ Suite *confirm_suite(void);
 Suite *snapshot_suite(void);
 Suite *waitfor_suite(void);
 Suite *stall_suite(void);
+Suite *pyframes_suite(void);
 
 #endif
