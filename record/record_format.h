@@ -18,7 +18,7 @@
 #define PSREC_MEMBERS 65536 /* world ranks of every recorded communicator, together */
 #define PSREC_WAITREQS 32   /* requests named per waiting call */
 #define PSREC_HISTORY 4     /* latest collectives kept per communicator */
-#define PSREC_CHANS 4096    /* point-to-point envelopes counted (more: counts incomplete) */
+#define PSREC_CHANS 8192    /* point-to-point envelopes counted (more: counts incomplete) */
 
 #define PSREC_ANY_SOURCE (-1)
 #define PSREC_NO_PEER (-2)

@@ -386,6 +386,27 @@ static const char *mixed_cause(struct graph *g, int c, json_t *culprits)
 	return why;
 }
 
+/* A culprit that may only be waiting on another culprit (its wait unproven for lack of that
+ * rank's counters: a full table) is held up by it, not named beside it. */
+static void drop_held_up(struct graph *g, json_t *culprits)
+{
+	for (size_t i = json_array_size(culprits); i-- > 0;) {
+		struct node *x = wf_node_of(g, (int)wf_int(json_array_get(culprits, i), "rank"));
+		bool held = false;
+		size_t k;
+		json_t *c;
+
+		json_array_foreach(culprits, k, c) {
+			struct node *o = wf_node_of(g, (int)wf_int(c, "rank"));
+
+			/* Not when they may wait on each other: then neither is known to hold the other. */
+			held |= k != i && x && o && x->maybe >= 0 && o->rank == x->maybe && o->maybe != x->rank;
+		}
+		if (held && json_array_size(culprits) > 1)
+			json_array_remove(culprits, i);
+	}
+}
+
 const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
 {
 	const char *why = NULL;
@@ -421,5 +442,6 @@ const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
 
 		why = why ? why : r;
 	}
+	drop_held_up(g, culprits);
 	return why;
 }

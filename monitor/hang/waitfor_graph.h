@@ -31,6 +31,7 @@ struct node {
 	bool fresh;     /* it waits for an envelope no candidate ever sent it */
 	bool owed;      /* it waits for an envelope its peer sent it before, one message short */
 	char blocked_on[320]; /* the blocked operation, for sentences */
+	int maybe;      /* a peer it may wait on, unproven (its counters incomplete), or ANY - 1 */
 	bool late;      /* it has not entered a collective that others wait in */
 	int comp;       /* its strongly connected component of the wait-for graph */
 };

@@ -130,6 +130,8 @@ static void judge_recv(struct graph *g, struct node *n, struct op *o, const stru
 			known = false; /* a peer without counters: it may have sent */
 	}
 	free(cand);
+	if (!known && o->peer >= 0)
+		n->maybe = o->peer;
 	/* This receive and the others of the call it competes with for the same messages. */
 	for (int k = 0; k < nops; k++)
 		if (!ops[k].send && !ops[k].probe && subset_of(ops[k].peer, ops[k].tag, o, n->rank))
@@ -314,6 +316,7 @@ void wf_match(struct graph *g)
 	for (int i = 0; i < g->count; i++) {
 		struct node *n = &g->n[i];
 
+		n->maybe = ANY - 1;
 		n->counted = n->rec && json_is_true(json_object_get(n->rec, "channels_complete")) &&
 			     json_object_get(n->rec, "channels");
 	}

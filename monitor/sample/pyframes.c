@@ -10,6 +10,7 @@
 #define MAX_THREADS 512
 #define MAX_LINETABLE (256 * 1024)
 #define MAX_NAME 1024
+#define MAX_CHUNK (256 * 1024) /* a thread's frame stack read in one piece, up to this */
 
 /* CPython 3.11 (offsetof on Debian 12's python3.11-dev internal headers, x86_64). */
 static const struct py_layout layout_311 = {
@@ -20,6 +21,8 @@ static const struct py_layout layout_311 = {
 	.tstate_next = 8,
 	.tstate_native_id = 160,
 	.tstate_cframe = 56,
+	.tstate_chunk = 296,
+	.tstate_top = 304,
 	.cframe_current = 8,
 	.frame_code = 32,
 	.frame_previous = 48,
@@ -99,26 +102,44 @@ bool pyframes_probe(const struct maps *mp, struct pyproc *p)
 	return true;
 }
 
-/* The thread state of tid, or 0. */
-static uint64_t thread_state(const struct py_layout *L, uint64_t runtime, pid_t tid, py_read_fn rd, void *ctx)
+#define SPAN_MAX 512 /* bytes of one structure read at once */
+
+static uint64_t field(const uint8_t *span, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, span + off, sizeof(v));
+	return v;
+}
+
+static size_t span_of(size_t a, size_t b, size_t c)
+{
+	size_t m = a > b ? a : b;
+
+	return (m > c ? m : c) + 8;
+}
+
+/* The thread state of tid, or 0, its bytes in span: each thread state read in one piece (a
+ * read is a system call while the rank is held). */
+static uint64_t thread_state(const struct py_layout *L, uint64_t runtime, pid_t tid, py_read_fn rd, void *ctx,
+			     uint8_t *span)
 {
 	uint64_t interp = 0;
+	size_t len = span_of(span_of(L->tstate_next, L->tstate_native_id, L->tstate_cframe),
+			     L->tstate_chunk, L->tstate_top);
 
-	if (!read_ptr(rd, ctx, runtime + L->runtime_interp_head, &interp))
+	if (len > SPAN_MAX || !read_ptr(rd, ctx, runtime + L->runtime_interp_head, &interp))
 		return 0;
 	for (int i = 0; interp && i < MAX_INTERPRETERS; i++) {
 		uint64_t ts = 0, next = 0;
 
 		read_ptr(rd, ctx, interp + L->interp_threads_head, &ts);
 		for (int k = 0; ts && k < MAX_THREADS; k++) {
-			unsigned long native = 0;
-
-			if (!rd(ctx, ts + L->tstate_native_id, &native, sizeof(native)))
+			if (!rd(ctx, ts, span, len))
 				break;
-			if ((pid_t)native == tid)
+			if ((pid_t)field(span, L->tstate_native_id) == tid)
 				return ts;
-			if (!read_ptr(rd, ctx, ts + L->tstate_next, &ts))
-				break;
+			ts = field(span, L->tstate_next);
 		}
 		if (!read_ptr(rd, ctx, interp + L->interp_next, &next))
 			break;
@@ -127,28 +148,54 @@ static uint64_t thread_state(const struct py_layout *L, uint64_t runtime, pid_t 
 	return 0;
 }
 
+/* The thread's frame stack (its current data-stack chunk, where 3.11 keeps the frames a
+ * thread runs), read in one piece: the walk then reads frames from it, and only the others
+ * (a generator's) from the target. */
+struct chunk {
+	uint64_t lo, hi;
+	uint8_t *bytes;
+};
+
+static bool chunk_read(const struct chunk *c, py_read_fn rd, void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	if (c->bytes && addr >= c->lo && addr <= c->hi && len <= c->hi - addr) {
+		memcpy(buf, c->bytes + (addr - c->lo), len);
+		return true;
+	}
+	return rd(ctx, addr, buf, len);
+}
+
 int pyframes_walk(const struct py_layout *L, uint64_t runtime, pid_t tid, py_read_fn rd, void *ctx,
 		  struct pyframe_raw *out, int max)
 {
-	uint64_t ts = L && runtime ? thread_state(L, runtime, tid, rd, ctx) : 0, cframe = 0, frame = 0;
+	uint8_t span[SPAN_MAX];
+	uint64_t ts = L && runtime ? thread_state(L, runtime, tid, rd, ctx, span) : 0, frame = 0;
+	struct chunk c = { 0, 0, NULL };
 	int n = 0;
 
-	if (!ts || !read_ptr(rd, ctx, ts + L->tstate_cframe, &cframe) ||
-	    !read_ptr(rd, ctx, cframe + L->cframe_current, &frame))
+	if (!ts || !read_ptr(rd, ctx, field(span, L->tstate_cframe) + L->cframe_current, &frame))
 		return 0;
-	/* At most max frames: a cycle in a forged chain ends there too. */
-	while (frame && n < max) {
-		uint8_t entry = 0;
-
-		if (!read_ptr(rd, ctx, frame + L->frame_code, &out[n].code) ||
-		    !read_ptr(rd, ctx, frame + L->frame_instr, &out[n].instr) ||
-		    !rd(ctx, frame + L->frame_entry, &entry, 1))
-			break;
-		out[n].entry = entry != 0;
-		n++;
-		if (!read_ptr(rd, ctx, frame + L->frame_previous, &frame))
-			break;
+	c.lo = field(span, L->tstate_chunk);
+	c.hi = field(span, L->tstate_top);
+	if (c.lo && c.hi > c.lo && c.hi - c.lo <= MAX_CHUNK && (c.bytes = malloc(c.hi - c.lo)) &&
+	    !rd(ctx, c.lo, c.bytes, c.hi - c.lo)) {
+		free(c.bytes);
+		c.bytes = NULL;
 	}
+
+	size_t len = span_of(L->frame_code, L->frame_previous, L->frame_instr);
+
+	if (L->frame_entry + 1 > len)
+		len = L->frame_entry + 1;
+	/* One read per frame at most; at most max frames: a cycle in a forged chain ends there. */
+	while (frame && n < max && len <= sizeof(span) && chunk_read(&c, rd, ctx, frame, span, len)) {
+		out[n].code = field(span, L->frame_code);
+		out[n].instr = field(span, L->frame_instr);
+		out[n].entry = span[L->frame_entry] != 0;
+		n++;
+		frame = field(span, L->frame_previous);
+	}
+	free(c.bytes);
 	return n;
 }
 

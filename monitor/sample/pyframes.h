@@ -24,6 +24,7 @@ struct py_layout {
 	size_t interp_next, interp_threads_head;  /* PyInterpreterState.next, .threads.head */
 	size_t tstate_next, tstate_native_id;     /* PyThreadState.next, .native_thread_id */
 	size_t tstate_cframe, cframe_current;     /* PyThreadState.cframe, _PyCFrame.current_frame */
+	size_t tstate_chunk, tstate_top;          /* PyThreadState.datastack_chunk, .datastack_top */
 	size_t frame_code, frame_previous, frame_instr, frame_entry; /* _PyInterpreterFrame */
 	size_t code_filename, code_qualname, code_firstlineno, code_linetable, code_adaptive;
 	size_t bytes_size, bytes_data;            /* PyBytesObject: ob_size, ob_sval */

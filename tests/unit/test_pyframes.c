@@ -90,6 +90,14 @@ START_TEST(a_chain_read_and_described)
 	ck_assert_int_eq(line, 7);
 	ck_assert(pyframes_describe(L, read_mem, NULL, &f[1], file, sizeof(file), func, sizeof(func), &line));
 	ck_assert_int_eq(line, 4);
+	/* The same frames read through the thread's data-stack chunk in one piece. */
+	p64(512 + 296, BASE + 1024);
+	p64(512 + 304, BASE + 1024 + 512);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+	ck_assert(f[0].code == BASE + 2048 && f[1].entry);
+	/* A chunk the reader refuses (out of the image): frame by frame still. */
+	p64(512 + 304, BASE + 1024 + 100000);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, read_mem, NULL, f, PY_MAX_FRAMES), 2);
 	/* Another thread: none of its frames. */
 	ck_assert_int_eq(pyframes_walk(L, BASE, 43, read_mem, NULL, f, PY_MAX_FRAMES), 0);
 	ck_assert_ptr_null(pyframes_layout(99));
