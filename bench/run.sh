@@ -19,7 +19,7 @@ t0=$(date +%s)
 say "== sample cost"
 {
 	header "Sample cost"
-	"$BUILD/bench/sample_cost" "$BUILD/tests/callchain-O0" "$(pick 2000 20000)"
+	"$BUILD/bench/sample_cost" "$BUILD/tests/callchain-O0" "$(pick 2000 20000)" /usr/bin/python3
 } >"$RESULTS/sample-cost.md"
 echo "| sample cost | $(($(date +%s) - t0)) s |" >>"$WORK/times.md"
 t0=$(date +%s)

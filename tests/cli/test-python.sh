@@ -35,6 +35,7 @@ jreport "no nameless frames: in the groups" '[.groups[].path | test(">  >|^ *>|>
 jreport "no nameless frames: in the ranks' frames" '[.ranks[].frames[].func | select(. == "" or . == "??")] == []'
 expect_grep "spin in Python: the tree keeps <module> whole" "^    *<module> (pysolver.py:[0-9]*) " "$ERR"
 expect_agree "spin in Python: text and JSON"
+expect_keys_documented "spin in Python: report keys" "$REPORT"
 
 pyrun recv 4 PS_FAULT=recv PS_FAULT_RANK=1 PS_FAULT_AFTER=3
 expect_status "comm.recv() of a message nobody sends: the job was ended" 86
