@@ -436,23 +436,32 @@ START_TEST(the_wrong_tag_in_a_cycle_is_named_alone)
 }
 END_TEST
 
-/* A skipped send: rank 2 did not send rank 1 its 5th message and went on into MPI_Allreduce;
- * rank 1 waits for it, outside the collective. Rank 2 is named, not the rank left waiting. */
-START_TEST(a_skipped_send_names_the_sender)
+/* 4 ranks: rank 1 waits in func from peer (tag) outside the MPI_Allreduce the others wait in;
+ * the counters of that envelope at rank 1 (l: sent, posted, done) and at the peer (p). */
+static json_t *one_outside(const char *func, int peer, int tag, const long long l[3], const long long p[3])
 {
 	json_t *s = json_array();
 
 	for (int r = 0; r < 4; r++) {
-		json_t *x = r == 1 ? rank_rec(1, 4, "MPI_Recv", 2, 5, 0, 4, 7, NULL) :
+		json_t *x = r == 1 ? rank_rec(1, 4, func, peer, tag, 0, 4, 7, NULL) :
 				     rank_rec(r, 4, "MPI_Allreduce", -2, 0, 8, 4, 8, NULL);
 
 		if (r == 1)
-			chan(x, 2, 5, 0, 5, 4);
-		if (r == 2)
-			chan(x, 1, 5, 4, 0, 0);
+			chan(x, peer, tag, l[0], l[1], l[2]);
+		if (r == peer)
+			chan(x, 1, tag, p[0], p[1], p[2]);
 		json_array_append_new(s, x);
 	}
-	expect_culprit(s, "[2]", 2, "likely");
+	return s;
+}
+
+/* A skipped send: rank 2 did not send rank 1 its 5th message and went on into MPI_Allreduce;
+ * rank 1 waits for it, outside the collective. Rank 2 is named, not the rank left waiting. */
+START_TEST(a_skipped_send_names_the_sender)
+{
+	static const long long l[3] = { 0, 5, 4 }, p[3] = { 4, 0, 0 };
+
+	expect_culprit(one_outside("MPI_Recv", 2, 5, l, p), "[2]", 2, "likely");
 }
 END_TEST
 
@@ -461,19 +470,9 @@ END_TEST
  * Rank 1 is ahead (rank 0 has not received its newest message): rank 1 is named, not rank 0. */
 START_TEST(a_rank_ahead_of_the_collective_is_named)
 {
-	json_t *s = json_array();
+	static const long long l[3] = { 9, 9, 8 }, p[3] = { 8, 8, 8 };
 
-	for (int r = 0; r < 4; r++) {
-		json_t *x = r == 1 ? rank_rec(1, 4, "MPI_Sendrecv", 0, 0, 0, 4, 2, NULL) :
-				     rank_rec(r, 4, "MPI_Allreduce", -2, 0, 3, 4, 3, NULL);
-
-		if (r == 1)
-			chan(x, 0, 0, 9, 9, 8);
-		if (r == 0)
-			chan(x, 1, 0, 8, 8, 8);
-		json_array_append_new(s, x);
-	}
-	expect_culprit(s, "[1]", 1, "likely");
+	expect_culprit(one_outside("MPI_Sendrecv", 0, 0, l, p), "[1]", 1, "likely");
 }
 END_TEST
 
