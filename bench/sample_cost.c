@@ -241,7 +241,6 @@ static void measure_python(const char *python, int samples, int64_t *with, int64
 			stop_target(pid);
 		return;
 	}
-	close(fds[0]);
 
 	const struct py_layout *layout = t.py.layout;
 
@@ -262,6 +261,7 @@ static void measure_python(const char *python, int samples, int64_t *with, int64
 	t.py.layout = layout;
 	target_close(&t);
 	stop_target(pid);
+	close(fds[0]); /* kept open until now: the target's output must never meet a closed pipe */
 	if (!layout) {
 		printf("| CPython rank | 1 | - | n/a | n/a | n/a | 0 |\n");
 		return;
