@@ -332,6 +332,23 @@ static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles,
 	return "they wait for each other in a cycle (deadlock)";
 }
 
+/* Has late rank l gone past the collective? Then a rank inside it has messages from l not yet
+ * received (l posted its sends of the next step); a rank that waits for a send skipped by
+ * its peer has had all its own sends received. Unknown counts (p's) count as ahead. */
+static bool is_ahead(struct graph *g, struct node *l, struct node *p)
+{
+	if (!p->counted || traffic(p, l->rank, "done") < 0)
+		return true;
+	for (int i = 0; i < g->count; i++) {
+		struct node *m = &g->n[i];
+		long long got = m != l && !m->late && m->counted && !m->exited ? traffic(m, l->rank, "done") : -1;
+
+		if (got >= 0 && traffic(l, m->rank, "sent") > got)
+			return true;
+	}
+	return false;
+}
+
 static bool waits_on_late(struct graph *g, const struct node *l)
 {
 	for (int w = 0; w < l->np2p; w++) {
@@ -368,8 +385,7 @@ static const char *mixed_cause(struct graph *g, int c, json_t *culprits)
 			if (o && o->comp == c && !o->late)
 				p = o;
 		}
-		long long got = p && p->counted ? traffic(p, l->rank, "done") : -1;
-		bool ahead = got < 0 || traffic(l, p->rank, "sent") > got;
+		bool ahead = p && is_ahead(g, l, p);
 
 		if (p && l->owed && !l->or_wait && !ahead) {
 			wf_doing(p, what, sizeof(what));

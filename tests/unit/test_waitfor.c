@@ -476,6 +476,20 @@ START_TEST(a_rank_ahead_of_the_collective_is_named)
 }
 END_TEST
 
+/* The stencil's ring: rank 1 skipped MPI_Allreduce, and its next MPI_Sendrecv sends to rank 2
+ * and receives from rank 0. Its messages to rank 0 were all received; its newest, to rank 2
+ * (inside the collective), is not: rank 1 is ahead, and named. */
+START_TEST(a_rank_ahead_in_a_ring_is_named)
+{
+	static const long long l[3] = { 8, 9, 8 }, p[3] = { 8, 8, 8 };
+	json_t *s = one_outside("MPI_Sendrecv", 0, 0, l, p);
+
+	chan(json_array_get(s, 1), 2, 0, 9, 0, 0);
+	chan(json_array_get(s, 2), 1, 0, 0, 8, 8);
+	expect_culprit(s, "[1]", 1, "likely");
+}
+END_TEST
+
 /* mpi4py's pickled allreduce: rank 0 waits, point to point, for rank 1's part; rank 1 waits in
  * comm.recv() for a message rank 2 never sends; ranks 2-3 went on into the next collective,
  * which ranks 0 and 1 have not entered. Rank 0 is held up by rank 1: rank 1 alone. */
@@ -585,6 +599,7 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, the_wrong_tag_in_a_cycle_is_named_alone);
 	tcase_add_test(tc, a_skipped_send_names_the_sender);
 	tcase_add_test(tc, a_rank_ahead_of_the_collective_is_named);
+	tcase_add_test(tc, a_rank_ahead_in_a_ring_is_named);
 	tcase_add_test(tc, a_late_rank_held_by_another_late_rank_is_not_named);
 	tcase_add_test(tc, a_rank_maybe_held_by_a_culprit_is_not_named);
 	tcase_add_test(tc, a_peer_without_counters_is_no_proof);
