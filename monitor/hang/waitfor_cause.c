@@ -157,6 +157,12 @@ static char *waiters_of(struct graph *g, int c, bool *only_alternatives, bool *c
 	return r;
 }
 
+/* "s" where ranges name more than one rank ("1,3", "0-2"), "" for one. */
+static const char *plural(const char *ranges)
+{
+	return strchr(ranges, ',') || strchr(ranges, '-') ? "s" : "";
+}
+
 /* One rank every waiting rank ends up waiting on. */
 static const char *lone_cause(struct graph *g, struct node *x, json_t *culprits)
 {
@@ -170,17 +176,15 @@ static const char *lone_cause(struct graph *g, struct node *x, json_t *culprits)
 	wf_doing(x, what, sizeof(what));
 	if (x->exited || x->finalizing) {
 		wf_culprit(culprits, x->rank, evidence, "rank %d %s while rank%s %s wait%s for it", x->rank,
-			   x->exited ? "exited" : "called MPI_Finalize", strchr(who, ',') || strchr(who, '-') ? "s" : "",
-			   who, strchr(who, ',') || strchr(who, '-') ? "" : "s");
+			   x->exited ? "exited" : "called MPI_Finalize", plural(who), who, *plural(who) ? "" : "s");
 		why = "they left (MPI_Finalize, or exited) while the other ranks wait for them";
 	} else if (collective && x->late) {
-		wf_culprit(culprits, x->rank, evidence, "ranks %s wait in a collective rank %d has not entered; rank %d %s",
-			   who, x->rank, x->rank, what);
+		wf_culprit(culprits, x->rank, evidence, "rank%s %s wait%s in a collective rank %d has not entered; rank %d %s",
+			   plural(who), who, *plural(who) ? "" : "s", x->rank, x->rank, what);
 		why = "the other ranks wait in a collective they have not entered";
 	} else {
 		wf_culprit(culprits, x->rank, evidence, "rank%s %s wait%s for rank %d%s, and rank %d waits on nobody the "
-			   "records show: it %s", strchr(who, ',') || strchr(who, '-') ? "s" : "", who,
-			   strchr(who, ',') || strchr(who, '-') ? "" : "s", x->rank,
+			   "records show: it %s", plural(who), who, *plural(who) ? "" : "s", x->rank,
 			   collective ? "" : " (messages it has not sent, or receives it has not posted)", x->rank, what);
 		why = "the other ranks wait for them, and they wait on nobody the records show";
 	}

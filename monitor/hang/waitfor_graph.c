@@ -204,11 +204,20 @@ const char *wf_site(struct node *n, json_t *call, char *buf, size_t len)
 	return wf_str(call, "at") ? wf_str(call, "at") : "?";
 }
 
+const char *wf_tag(long long tag, char *buf, size_t len)
+{
+	if (tag == ANY)
+		snprintf(buf, len, "any tag");
+	else
+		snprintf(buf, len, "tag %lld", tag);
+	return buf;
+}
+
 /* What a rank is doing, for a sentence: "waits in MPI_Recv from rank 3 (tag 5) at a.c:40". */
 void wf_doing(struct node *n, char *buf, size_t len)
 {
 	json_t *c = n ? n->call : NULL;
-	char site[400];
+	char site[400], tag[32];
 
 	if (!n || n->exited)
 		snprintf(buf, len, "has exited");
@@ -223,9 +232,9 @@ void wf_doing(struct node *n, char *buf, size_t len)
 				 "without the recording layer (its stack alone says so)" :
 				 "which the recording layer does not record");
 	else if (wf_is_p2p_wait(wf_str(c, "func")) && wf_int(c, "peer") >= 0)
-		snprintf(buf, len, "waits in %s %s rank %lld (tag %lld) at %s", wf_str(c, "func"),
-			 wf_is_send(wf_str(c, "func")) ? "to" : "from",
-			 wf_int(c, "peer"), wf_int(c, "tag"), wf_site(n, c, site, sizeof(site)));
+		snprintf(buf, len, "waits in %s %s rank %lld (%s) at %s", wf_str(c, "func"),
+			 wf_is_send(wf_str(c, "func")) ? "to" : "from", wf_int(c, "peer"),
+			 wf_tag(wf_int(c, "tag"), tag, sizeof(tag)), wf_site(n, c, site, sizeof(site)));
 	else if (wf_is_p2p_wait(wf_str(c, "func")) && wf_int(c, "peer") == ANY)
 		snprintf(buf, len, "waits in %s from any source at %s", wf_str(c, "func"),
 			 wf_site(n, c, site, sizeof(site)));

@@ -109,6 +109,9 @@ void wf_culprit(json_t *culprits, int rank, const char *evidence, const char *fm
  * user's own code ("solver.py:52 (Python, in exchange)"), else the record's call site. */
 const char *wf_site(struct node *n, json_t *call, char *buf, size_t len);
 
+/* "tag 5", or "any tag" for MPI_ANY_TAG. */
+const char *wf_tag(long long tag, char *buf, size_t len);
+
 /* What a rank is doing, for a sentence: "waits in MPI_Recv from rank 3 (tag 5) at a.c:40". */
 void wf_doing(struct node *n, char *buf, size_t len);
 

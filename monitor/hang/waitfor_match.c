@@ -241,11 +241,14 @@ static void describe(const struct op *o, const struct node *n, char *buf, size_t
 		snprintf(peer, sizeof(peer), "any source");
 	else
 		snprintf(peer, sizeof(peer), "rank %d", o->peer);
+	char tag[32];
+
+	wf_tag(o->tag, tag, sizeof(tag));
 	if (via)
-		snprintf(buf, len, "%s for its %s %s %s (tag %lld) posted at %s", via, o->func, o->send ? "to" : "from",
-			 peer, o->tag, o->at ? o->at : "?");
+		snprintf(buf, len, "%s for its %s %s %s (%s) posted at %s", via, o->func, o->send ? "to" : "from",
+			 peer, tag, o->at ? o->at : "?");
 	else
-		snprintf(buf, len, "%s %s %s (tag %lld)", o->func, o->send ? "to" : "from", peer, o->tag);
+		snprintf(buf, len, "%s %s %s (%s)", o->func, o->send ? "to" : "from", peer, tag);
 }
 
 /* Edges of n's blocked operations: each one's candidates. */
