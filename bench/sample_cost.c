@@ -255,8 +255,11 @@ static void measure_python(const char *python, int samples, int64_t *with, int64
 			without[nn++] = c.threads ? c.stopped_sum / c.threads : 0;
 		else
 			with[nw++] = c.threads ? c.stopped_sum / c.threads : 0;
-		if (!(i % 2))
-			pyframes = t.npybuf;
+	}
+	if (layout) { /* the label's frame count, read once more with the target running */
+		struct pyframe_raw f[PY_MAX_FRAMES];
+
+		pyframes = pyframes_walk(layout, t.py.runtime, pid, pyframes_read_process, &pid, f, PY_MAX_FRAMES);
 	}
 	t.py.layout = layout;
 	target_close(&t);

@@ -58,15 +58,21 @@ static int chan_get(int ci, int32_t peer, int32_t tag)
 	return -1;
 }
 
-static void chan_add(int ch, uint64_t *(*field)(struct psrec_chan *))
+enum chan_count { CHAN_SENT, CHAN_POSTED, CHAN_DONE };
+
+static void chan_add(int ch, enum chan_count what)
 {
-	if (ch >= 0)
-		__atomic_fetch_add(field(&A->chans[ch]), 1, __ATOMIC_RELAXED);
+	struct psrec_chan *p = ch >= 0 ? &A->chans[ch] : NULL;
+
+	if (p)
+		__atomic_fetch_add(what == CHAN_SENT ? &p->sent : what == CHAN_POSTED ? &p->posted : &p->done, 1,
+				   __ATOMIC_RELAXED);
 }
 
-static uint64_t *chan_sent(struct psrec_chan *p) { return &p->sent; }
-static uint64_t *chan_posted(struct psrec_chan *p) { return &p->posted; }
-static uint64_t *chan_done(struct psrec_chan *p) { return &p->done; }
+static enum psrec_kind kind_of(uint32_t func)
+{
+	return func < PSREC_NFUNCS ? (enum psrec_kind)func_kind[func] : PSREC_KIND_NONE;
+}
 
 static int32_t tag_of(int tag)
 {
@@ -74,38 +80,36 @@ static int32_t tag_of(int tag)
 }
 
 /* A blocking point-to-point call starts: its send counted as posted, its receive as posted
- * (MPI_Mprobe's too: it takes the message off the queue). Returns the receive's counters, for
- * p2p_leave to count it completed; -1 when it has none. */
-static int p2p_enter(const struct call_args *a)
+ * (MPI_Mprobe's too: it takes the message off the queue). c is the call as call_enter recorded
+ * it (its communicator slot already looked up), or NULL. Returns the receive's
+ * counters, for p2p_leave to count it completed; -1 when it has none. */
+static int p2p_enter(const struct call_args *a, const struct psrec_call *c)
 {
-	enum psrec_kind kind = a->func < PSREC_NFUNCS ? (enum psrec_kind)func_kind[a->func] : PSREC_KIND_NONE;
-	int ci = recording && a->comm != MPI_COMM_NULL ? comm_slot(a->comm) : -1;
+	enum psrec_kind kind = kind_of(a->func);
 
-	if (!recording)
+	if (!recording || (kind != PSREC_KIND_SEND && kind != PSREC_KIND_RECV && kind != PSREC_KIND_SENDRECV &&
+			   a->func != PSREC_MPROBE))
 		return -1;
-	if (kind == PSREC_KIND_SEND)
-		chan_add(chan_get(ci, world_rank_of(ci, a->peer), tag_of(a->tag)), chan_sent);
-	if (kind == PSREC_KIND_SENDRECV)
-		chan_add(chan_get(ci, world_rank_of(ci, a->speer), tag_of(a->stag)), chan_sent);
-	if (kind == PSREC_KIND_RECV || kind == PSREC_KIND_SENDRECV || a->func == PSREC_MPROBE) {
-		int ch = chan_get(ci, world_rank_of(ci, a->peer), tag_of(a->tag));
 
-		chan_add(ch, chan_posted);
-		return ch;
-	}
-	return -1;
+	int ci = c ? c->comm : a->comm != MPI_COMM_NULL ? comm_slot(a->comm) : -1;
+	int ch = chan_get(ci, world_rank_of(ci, a->peer), tag_of(a->tag));
+
+	if (kind == PSREC_KIND_SENDRECV)
+		chan_add(chan_get(ci, world_rank_of(ci, a->speer), tag_of(a->stag)), CHAN_SENT);
+	chan_add(ch, kind == PSREC_KIND_SEND ? CHAN_SENT : CHAN_POSTED);
+	return kind == PSREC_KIND_SEND ? -1 : ch;
 }
 
 static void p2p_leave(int ch)
 {
-	chan_add(ch, chan_done);
+	chan_add(ch, CHAN_DONE);
 }
 
 /* A request's envelope counted: a nonblocking send or receive as it is posted, a persistent
- * one each time it is started (req_started). Returns its counters. */
+ * one each time it is started (req_chan_started). Returns its counters. */
 static int req_chan(int ci, const struct call_args *a, int persistent)
 {
-	enum psrec_kind kind = (enum psrec_kind)func_kind[a->func < PSREC_NFUNCS ? a->func : 0];
+	enum psrec_kind kind = kind_of(a->func);
 	int ch;
 
 	if (kind != PSREC_KIND_ISEND && kind != PSREC_KIND_IRECV && kind != PSREC_KIND_INIT_SEND &&
@@ -113,26 +117,24 @@ static int req_chan(int ci, const struct call_args *a, int persistent)
 		return -1;
 	ch = chan_get(ci, world_rank_of(ci, a->peer), tag_of(a->tag));
 	if (!persistent)
-		chan_add(ch, kind == PSREC_KIND_ISEND ? chan_sent : chan_posted);
+		chan_add(ch, kind == PSREC_KIND_ISEND ? CHAN_SENT : CHAN_POSTED);
 	return ch;
 }
 
 /* A persistent request started: its send or receive posted again. */
 static void req_chan_started(const struct psrec_req *p)
 {
-	enum psrec_kind kind = (enum psrec_kind)func_kind[p->func < PSREC_NFUNCS ? p->func : 0];
+	enum psrec_kind kind = kind_of(p->func);
 
-	if (kind == PSREC_KIND_INIT_SEND)
-		chan_add(p->chan, chan_sent);
-	else if (kind == PSREC_KIND_INIT_RECV)
-		chan_add(p->chan, chan_posted);
+	if (kind == PSREC_KIND_INIT_SEND || kind == PSREC_KIND_INIT_RECV)
+		chan_add(p->chan, kind == PSREC_KIND_INIT_SEND ? CHAN_SENT : CHAN_POSTED);
 }
 
 /* A request completed: a receive's envelope counts one more completed. */
 static void req_chan_done(const struct psrec_req *p)
 {
-	enum psrec_kind kind = (enum psrec_kind)func_kind[p->func < PSREC_NFUNCS ? p->func : 0];
+	enum psrec_kind kind = kind_of(p->func);
 
 	if (kind == PSREC_KIND_IRECV || kind == PSREC_KIND_INIT_RECV)
-		chan_add(p->chan, chan_done);
+		chan_add(p->chan, CHAN_DONE);
 }

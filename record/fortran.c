@@ -109,8 +109,7 @@ static void f_reqs_started(F n, const F *reqs)
 	EXPORT void sym(F *ierr)                                                                \
 	{                                                                                       \
 		static void (*real)(F *);                                                       \
-		struct call_args a = { PSREC_FINALIZE, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0,  \
-				       0, CALLER, PSREC_NO_PEER, 0 };                                       \
+		struct call_args a = CALL_ARGS_NONE(PSREC_FINALIZE, CALLER);                    \
                                                                                                 \
 		if (!f_resolve((void **)&real, #sym)) {                                         \
 			f_missing(ierr, #sym);                                                  \

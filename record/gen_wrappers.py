@@ -147,7 +147,7 @@ def c_wrapper(f):
     if blocks:
         out.append("\tstruct psrec_call *c = call_enter(&a);")
     if p2p:
-        out.append("\tint ch = p2p_enter(&a);")
+        out.append("\tint ch = p2p_enter(&a, c);")
     out.append("\tint rc = PMPI_%s(%s);" % (f.name, args))
     out.append("")
     if p2p:
@@ -190,7 +190,7 @@ def f_body(f):
     if r in ("wait", "waitall", "waitany", "waitsome"):
         n = {"wait": "1", "waitall": "*count", "waitany": "*count", "waitsome": "*incount"}[r]
         reqs = "request" if r == "wait" else "array_of_requests"
-        out.append("\tstruct call_args a = { PSREC_%s, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, caller, PSREC_NO_PEER, 0 };" % f.enum)
+        out.append("\tstruct call_args a = CALL_ARGS_NONE(PSREC_%s, caller);" % f.enum)
         out.append("\tstruct psrec_call *c = call_enter(&a);")
         out.append("\tstruct f_reqs q;")
         out.append("")
@@ -242,7 +242,7 @@ def f_body(f):
     if blocks:
         out.append("\tstruct psrec_call *c = call_enter(&a);")
     if r in P2P_BLOCKING:
-        out.append("\tint ch = p2p_enter(&a);")
+        out.append("\tint ch = p2p_enter(&a, c);")
     out.append("")
     out.append("\treal(%s);" % real_args)
     if r in P2P_BLOCKING:

@@ -204,6 +204,9 @@ struct call_args {
 	int speer, stag; /* MPI_Sendrecv's send: its destination and tag */
 };
 
+/* The arguments of a call that names no communicator or peer (Wait family, Finalize). */
+#define CALL_ARGS_NONE(func, caller) { func, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, caller, PSREC_NO_PEER, 0 }
+
 #include "channels.c"
 
 static int64_t type_bytes(int count, MPI_Datatype t)
@@ -244,7 +247,7 @@ static struct psrec_call *call_enter(const struct call_args *a)
 	c->func = a->func;
 	c->comm = ci;
 	c->peer = a->peer == PSREC_NO_PEER ? PSREC_NO_PEER : world_rank_of(ci, a->peer);
-	c->tag = a->tag == MPI_ANY_TAG ? PSREC_ANY_TAG : a->tag;
+	c->tag = tag_of(a->tag);
 	c->root = a->root >= 0 ? world_rank_of(ci, a->root) : -1;
 	c->bytes = a->bytes;
 	c->coll_seq = cseq;
@@ -333,7 +336,7 @@ static void req_add(MPI_Request r, const struct call_args *a, int persistent)
 		p->func = a->func;
 		p->comm = ci;
 		p->peer = a->peer == PSREC_NO_PEER ? PSREC_NO_PEER : world_rank_of(ci, a->peer);
-		p->tag = a->tag == MPI_ANY_TAG ? PSREC_ANY_TAG : a->tag;
+		p->tag = tag_of(a->tag);
 		p->caller = a->caller;
 		p->persistent = (uint8_t)persistent;
 		p->active = !persistent;
@@ -345,20 +348,18 @@ static void req_add(MPI_Request r, const struct call_args *a, int persistent)
 	__atomic_fetch_add(&A->dropped, 1, __ATOMIC_RELAXED);
 }
 
-/* A persistent request started: active, its envelope posted again. */
-static void req_start(int i)
-{
-	req_chan_started(&A->reqs[i]);
-	seq_open(&A->reqs[i].seq);
-	A->reqs[i].active = 1;
-	seq_close(&A->reqs[i].seq);
-}
-
 static void req_set_active(int i, int active)
 {
 	seq_open(&A->reqs[i].seq);
 	A->reqs[i].active = (uint8_t)active;
 	seq_close(&A->reqs[i].seq);
+}
+
+/* A persistent request started: active, its envelope posted again. */
+static void req_start(int i)
+{
+	req_chan_started(&A->reqs[i]);
+	req_set_active(i, 1);
 }
 
 static void req_drop(int i)
@@ -465,7 +466,7 @@ EXPORT int MPI_Request_free(MPI_Request *req)
 
 EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
 {
-	struct call_args a = { PSREC_WAIT, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, CALLER, PSREC_NO_PEER, 0 };
+	struct call_args a = CALL_ARGS_NONE(PSREC_WAIT, CALLER);
 	struct psrec_call *c = call_enter(&a);
 	struct req_refs q;
 
@@ -492,7 +493,7 @@ static void reqs_after(int n, const MPI_Request *r, const struct req_refs *q, in
 }
 
 #define WAIT_BEGIN(FUNC, n, reqs)                                                              \
-	struct call_args a = { PSREC_##FUNC, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, CALLER, PSREC_NO_PEER, 0 }; \
+	struct call_args a = CALL_ARGS_NONE(PSREC_##FUNC, CALLER);                              \
 	struct psrec_call *c = call_enter(&a);                                                  \
 	struct req_refs q;                                                                      \
 	reqs_before(c, (n) < SLOTS_MAX ? (n) : SLOTS_MAX, reqs, &q)
@@ -694,7 +695,7 @@ EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 EXPORT int MPI_Finalize(void)
 {
-	struct call_args a = { PSREC_FINALIZE, MPI_COMM_NULL, PSREC_NO_PEER, 0, -1, 0, 0, CALLER, PSREC_NO_PEER, 0 };
+	struct call_args a = CALL_ARGS_NONE(PSREC_FINALIZE, CALLER);
 	struct psrec_call *c = call_enter(&a);
 
 	A->finalized = 1;

@@ -32,7 +32,7 @@ enum psrec_kind mpirecord_kind_of(const char *func)
 }
 
 /* A counter added to an entry's, saturating (a rank's counters are its own to forge). */
-static json_int_t wf_sum(json_t *e, const char *k, uint64_t add)
+static json_int_t counter_sum(json_t *e, const char *k, uint64_t add)
 {
 	json_int_t have = json_integer_value(json_object_get(e, k));
 	uint64_t cap = (uint64_t)1 << 52;
@@ -235,9 +235,9 @@ static json_t *channels_json(const struct psrec_area *a)
 				      "sent", (json_int_t)0, "posted", (json_int_t)0, "done", (json_int_t)0);
 			json_object_set_new(chans, key, e);
 		}
-		json_object_set_new(e, "sent", json_integer(wf_sum(e, "sent", c->sent)));
-		json_object_set_new(e, "posted", json_integer(wf_sum(e, "posted", c->posted)));
-		json_object_set_new(e, "done", json_integer(wf_sum(e, "done", c->done)));
+		json_object_set_new(e, "sent", json_integer(counter_sum(e, "sent", c->sent)));
+		json_object_set_new(e, "posted", json_integer(counter_sum(e, "posted", c->posted)));
+		json_object_set_new(e, "done", json_integer(counter_sum(e, "done", c->done)));
 	}
 
 	json_t *list = json_array();

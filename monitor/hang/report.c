@@ -500,7 +500,6 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 {
 	json_t *groups = report_groups(snap);
 	json_t *diag = report_diagnose(snap, groups, faulty);
-	json_t *next = json_null();
 	json_t *tree = report_tree(groups);
 	size_t i;
 	json_t *g;
@@ -535,9 +534,7 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 	/* One truth: faulty_ranks is the culprits' list, whatever named them. */
 	json_t *culprits = culprits_find(snap, groups, faulty, wf);
 	json_t *report_faulty = culprits_ranks(culprits);
-
-	json_decref(next);
-	next = next_step(snap, groups, report_faulty);
+	json_t *next = next_step(snap, groups, report_faulty);
 	/* rank_list served the diagnosis and the culprits; the report keeps the compact ranges. */
 	json_array_foreach(groups, i, g)
 		json_object_del(g, "rank_list");

@@ -83,9 +83,8 @@ static void side_text(const struct side *s, char *buf, size_t len)
 }
 
 /* Collective number seq on communicator id as each rank called it (its current call or its
- * history): the sides that differ. Adds the minority to faulty. Returns whether they differ. */
-static bool check_collective(struct graph *g, const char *id, long long seq, json_t *mismatches,
-			     int **faulty, int *nfaulty)
+ * history): the sides that differ, into mismatches and the diagnosis. */
+static void check_collective(struct graph *g, const char *id, long long seq, json_t *mismatches)
 {
 	struct side *sides = NULL;
 	int nsides = 0;
@@ -101,16 +100,10 @@ static bool check_collective(struct graph *g, const char *id, long long seq, jso
 			side_add(&sides, &nsides, e, n->rank);
 	}
 
-	bool differ = nsides > 1;
-
-	if (differ) {
-		int largest = 0;
+	if (nsides > 1) {
 		char name[128], text[2048] = "";
 		json_t *js = json_array();
 
-		for (int s = 0; s < nsides; s++)
-			if (sides[s].n > sides[largest].n)
-				largest = s;
 		wf_comm_name(comm, id, name, sizeof(name));
 		for (int s = 0; s < nsides; s++) {
 			char one[512];
@@ -123,10 +116,6 @@ static bool check_collective(struct graph *g, const char *id, long long seq, jso
 							    (json_int_t)sides[s].root, "bytes",
 							    (json_int_t)sides[s].bytes, "at", sides[s].at ? sides[s].at : "?"));
 			free(r);
-			/* The odd ones out: every side but the largest (all, when none is larger). */
-			if (s != largest || sides[s].n == sides[(largest + 1) % nsides].n)
-				for (int k = 0; k < sides[s].n; k++)
-					wf_push_int(faulty, nfaulty, sides[s].ranks[k]);
 		}
 		json_array_append_new(mismatches, json_pack("{s:s, s:I, s:o}", "comm", id, "coll_seq",
 							    (json_int_t)seq, "sides", js));
@@ -135,7 +124,6 @@ static bool check_collective(struct graph *g, const char *id, long long seq, jso
 	for (int s = 0; s < nsides; s++)
 		free(sides[s].ranks);
 	free(sides);
-	return differ;
 }
 
 /* A collective some rank waits in: the members that have not entered it. */
@@ -158,7 +146,7 @@ static void pend_describe(struct graph *g, struct node *n, struct pend *p, json_
 
 		if (o && o->call && wf_is(wf_str(o->call, "comm"), p->id) && wf_int(o->call, "coll_seq") == p->seq)
 			wf_push_int(&in, &nin, members[m]);
-		else if (!o || o->exited || o->finalizing || !oc || wf_int(oc, "coll_seq") < p->seq)
+		else if (!o || wf_gone(o) || !oc || wf_int(oc, "coll_seq") < p->seq)
 			wf_push_int(&p->out, &p->nout, members[m]);
 	}
 	if (p->nout > 0) {
@@ -188,7 +176,7 @@ static void pend_describe(struct graph *g, struct node *n, struct pend *p, json_
 
 /* Pending collectives: for each (communicator, number) some rank waits in, the members that
  * have not entered it. They are waited for (late); the waiting ranks get edges to them. */
-static void collective_edges(struct graph *g, json_t *pending, int **late, int *nlate)
+static void collective_edges(struct graph *g, json_t *pending)
 {
 	struct pend *p = NULL;
 	int np = 0;
@@ -214,7 +202,6 @@ static void collective_edges(struct graph *g, json_t *pending, int **late, int *
 			for (int m = 0; m < p[np].nout; m++) {
 				struct node *o = wf_node_of(g, p[np].out[m]);
 
-				wf_push_int(late, nlate, p[np].out[m]);
 				if (o)
 					o->late = true;
 			}
@@ -279,17 +266,6 @@ static void check_p2p(struct graph *g, json_t *unmatched, json_t *stale)
 	}
 }
 
-static json_t *int_array(int *v, int n)
-{
-	json_t *a = json_array();
-
-	qsort(v, (size_t)n, sizeof(int), wf_compare_int);
-	for (int i = 0; i < n; i++)
-		if (i == 0 || v[i] != v[i - 1])
-			json_array_append_new(a, json_integer(v[i]));
-	return a;
-}
-
 static json_t *waits_json(struct graph *g)
 {
 	json_t *waits = json_array();
@@ -315,7 +291,7 @@ static json_t *waits_json(struct graph *g)
 
 /* Every collective number that the ranks' histories or current calls share, per communicator:
  * the mismatched ones. */
-static void check_histories(struct graph *g, json_t *mismatches, int **faulty, int *nfaulty)
+static void check_histories(struct graph *g, json_t *mismatches)
 {
 	json_t *done = json_object();
 
@@ -331,7 +307,7 @@ static void check_histories(struct graph *g, json_t *mismatches, int **faulty, i
 				if (json_object_get(done, key))
 					continue;
 				json_object_set_new(done, key, json_true());
-				check_collective(g, wf_str(comm, "id"), wf_int(e, "coll_seq"), mismatches, faulty, nfaulty);
+				check_collective(g, wf_str(comm, "id"), wf_int(e, "coll_seq"), mismatches);
 			}
 	}
 	json_decref(done);
@@ -379,18 +355,22 @@ static void mismatch_culprits(json_t *mismatches, json_t *culprits)
 	}
 }
 
-static json_t *culprit_ranks(json_t *culprits)
+/* The culprits' ranks in ascending order (wf_culprit names each once), as JSON; as ranges
+ * in *ranges (malloc'd). */
+static json_t *culprit_ranks(json_t *culprits, char **ranges)
 {
 	int *v = calloc(json_array_size(culprits) + 1, sizeof(int)), n = 0;
+	json_t *a = json_array(), *c;
 	size_t i;
-	json_t *c;
 
 	json_array_foreach(culprits, i, c)
 		if (v)
 			v[n++] = (int)wf_int(c, "rank");
-
-	json_t *a = v ? int_array(v, n) : json_array();
-
+	if (v)
+		qsort(v, (size_t)n, sizeof(int), wf_compare_int);
+	for (int k = 0; k < n; k++)
+		json_array_append_new(a, json_integer(v[k]));
+	*ranges = v ? wf_ranges_of(v, n) : NULL;
 	free(v);
 	return a;
 }
@@ -411,15 +391,13 @@ json_t *waitfor_analyze(json_t *snap)
 
 	json_t *mismatches = json_array(), *pending = json_array(), *cycles = json_array();
 	json_t *unmatched = json_array(), *stale = json_array(), *culprits = json_array();
-	int *mis = NULL, nmis = 0, *late = NULL, nlate = 0;
-
-	check_histories(&g, mismatches, &mis, &nmis);
+	check_histories(&g, mismatches);
 	wf_match(&g);
-	collective_edges(&g, pending, &late, &nlate);
+	collective_edges(&g, pending);
 
 	const char *why = NULL;
 
-	if (nmis) {
+	if (json_array_size(mismatches)) {
 		mismatch_culprits(mismatches, culprits);
 		why = "their collective call does not match the other ranks'";
 	} else {
@@ -427,24 +405,12 @@ json_t *waitfor_analyze(json_t *snap)
 	}
 	check_p2p(&g, unmatched, stale);
 
-	json_t *waits = waits_json(&g);
-	json_t *faulty = culprit_ranks(culprits);
+	char *rr = NULL;
+	json_t *waits = waits_json(&g), *faulty = culprit_ranks(culprits, &rr);
 
-	if (why) {
-		int *v = calloc(json_array_size(faulty) + 1, sizeof(int));
-		size_t k;
-		json_t *x;
-
-		json_array_foreach(faulty, k, x)
-			if (v)
-				v[k] = (int)json_integer_value(x);
-
-		char *rr = v ? wf_ranges_of(v, (int)json_array_size(faulty)) : NULL;
-
+	if (why)
 		wf_say(g.diag, "faulty rank(s) %s: %s (from the recording layer)", rr ? rr : "?", why);
-		free(rr);
-		free(v);
-	}
+	free(rr);
 
 	json_t *out = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s?, s:o}", "waits", waits,
 				"cycles", cycles, "collectives", pending, "mismatches", mismatches,
@@ -454,7 +420,5 @@ json_t *waitfor_analyze(json_t *snap)
 	for (int k = 0; k < g.count; k++)
 		free(g.n[k].waits);
 	free(g.n);
-	free(mis);
-	free(late);
 	return out;
 }

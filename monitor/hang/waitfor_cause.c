@@ -110,14 +110,14 @@ static void prune_alternatives(struct graph *g)
 		for (int w = 0; w < n->np2p; w++) {
 			struct node *o = wf_node_of(g, n->waits[w]);
 
-			live += o && !o->exited && !o->finalizing;
+			live += o && !wf_gone(o);
 		}
 		if (!live || live == n->np2p)
 			continue;
 		for (int w = 0; w < n->nwaits; w++) {
 			struct node *o = w < n->np2p ? wf_node_of(g, n->waits[w]) : NULL;
 
-			if (w < n->np2p && !(o && !o->exited && !o->finalizing))
+			if (w < n->np2p && !(o && !wf_gone(o)))
 				continue;
 			n->waits[kept++] = n->waits[w];
 		}
@@ -174,7 +174,7 @@ static const char *lone_cause(struct graph *g, struct node *x, json_t *culprits)
 	if (!who)
 		return NULL;
 	wf_doing(x, what, sizeof(what));
-	if (x->exited || x->finalizing) {
+	if (wf_gone(x)) {
 		wf_culprit(culprits, x->rank, evidence, "rank %d %s while rank%s %s wait%s for it", x->rank,
 			   x->exited ? "exited" : "called MPI_Finalize", plural(who), who, *plural(who) ? "" : "s");
 		why = "they left (MPI_Finalize, or exited) while the other ranks wait for them";

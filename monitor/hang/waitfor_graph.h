@@ -51,6 +51,12 @@ bool wf_is(const char *a, const char *b);
 /* One sentence appended to the diagnosis. */
 void wf_say(json_t *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Has the rank left (exited, or in MPI_Finalize)? It will send and receive nothing more. */
+static inline bool wf_gone(const struct node *n)
+{
+	return n->exited || n->finalizing;
+}
+
 /* The node of a rank, or NULL when the rank is not in the job. */
 struct node *wf_node_of(struct graph *g, int rank);
 

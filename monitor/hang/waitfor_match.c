@@ -89,11 +89,6 @@ static bool my_sends(long long peer, long long tag, const struct op *o, int self
 	return peer == o->peer && tag == o->tag;
 }
 
-static bool gone(const struct node *n)
-{
-	return n->exited || n->finalizing;
-}
-
 /* The ranks a receive may come from: its source, or every other member of its communicator. */
 static int *candidates(struct node *n, const struct op *o, int *count)
 {
@@ -280,7 +275,7 @@ static void match_node(struct graph *g, struct node *n)
 	int nops = 0, nblocked = 0, nsatisfied = 0, nunknown = 0;
 	bool any_of;
 
-	if (!n->call || gone(n))
+	if (!n->call || wf_gone(n))
 		return;
 	if (!call_ops(n, ops, &nops))
 		n->unsure = true;

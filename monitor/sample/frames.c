@@ -9,15 +9,21 @@
 #define LOGICAL_MAX 8
 
 /* A frame without a symbol: module+0xOFFSET (what addr2line and objdump read). */
-static void name_unnamed(const struct target *t, struct sym_frame *f)
+static void name_unnamed(const struct target *t, struct frame_view *v)
 {
-	const struct mapping *m = f->func[0] ? NULL : maps_find(&t->maps, f->pc);
+	struct sym_frame *f = &v->f;
+
+	if (f->func[0])
+		return;
+
+	const struct mapping *m = maps_find(&t->maps, f->pc);
 	const char *path = m ? maps_path(&t->maps, m) : NULL, *base = path ? strrchr(path, '/') : NULL;
 
+	v->unnamed = true;
 	if (path)
 		snprintf(f->func, sizeof(f->func), "%s+0x%llx", base ? base + 1 : path,
 			 (unsigned long long)(f->pc - m->start + m->offset));
-	else if (!f->func[0])
+	else
 		snprintf(f->func, sizeof(f->func), "0x%llx", (unsigned long long)f->pc);
 }
 
@@ -54,51 +60,46 @@ static void python_frame(const struct target *t, const struct pyframe_raw *raw, 
 	v->f.pc = raw->instr;
 }
 
-/* Python frames replace the interpreter's only where its evaluation loop is on the stack. */
-static bool eval_loop_seen(struct target *t, struct symbolizer *sy, const struct thread_stack *th)
+static bool is_eval_loop(const struct target *t, const struct sym_frame *f)
 {
-	struct sym_frame lf[LOGICAL_MAX];
-
-	for (int i = 0; th->npy && i < th->nframes; i++) {
-		int nl = symbolize(sy, &t->maps, th->ips[i], i > 0, lf, LOGICAL_MAX);
-
-		for (int k = 0; k < nl; k++)
-			if (!strcmp(lf[k].func, "_PyEval_EvalFrameDefault") && in_interpreter(t, &lf[k]))
-				return true;
-	}
-	return false;
+	return !strcmp(f->func, "_PyEval_EvalFrameDefault") && in_interpreter(t, f);
 }
 
 int frames_view(struct target *t, struct symbolizer *sy, const struct thread_stack *th, struct frame_view *out,
 		int max)
 {
+	static struct frame_view native[TARGET_MAX_FRAMES * 2];
 	struct sym_frame lf[LOGICAL_MAX];
-	bool merge = eval_loop_seen(t, sy, th);
-	int n = 0, py = 0;
+	bool merge = false;
+	int nn = 0, n = 0, py = 0;
 
-	for (int i = 0; i < th->nframes && n < max; i++) {
+	/* Every physical frame symbolized once; Python frames replace the interpreter's only where
+	 * its evaluation loop is on the stack. */
+	for (int i = 0; i < th->nframes; i++) {
 		bool in_mpi = maps_in_mpi(&t->maps, frame_lookup_pc(th->ips, i));
 		int nl = symbolize(sy, &t->maps, th->ips[i], i > 0, lf, LOGICAL_MAX);
 
-		for (int k = 0; k < nl && n < max; k++) {
-			/* The evaluation loop runs Python frames up to its entry frame: they stand in
-			 * its place; the interpreter's other frames go. */
-			if (merge && in_interpreter(t, &lf[k])) {
-				bool eval = !strcmp(lf[k].func, "_PyEval_EvalFrameDefault");
-
-				while (eval && py < th->npy && n < max) {
-					bool entry = th->py[py].entry;
-
-					python_frame(t, &th->py[py++], &out[n++]);
-					if (entry)
-						break;
-				}
-				continue;
-			}
-			name_unnamed(t, &lf[k]);
-			out[n] = (struct frame_view){ .f = lf[k], .in_mpi = in_mpi };
-			n++;
+		for (int k = 0; k < nl && nn < TARGET_MAX_FRAMES * 2; k++) {
+			native[nn] = (struct frame_view){ .f = lf[k], .in_mpi = in_mpi };
+			merge |= th->npy && is_eval_loop(t, &lf[k]);
+			nn++;
 		}
+	}
+	for (int i = 0; i < nn && n < max; i++) {
+		/* The evaluation loop runs Python frames up to its entry frame: they stand in its
+		 * place; the interpreter's other frames go. */
+		if (merge && in_interpreter(t, &native[i].f)) {
+			while (is_eval_loop(t, &native[i].f) && py < th->npy && n < max) {
+				bool entry = th->py[py].entry;
+
+				python_frame(t, &th->py[py++], &out[n++]);
+				if (entry)
+					break;
+			}
+			continue;
+		}
+		out[n] = native[i];
+		name_unnamed(t, &out[n++]);
 	}
 	return n;
 }

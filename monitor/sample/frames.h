@@ -16,6 +16,7 @@ struct frame_view {
 	bool in_mpi;
 	bool python;
 	bool library;       /* a Python frame of the standard library or an installed package */
+	bool unnamed;       /* no symbol: func is module+0xOFFSET */
 };
 
 /* th's frames, innermost first, into out (at most max); their count. sy may be NULL. */

@@ -38,7 +38,7 @@ static void print_frame(FILE *out, int idx, const struct frame_view *v)
 	mod = mod ? mod + 1 : f->module;
 	fprintf(out, "    #%-2d 0x%016llx %s", idx, (unsigned long long)f->pc,
 		f->func[0] ? f->func : "??");
-	if (f->func[0] && !f->inlined && !strstr(f->func, "+0x")) /* module+0xOFFSET has its own */
+	if (f->func[0] && !f->inlined && !v->unnamed) /* module+0xOFFSET has its own */
 		fprintf(out, "+0x%llx", (unsigned long long)f->offset);
 	if (f->inlined)
 		fprintf(out, " (inlined)");

@@ -50,14 +50,20 @@ static void target_probe_python(struct target *t)
 	fscreds_leave(&saved);
 }
 
+/* A thread being sampled, for the walk done while it is held. */
+struct held_thread {
+	const struct target *t;
+	struct thread_stack *th;
+};
+
 /* While a thread is held: its Python frame chain (the code objects are read after). */
 static void target_read_python(pid_t tid, void *arg)
 {
-	struct target *t = arg;
-	pid_t pid = t->pid;
+	struct held_thread *h = arg;
+	pid_t pid = h->t->pid;
 
-	t->npybuf = pyframes_walk(t->py.layout, t->py.runtime, tid, pyframes_read_process, &pid, t->pybuf,
-				  PY_MAX_FRAMES);
+	h->th->npy = pyframes_walk(h->t->py.layout, h->t->py.runtime, tid, pyframes_read_process, &pid, h->th->py,
+				   PY_MAX_FRAMES);
 }
 
 static enum target_status target_reload_maps(struct target *t, char *err, size_t len)
@@ -71,7 +77,8 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
 	maps_free(&t->maps);
 	t->maps = fresh;
 	t->unw->flush(t->unw_state);
-	target_probe_python(t);
+	if (t->py.minor < 0) /* an interpreter found once stays where it is */
+		target_probe_python(t);
 	return TARGET_OK;
 }
 
@@ -195,12 +202,15 @@ static void cost_add(struct sample_cost *cost, const struct snapshot *s)
 static enum target_status target_thread(struct target *t, pid_t tid, struct thread_stack *th,
 					struct sample_cost *cost, char *err, size_t len)
 {
-	t->npybuf = 0;
+	struct held_thread held = { t, th };
+
+	th->npy = 0;
 	t->snap.while_held = t->py.layout ? target_read_python : NULL;
-	t->snap.while_held_arg = t;
+	t->snap.while_held_arg = &held;
 
 	enum snapshot_status ss = snapshot_take(tid, &t->snap, t->stack_max, err, len);
 
+	t->snap.while_held = NULL; /* held lives on this stack */
 	if (ss != SNAPSHOT_OK)
 		return from_snapshot(ss);
 	cost_add(cost, &t->snap);
@@ -208,8 +218,6 @@ static enum target_status target_thread(struct target *t, pid_t tid, struct thre
 	th->main = tid == t->pid;
 	th->group_stopped = t->snap.group_stopped;
 	th->nframes = target_unwind(t, th->ips, th->fhash, err, len);
-	th->npy = t->npybuf;
-	memcpy(th->py, t->pybuf, sizeof(th->py[0]) * (size_t)t->npybuf);
 	/* The Python frames are progress too: where each code object stands. */
 	if (th->npy && th->nframes) {
 		uint64_t h = 0;

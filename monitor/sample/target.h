@@ -63,8 +63,6 @@ struct target {
 	bool in_init, in_kernel;
 	char wchan[64]; /* its wait channel, when in_kernel */
 	struct pyproc py; /* a CPython rank's interpreter (pyframes.h) */
-	struct pyframe_raw pybuf[PY_MAX_FRAMES]; /* filled while a thread is held */
-	int npybuf;
 };
 
 /* Check that pid exists and can be traced (without tracing it yet), load its map. */

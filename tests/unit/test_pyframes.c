@@ -24,6 +24,17 @@ START_TEST(line_table_of_cpython_311)
 		ck_assert_int_eq(pyframes_line(table_f, sizeof(table_f), 2, (uint64_t)want[i][0]), want[i][1]);
 	ck_assert_int_eq(pyframes_line(table_f, sizeof(table_f), 2, 36), -1);
 	ck_assert_int_eq(pyframes_line(table_f, 5, 2, 30), -1); /* cut short */
+
+	/* Forged: entries whose line deltas are as large as a varint says (the fuzzer's find: a
+	 * signed overflow); bounded, no line. */
+	uint8_t forged[40 * 12];
+
+	for (int e = 0; e < 40; e++) {
+		forged[e * 12] = 0x80 | (13 << 3);
+		memset(forged + e * 12 + 1, 0x7e, 10);
+		forged[e * 12 + 11] = 0x3e;
+	}
+	ck_assert_int_eq(pyframes_line(forged, sizeof(forged), 1, 1000), -1);
 }
 END_TEST
 
