@@ -66,7 +66,7 @@ APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded 
 	$(B)/tests/apps/layercheck $(B)/tests/apps/mt_stress $(B)/tests/apps/halo $(B)/tests/apps/masterworker \
 	$(B)/tests/apps/transpose
 FIXTURES := $(APPS) $(B)/tests/libparastack-mpi-asan.so $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
-	$(B)/tests/dstate $(B)/tests/evilname \
+	$(B)/tests/dstate $(B)/tests/evilname $(B)/tests/remap $(B)/tests/libremap_a.so $(B)/tests/libremap_b.so \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
 
 .PHONY: all check unit cli fuzz install uninstall clean deps demo bench
@@ -188,6 +188,18 @@ $(B)/tests/libpsinject.so: tests/fixtures/psinject.c
 $(B)/tests/dstate: tests/fixtures/dstate.c
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -o $@ $<
+
+$(B)/tests/remap: tests/fixtures/remap.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -o $@ $< -ldl
+
+$(B)/tests/libremap_a.so: tests/fixtures/remap_lib.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fPIC -shared -DLIB_A -o $@ $<
+
+$(B)/tests/libremap_b.so: tests/fixtures/remap_lib.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fPIC -shared -o $@ $<
 
 $(B)/tests/evilname: tests/fixtures/evilname.c
 	@mkdir -p $(@D)

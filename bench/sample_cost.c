@@ -109,8 +109,9 @@ static int measure_parastack(pid_t pid, int samples, int64_t *stops, int64_t *he
 		stops[n++] = c.threads ? c.stopped_sum / c.threads : 0;
 	}
 	uint64_t ips[TARGET_MAX_FRAMES];
+	bool broken;
 
-	*frames = t.unw->unwind(t.unw_state, &t.snap, &t.maps, ips, NULL, TARGET_MAX_FRAMES);
+	*frames = t.unw->unwind(t.unw_state, &t.snap, &t.maps, ips, NULL, TARGET_MAX_FRAMES, &broken);
 	target_close(&t);
 	return n;
 }

@@ -407,8 +407,11 @@ int maps_load(pid_t pid, struct maps *mp)
 	char path[64], exe[4096];
 	int cap = 0;
 
+	static _Atomic uint64_t loads;
+
 	memset(mp, 0, sizeof(*mp));
 	mp->pid = pid;
+	mp->generation = ++loads;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 
 	ssize_t n = readlink(path, exe, sizeof(exe) - 1);

@@ -38,6 +38,8 @@ struct maps {
 	 * handed to the unwinder and the symbol readers: a planted FIFO would block them. */
 	bool *path_ok;
 	char *exe; /* path of the main executable, or NULL */
+	/* When it was read, in the order of maps_load calls: of two maps, the higher was read later. */
+	uint64_t generation;
 	/* Address ranges of MPI_/PMPI_/mpi_/pmpi_ functions in application modules (static MPI,
 	 * Fortran bindings linked into the executable). */
 	struct addr_ranges mpi_syms;
@@ -72,10 +74,10 @@ bool maps_in_progress_engine(const struct maps *mp, uint64_t addr);
 /* Is addr inside one of MPI's polling calls (MPI_Test*, MPI_Iprobe, ...)? */
 bool maps_in_polling_call(const struct maps *mp, uint64_t addr);
 
-/* Address in the target of a dynamic symbol of the first mapped object whose file name starts
- * with file_prefix; 0 when there is none. */
 /* Is a file whose name starts with file_prefix mapped (a library loaded)? */
 bool maps_has_module(const struct maps *mp, const char *file_prefix);
+/* Address in the target of a dynamic symbol of the first mapped object whose file name starts
+ * with file_prefix; 0 when there is none. */
 uint64_t maps_symbol_address(const struct maps *mp, const char *file_prefix, const char *symbol);
 
 /* Classify a shared object by its file name (exposed for tests and configuration). */

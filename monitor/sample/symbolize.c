@@ -49,26 +49,40 @@ static const Dwfl_Callbacks proc_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
+/* (Re)read pid's modules into sy's Dwfl, as their owner: modules reported again keep what was
+ * loaded of them; those gone are dropped. 0, or -1. */
+static int symbolizer_report(struct symbolizer *sy, pid_t pid)
+{
+	struct fscreds saved;
+	struct maps fresh;
+	int r;
+
+	finding_for = pid;
+	fscreds_enter(sy->uid, sy->gid, &saved);
+	r = maps_load(pid, &fresh);
+	if (r == 0) {
+		dwfl_report_begin(sy->dwfl);
+		r = dwfl_linux_proc_report(sy->dwfl, pid) != 0 || dwfl_report_end(sy->dwfl, NULL, NULL) != 0 ? -1 : 0;
+	}
+	fscreds_leave(&saved);
+	if (r == 0) {
+		maps_free(&sy->ref);
+		sy->ref = fresh;
+		sy->pid = pid;
+	} else {
+		maps_free(&fresh); /* a no-op after maps_load failed */
+	}
+	return r;
+}
+
 struct symbolizer *symbolizer_open(pid_t pid)
 {
 	struct symbolizer *sy = calloc(1, sizeof(*sy));
-	struct fscreds saved;
-	int r;
 
 	if (!sy)
 		return NULL;
-	sy->pid = pid;
-	if (fscreds_owner(pid, &sy->uid, &sy->gid) < 0) {
-		free(sy);
-		return NULL;
-	}
-	finding_for = pid;
-	fscreds_enter(sy->uid, sy->gid, &saved);
-	sy->dwfl = dwfl_begin(&proc_callbacks);
-	r = !sy->dwfl || maps_load(pid, &sy->ref) < 0 || dwfl_linux_proc_report(sy->dwfl, pid) != 0 ||
-	    dwfl_report_end(sy->dwfl, NULL, NULL) != 0;
-	fscreds_leave(&saved);
-	if (r) {
+	if (fscreds_owner(pid, &sy->uid, &sy->gid) < 0 || !(sy->dwfl = dwfl_begin(&proc_callbacks)) ||
+	    symbolizer_report(sy, pid) < 0) {
 		symbolizer_close(sy);
 		return NULL;
 	}
@@ -139,13 +153,34 @@ static uint64_t path_base(const struct maps *mp, const char *path)
 	return base;
 }
 
+/* Does sy's view of the module at addr differ from mp's (mp read later, the module loaded,
+ * unloaded or replaced since sy read its process)? Then sy reads mp's process again. */
+static bool symbolizer_behind(const struct symbolizer *sy, const struct maps *mp, uint64_t addr)
+{
+	const struct mapping *m = maps_find(mp, addr);
+	const char *path = maps_path(mp, m);
+
+	if (!path || mp->generation <= sy->ref.generation)
+		return false;
+	if (mp->pid != sy->pid)
+		return !path_base(&sy->ref, path);
+
+	const struct mapping *r = maps_find(&sy->ref, addr);
+	const char *rpath = maps_path(&sy->ref, r);
+
+	return !rpath || strcmp(rpath, path) || r->start != m->start || r->offset != m->offset;
+}
+
 /* How far addr of the process laid out as mp lies from the same code in the symbolizer's own
  * process (its module loaded elsewhere: ASLR); false when that module is not mapped there. */
-static bool address_shift(const struct symbolizer *sy, const struct maps *mp, uint64_t addr,
-			  int64_t *shift)
+static bool address_shift(struct symbolizer *sy, const struct maps *mp, uint64_t addr, int64_t *shift)
 {
 	*shift = 0;
-	if (!mp || mp->pid == sy->pid)
+	if (!mp)
+		return true;
+	if (symbolizer_behind(sy, mp, addr))
+		symbolizer_report(sy, mp->pid);
+	if (mp->pid == sy->pid)
 		return true;
 
 	const char *path = maps_path(mp, maps_find(mp, addr));

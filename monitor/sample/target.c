@@ -25,6 +25,14 @@ static enum target_status from_snapshot(enum snapshot_status st)
 	}
 }
 
+static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /* Load the map (which opens the mapped files for their symbols) as the target's owner. */
 static int target_load_maps(const struct target *t, struct maps *m)
 {
@@ -76,28 +84,51 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
 	}
 	maps_free(&t->maps);
 	t->maps = fresh;
+	t->maps_read_ns = monotonic_ns();
 	t->unw->flush(t->unw_state);
 	if (t->py.minor < 0) /* an interpreter found once stays where it is */
 		target_probe_python(t);
 	return TARGET_OK;
 }
 
-/* Unwind the current snapshot into ips; reload the map once if the code is not in it
- * (a library loaded since, or JIT code). */
+/* A map read this long ago may be reread when the unwind looks wrong (see map_looks_stale). */
+#define MAPS_RECHECK_NS 1000000000LL
+
+/* Does the unwind say the map no longer describes the process? A pc in no mapping, always; a pc
+ * in data, or a walk that broke off, when the map is older than MAPS_RECHECK_NS: the libraries
+ * MPI_Init loads and unloads (a transport that finds no hardware) leave a map read before them
+ * naming another library's code, which then unwinds with the wrong tables. A walk that breaks
+ * for other reasons (code without unwind tables) rereads the map at most once a second. */
+static bool map_looks_stale(const struct target *t, const uint64_t *ips, int n, bool broken)
+{
+	bool old = monotonic_ns() - t->maps_read_ns >= MAPS_RECHECK_NS, data = false;
+
+	if (n == 0)
+		return true;
+	for (int i = 0; i < n; i++) {
+		const struct mapping *m = maps_find(&t->maps, frame_lookup_pc(ips, i));
+
+		if (!m)
+			return true;
+		data = data || !m->exec;
+	}
+	return old && (data || broken);
+}
+
+/* Unwind the current snapshot into ips; read the map again and unwind once more if it looks
+ * out of date (a library loaded or unloaded since, JIT code). */
 static int target_unwind(struct target *t, uint64_t *ips, uint64_t *fhash, char *err, size_t len)
 {
 	struct fscreds saved;
+	bool broken = false;
 
 	/* The unwinder opens the mapped files for their unwind tables: as their owner would. */
 	fscreds_enter(t->uid, t->gid, &saved);
 
-	int n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, fhash, TARGET_MAX_FRAMES);
-	bool unknown = n == 0;
+	int n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, fhash, TARGET_MAX_FRAMES, &broken);
 
-	for (int i = 0; i < n && !unknown; i++)
-		unknown = !maps_find(&t->maps, frame_lookup_pc(ips, i));
-	if (unknown && target_reload_maps(t, err, len) == TARGET_OK)
-		n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, fhash, TARGET_MAX_FRAMES);
+	if (map_looks_stale(t, ips, n, broken) && target_reload_maps(t, err, len) == TARGET_OK)
+		n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, fhash, TARGET_MAX_FRAMES, &broken);
 	fscreds_leave(&saved);
 	return n;
 }
@@ -158,6 +189,7 @@ enum target_status target_open(struct target *t, pid_t pid, char *err, size_t le
 		snprintf(err, len, "%d: cannot read its memory map: %s", (int)pid, strerror(e));
 		return e == ESRCH ? TARGET_GONE : TARGET_FAILED;
 	}
+	t->maps_read_ns = monotonic_ns();
 	t->rank = procfs_rank(pid);
 	target_probe_python(t);
 	t->unw_state = t->unw->open(pid);

@@ -51,6 +51,7 @@ struct target {
 	uid_t uid; /* its owner: its files are read with these credentials (fscreds.h) */
 	gid_t gid;
 	struct maps maps;
+	int64_t maps_read_ns; /* when maps was read (CLOCK_MONOTONIC) */
 	const struct unwinder_ops *unw;
 	void *unw_state;
 	struct snapshot snap;

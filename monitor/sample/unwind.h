@@ -4,6 +4,7 @@
 #ifndef PARASTACK_UNWIND_H
 #define PARASTACK_UNWIND_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "maps.h"
@@ -19,9 +20,10 @@ struct unwinder_ops {
 	/* Frames of the snapshot, innermost first, into ips (at most max); the count. For all but
 	 * the innermost frame an entry is a return address. When fhash is not NULL, fhash[i] is
 	 * frame i's progress hash (progress.h): the callee-saved registers as that frame sees them
-	 * and its own stack bytes. */
+	 * and its own stack bytes. *broken: the walk stopped on an error before the outermost
+	 * frame (no unwind information, a stack that does not grow), not at its end or at max. */
 	int (*unwind)(void *state, const struct snapshot *s, const struct maps *mp, uint64_t *ips,
-		      uint64_t *fhash, int max);
+		      uint64_t *fhash, int max, bool *broken);
 };
 
 extern const struct unwinder_ops unwinder_libunwind;

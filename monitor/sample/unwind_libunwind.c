@@ -274,10 +274,10 @@ static uint64_t frame_bytes_hash(uint64_t h, const struct snapshot *s, uint64_t 
 }
 
 static int lu_unwind(void *state, const struct snapshot *s, const struct maps *mp, uint64_t *ips,
-		     uint64_t *fhash, int max)
+		     uint64_t *fhash, int max, bool *broken)
 {
 	unw_cursor_t c;
-	int n = 0;
+	int n = 0, step = 0;
 	unw_word_t prev_sp = 0;
 
 	cur.st = state;
@@ -292,18 +292,21 @@ static int lu_unwind(void *state, const struct snapshot *s, const struct maps *m
 			break;
 		unw_get_reg(&c, UNW_REG_SP, &sp);
 		/* A stack that does not grow toward the caller is corrupt or looping. */
-		if (n > 0 && sp <= prev_sp && sp != 0)
+		if (n > 0 && sp <= prev_sp && sp != 0) {
+			step = -UNW_EBADFRAME;
 			break;
+		}
 		if (fhash && n > 0)
 			fhash[n - 1] = frame_bytes_hash(fhash[n - 1], s, prev_sp, sp);
 		if (fhash)
 			fhash[n] = frame_regs_hash(&c);
 		prev_sp = sp;
 		ips[n++] = ip;
-	} while (n < max && unw_step(&c) > 0);
+	} while (n < max && (step = unw_step(&c)) > 0);
 	if (fhash && n > 0)
 		fhash[n - 1] = frame_bytes_hash(fhash[n - 1], s, prev_sp, 0);
 out:
+	*broken = step < 0;
 	cur.st = NULL;
 	cur.snap = NULL;
 	cur.mp = NULL;

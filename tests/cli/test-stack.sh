@@ -1,6 +1,6 @@
 # Integration tests of the sampler and `parastack stack` on real processes: known call chains
 # (plain and inlined), threads, deep stacks, a real Open MPI job in known states (C and Fortran
-# bindings), bad PIDs, zombies, stopped targets, a sampler killed mid-sample, and EPERM.
+# bindings), code that moved since the map was read, bad PIDs, zombies, stopped targets, a sampler killed mid-sample, and EPERM.
 . "$(dirname "$0")/lib.sh"
 FIX=$BUILD/tests
 
@@ -171,6 +171,24 @@ RUN_TIMEOUT=30 run "$FIX/sample_loop" "$PLANTED" 5
 expect_status "sampling a target with a planted FIFO (no block)" 0
 expect_untraced "planted FIFO target" "$PLANTED"
 stop_started_one "$PLANTED"
+
+# --- code that moved since the map was read (MPI_Init loads a transport, finds no hardware and
+# unloads it; the next library lands in its place): the sampler reads the map again (at most
+# once a second) and names the new library's frame; once it has, never the old library's symbol.
+start "$TMP/remap.out" "$FIX/remap" "$FIX"
+REMAP=$BG
+wait_for "$TMP/remap.out" loaded
+start "$TMP/remap.loop" "$FIX/sample_loop" --frames "$REMAP" 0 100
+REMAP_LOOP=$BG
+wait_for "$TMP/remap.loop" "frames .*sigwait main"
+kill -USR1 "$REMAP"
+wait_for "$TMP/remap.out" swapped
+if wait_for "$TMP/remap.loop" "frames pause remap_wait main" 20; then ok; fi
+expect_grep "moved code: the old library's symbol not named again" "^0$" \
+	"$(sed -n '/remap_wait/,$p' "$TMP/remap.loop" | grep -c remap_data)"
+stop_started_one "$REMAP_LOOP"
+expect_untraced "moved code: after the sampler" "$REMAP"
+stop_started_one "$REMAP"
 
 # --- names from a binary's debug information are escaped, never sent raw to the terminal ------
 start "$TMP/evil.out" "$FIX/evilname"

@@ -4,7 +4,9 @@
  * usage: sample_loop [--fingerprint] PID [COUNT [PAUSE_MS]] (COUNT 0 or absent: forever;
  * PAUSE_MS between samples, default none). --fingerprint adds to each line the rank's progress
  * fingerprint and whether it is in MPI_Init and in the kernel: "IN_MPI fp 1a2b... init 0
- * kernel 0". */
+ * kernel 0". --frames samples every thread instead and adds the main thread's function names,
+ * innermost first, through one symbolizer kept across samples, as the monitor keeps it:
+ * "IN_MPI frames pause remap_wait main". */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <time.h>
 
 #include "../../monitor/daemon/signals.h"
+#include "../../monitor/sample/frames.h"
 #include "../../monitor/sample/target.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -22,15 +25,42 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
+/* One sample of every thread; the main thread's function names after the state. */
+static enum target_status sample_frames(struct target *t, struct symbolizer_pool *pool, char *err, size_t len)
+{
+	static struct frame_view v[TARGET_MAX_FRAMES * 2];
+	struct thread_stack *threads = NULL;
+	enum rank_state st;
+	int n = 0;
+	enum target_status r = target_capture(t, &threads, &n, &st, err, len);
+
+	if (r != TARGET_OK)
+		return r;
+	printf("%s frames", rank_state_name(st));
+	for (int i = 0; i < n; i++) {
+		if (!threads[i].main)
+			continue;
+
+		int nv = frames_view(t, symbolizer_pool_get(pool, &t->maps), &threads[i], v, TARGET_MAX_FRAMES * 2);
+
+		for (int k = 0; k < nv; k++)
+			printf(" %s", v[k].f.func);
+	}
+	printf("\n");
+	free(threads);
+	return TARGET_OK;
+}
 
 int main(int argc, char **argv)
 {
 	struct target t;
+	struct symbolizer_pool pool = { 0 };
 	char err[512];
 	int fingerprint = argc > 1 && !strcmp(argv[1], "--fingerprint");
+	int frames = !fingerprint && argc > 1 && !strcmp(argv[1], "--frames");
 
-	argc -= fingerprint;
-	argv += fingerprint;
+	argc -= fingerprint + frames;
+	argv += fingerprint + frames;
 
 	long count = argc > 2 ? atol(argv[2]) : 0, pause_ms = argc > 3 ? atol(argv[3]) : 0;
 
@@ -42,13 +72,18 @@ int main(int argc, char **argv)
 	signals_install(on_signal);
 	for (long i = 0; (count == 0 || i < count) && !stop_requested; i++) {
 		enum rank_state st;
+		enum target_status r = frames ? sample_frames(&t, &pool, err, sizeof(err))
+					      : target_sample(&t, &st, NULL, err, sizeof(err));
 
-		if (target_sample(&t, &st, NULL, err, sizeof(err)) != TARGET_OK) {
+		if (r != TARGET_OK) {
 			fprintf(stderr, "sample_loop: %s\n", err);
+			symbolizer_pool_free(&pool);
 			target_close(&t);
 			return 1;
 		}
-		if (fingerprint)
+		if (frames)
+			;
+		else if (fingerprint)
 			printf("%s fp %016llx init %d kernel %d\n", rank_state_name(st),
 			       (unsigned long long)t.fingerprint, t.in_init, t.in_kernel);
 		else
@@ -59,6 +94,7 @@ int main(int argc, char **argv)
 			nanosleep(&ts, NULL);
 		}
 	}
+	symbolizer_pool_free(&pool);
 	target_close(&t);
 	if (stop_requested)
 		fprintf(stderr, "sample_loop: stopped by a signal; detached\n");
