@@ -255,7 +255,24 @@ $(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/pyframes.c mo
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
-fuzz: $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs $(B)/fuzz/fuzz_torque $(B)/fuzz/fuzz_pyframes
+# What a rank controls: its record, read into the report and the wait-for analysis.
+RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/sample/textsafe.c \
+	monitor/sample/symbolize.c monitor/sample/maps.c monitor/sample/fscreds.c monitor/sample/procfs.c
+$(B)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c tests/fuzz/forged_areas.h $(RECORD_READER_SRC) $(GEN)/psrec_funcs.h
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
+
+$(B)/fuzz/fuzz_waitfor: tests/fuzz/fuzz_waitfor.c tests/fuzz/forged_areas.h $(RECORD_READER_SRC) \
+		$(filter-out monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/hang/cores.c monitor/hang/hang.c,$(wildcard monitor/hang/*.c)) $(GEN)/psrec_funcs.h
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
+
+$(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c monitor/daemon/options.c $(STATS_SRC)
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -DPARASTACK_VERSION='"fuzz"' -DPARASTACK_MPI='"fuzz"' -o $@ $^ -lm
+
+fuzz: $(B)/fuzz/fuzz_options $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs $(B)/fuzz/fuzz_torque $(B)/fuzz/fuzz_pyframes \
+	$(B)/fuzz/fuzz_record $(B)/fuzz/fuzz_waitfor
 	@sh tests/fuzz/run.sh $(B)
 
 # Measurements (numbers printed, never asserted): see bench/README.md. BENCH=full runs the

@@ -307,6 +307,7 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 	case 'C':
 		if (option_core_dir(cmd, arg) < 0)
 			return -1;
+		free((void *)w->core_dir); /* the last one given wins */
 		w->core_dir = option_absolute_path(arg);
 		return 0;
 	case 'Q':
@@ -319,6 +320,7 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 		if (option_output_path(cmd, c == 'R' ? "report" : "trace", arg) < 0)
 			return -1;
 		/* The leading monitor may start in another directory, on another node. */
+		free((void *)*(c == 'R' ? &w->report : &w->trace));
 		*(c == 'R' ? &w->report : &w->trace) = option_absolute_path(arg);
 		return 0;
 	default:

@@ -95,8 +95,21 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 	}
 }
 
+/* The job's size as the records are checked against it: every rank watched, numbered from 0
+ * (a rank numbered past the count widens it). */
+static int job_size(const struct monitor *m)
+{
+	int n = m->nranks;
+
+	for (int i = 0; i < m->nranks; i++)
+		if (m->table[i].rank >= n)
+			n = m->table[i].rank + 1;
+	return n;
+}
+
 /* Every local rank as JSON; with_record: and what its recording layer says (unless
- * --no-record), for the report's wait-for analysis. */
+ * --no-record), for the report's wait-for analysis. A record that fails its check is left out
+ * and said to be unreadable: the rank is read from its stack. */
 static json_t *capture_local(struct monitor *m, bool with_record)
 {
 	json_t *arr = json_array();
@@ -104,10 +117,14 @@ static json_t *capture_local(struct monitor *m, bool with_record)
 	for (int i = 0; i < m->nlocal; i++) {
 		struct symbolizer *sy = symbolizer_pool_get(&m->syms, &m->targets[i].maps);
 		json_t *rank = capture_rank(&m->targets[i], sy, m->c.host);
-		json_t *rec = with_record && !m->no_record ? mpirecord_json(&m->targets[i], sy) : NULL;
+		json_t *rec = with_record && !m->no_record ? mpirecord_json(&m->targets[i], sy, job_size(m)) : NULL;
+		json_t *unreadable = json_object_get(rec, "unreadable");
 
-		if (rec)
-			json_object_set_new(rank, "record", rec);
+		if (unreadable)
+			json_object_set(rank, "record_unreadable", unreadable);
+		if (rec && !unreadable)
+			json_object_set(rank, "record", rec);
+		json_decref(rec);
 		/* Was the layer there at all: a diagnosis from stacks alone is never mistaken for one
 		 * with records (a layer the launch line could not place, --no-record). */
 		json_object_set_new(rank, "recording_layer",

@@ -8,6 +8,8 @@
 
 #include "../../record/record_format.h"
 #include "../sample/fscreds.h"
+#include "../sample/textsafe.h"
+#include "record_check.h"
 #include "ranges.h"
 
 #define FUNC_NAME(name, text, kind) text,
@@ -79,9 +81,25 @@ static json_t *comm_id(const struct psrec_area *a, int i)
 	return json_string(id);
 }
 
-/* "file:line" (or the function, or the address) of a call site. */
-static json_t *site_json(const struct target *t, struct symbolizer *sy, uint64_t caller)
+/* Where the area came from: call sites are named through site(arg, caller); pid is the rank's
+ * (its main thread's id). */
+struct area_view {
+	const struct psrec_area *a;
+	json_t *(*site)(void *arg, uint64_t caller);
+	void *arg;
+	pid_t pid;
+};
+
+struct site_target {
+	const struct target *t;
+	struct symbolizer *sy;
+};
+
+/* "file:line" (or the function, or the address) of a call site in a live rank. */
+static json_t *site_json(void *arg, uint64_t caller)
 {
+	const struct target *t = ((struct site_target *)arg)->t;
+	struct symbolizer *sy = ((struct site_target *)arg)->sy;
 	struct sym_frame f[8];
 	char buf[700];
 	int n;
@@ -112,8 +130,9 @@ static json_t *site_json(const struct target *t, struct symbolizer *sy, uint64_t
 	return json_string(buf);
 }
 
-static json_t *calls_json(const struct target *t, struct symbolizer *sy, const struct psrec_area *a)
+static json_t *calls_json(const struct area_view *v)
 {
+	const struct psrec_area *a = v->a;
 	json_t *calls = json_array();
 	uint32_t n = a->nthreads < PSREC_THREADS ? a->nthreads : PSREC_THREADS;
 
@@ -131,14 +150,15 @@ static json_t *calls_json(const struct target *t, struct symbolizer *sy, const s
 			"{s:i, s:s, s:o, s:i, s:i, s:i, s:I, s:I, s:o, s:i, s:o, s:b}", "tid", c->tid,
 			"func", func_name(c->func), "comm", comm_id(a, c->comm), "peer", c->peer,
 			"tag", c->tag, "root", c->root, "bytes", (json_int_t)c->bytes, "coll_seq",
-			(json_int_t)c->coll_seq, "at", site_json(t, sy, c->caller), "nreqs", c->nreqs,
-			"reqs", reqs, "main", c->tid == t->pid));
+			(json_int_t)c->coll_seq, "at", v->site(v->arg, c->caller), "nreqs", c->nreqs,
+			"reqs", reqs, "main", c->tid == v->pid));
 	}
 	return calls;
 }
 
-static json_t *requests_json(const struct target *t, struct symbolizer *sy, const struct psrec_area *a)
+static json_t *requests_json(const struct area_view *v)
 {
+	const struct psrec_area *a = v->a;
 	json_t *reqs = json_array();
 
 	for (int i = 0; i < PSREC_REQS; i++) {
@@ -149,13 +169,13 @@ static json_t *requests_json(const struct target *t, struct symbolizer *sy, cons
 		json_array_append_new(reqs, json_pack("{s:i, s:s, s:o, s:i, s:i, s:I, s:b, s:o}", "slot", i,
 						      "func", func_name(r->func), "comm", comm_id(a, r->comm),
 						      "peer", r->peer, "tag", r->tag, "bytes", (json_int_t)r->bytes,
-						      "persistent", r->persistent, "at", site_json(t, sy, r->caller)));
+						      "persistent", r->persistent, "at", v->site(v->arg, r->caller)));
 	}
 	return reqs;
 }
 
 /* The latest collectives on a communicator, oldest first. */
-static json_t *history_json(const struct target *t, struct symbolizer *sy, const struct psrec_comm *c)
+static json_t *history_json(const struct area_view *v, const struct psrec_comm *c)
 {
 	json_t *h = json_array();
 
@@ -168,7 +188,7 @@ static json_t *history_json(const struct target *t, struct symbolizer *sy, const
 			continue;
 		json_array_append_new(h, json_pack("{s:I, s:s, s:i, s:I, s:o}", "coll_seq", (json_int_t)n,
 						   "func", func_name(e->func), "root", e->root, "bytes",
-						   (json_int_t)e->bytes, "at", site_json(t, sy, e->caller)));
+						   (json_int_t)e->bytes, "at", v->site(v->arg, e->caller)));
 	}
 	return h;
 }
@@ -181,9 +201,11 @@ static int compare_int(const void *x, const void *y)
 }
 
 /* Each communicator: its members (world ranks, as sorted ranges), and how many collectives
- * this rank has started on it. */
-static json_t *comms_json(const struct target *t, struct symbolizer *sy, const struct psrec_area *a)
+ * this rank has started on it. The members were checked (record_check.h). */
+static json_t *comms_json(const struct area_view *v)
 {
+	const struct psrec_area *a = v->a;
+
 	json_t *comms = json_array();
 
 	for (int i = 0; i < PSREC_COMMS; i++) {
@@ -208,7 +230,7 @@ static json_t *comms_json(const struct target *t, struct symbolizer *sy, const s
 		}
 		json_array_append_new(comms, json_pack("{s:o, s:i, s:I, s:o, s:o}", "id", comm_id(a, i),
 						       "size", c->size, "coll_seq", (json_int_t)c->coll_seq,
-						       "members", members, "history", history_json(t, sy, c)));
+						       "members", members, "history", history_json(v, c)));
 	}
 	return comms;
 }
@@ -250,19 +272,55 @@ static json_t *channels_json(const struct psrec_area *a)
 	return list;
 }
 
-json_t *mpirecord_json(const struct target *t, struct symbolizer *sy)
+static json_t *area_json(const struct area_view *v)
+{
+	const struct psrec_area *a = v->a;
+	char library[sizeof(a->mpi_library) * 4 + 1];
+
+	text_escape(library, sizeof(library), a->mpi_library, sizeof(a->mpi_library));
+	return json_pack("{s:s, s:i, s:b, s:i, s:o, s:o, s:o, s:o, s:b}", "library", library, "world_rank",
+			 a->world_rank, "finalized", a->finalized != 0, "dropped", (int)a->dropped, "calls",
+			 calls_json(v), "requests", requests_json(v), "comms", comms_json(v), "channels",
+			 channels_json(a), "channels_complete", a->chans_lost == 0);
+}
+
+/* The area checked, then as JSON; {"unreadable": why} when it fails the check. */
+static json_t *checked_json(const struct area_view *v, int job_size, int rank)
+{
+	char why[200];
+
+	if (!record_check(v->a, job_size, rank, why, sizeof(why)))
+		return json_pack("{s:s}", "unreadable", why);
+	return area_json(v);
+}
+
+/* A forged or test area has no live rank behind it: call sites by address. */
+static json_t *site_address(void *arg, uint64_t caller)
+{
+	char buf[24];
+
+	(void)arg;
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)caller);
+	return caller ? json_string(buf) : json_null();
+}
+
+json_t *mpirecord_area_json(const struct psrec_area *a, int job_size, int rank)
+{
+	struct area_view v = { a, site_address, NULL, 0 };
+
+	return checked_json(&v, job_size, rank);
+}
+
+json_t *mpirecord_json(const struct target *t, struct symbolizer *sy, int job_size)
 {
 	struct psrec_area *a = read_area(t);
 
 	if (!a)
 		return NULL;
 
-	json_t *j = json_pack("{s:s%, s:i, s:b, s:i, s:o, s:o, s:o, s:o, s:b}", "library", a->mpi_library,
-			      strnlen(a->mpi_library, sizeof(a->mpi_library)), "world_rank", a->world_rank,
-			      "finalized", a->finalized != 0, "dropped", (int)a->dropped, "calls",
-			      calls_json(t, sy, a), "requests", requests_json(t, sy, a), "comms",
-			      comms_json(t, sy, a), "channels", channels_json(a), "channels_complete",
-			      a->chans_lost == 0);
+	struct site_target st = { t, sy };
+	struct area_view v = { a, site_json, &st, t->pid };
+	json_t *j = checked_json(&v, job_size, t->rank);
 
 	free(a);
 	return j;

@@ -15,7 +15,7 @@ char *ranges_dup(const int *ranks, int n)
 	for (int i = 0; i < n;) {
 		int j = i;
 
-		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+		while (j + 1 < n && (long long)ranks[j + 1] == (long long)ranks[j] + 1)
 			j++;
 		fprintf(f, "%s%d", i ? "," : "", ranks[i]);
 		if (j > i)

@@ -110,6 +110,10 @@ static void print_layer_coverage(FILE *out, json_t *report)
 		free(rr);
 	}
 	free(without);
+	json_array_foreach(ranks, i, r)
+		if (str(r, "record_unreadable"))
+			fprintf(out, "  recording layer: rank %d's record is unreadable (%s): its wait is read from its stack\n",
+				rank_of(r), str(r, "record_unreadable"));
 }
 
 /* Python ranks whose frames could not be read: one line for them all. */

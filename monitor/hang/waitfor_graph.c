@@ -230,6 +230,8 @@ void wf_doing(struct node *n, char *buf, size_t len)
 		snprintf(buf, len, "is in %s, %s", wf_str(n->obj, "mpi_call") ? wf_str(n->obj, "mpi_call") : "MPI",
 			 json_is_false(json_object_get(n->obj, "recording_layer")) ?
 				 "without the recording layer (its stack alone says so)" :
+			 json_object_get(n->obj, "record_unreadable") ?
+				 "its record unreadable (its stack alone says so)" :
 				 "which the recording layer does not record");
 	else if (wf_is_p2p_wait(wf_str(c, "func")) && wf_int(c, "peer") >= 0)
 		snprintf(buf, len, "waits in %s %s rank %lld (%s) at %s", wf_str(c, "func"),

@@ -4,6 +4,7 @@
 #include "symbolize.h"
 #include "fscreds.h"
 #include "procfs.h"
+#include "textsafe.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -192,41 +193,11 @@ static bool address_shift(struct symbolizer *sy, const struct maps *mp, uint64_t
 	return true;
 }
 
-/* Length of the valid UTF-8 sequence at s that is no control character (C1 included), or 0. */
-static int utf8_printable(const unsigned char *s)
-{
-	unsigned char b = s[0];
-	int n = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
-
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	if ((b == 0xe0 && s[1] < 0xa0) || (b == 0xed && s[1] > 0x9f) || (b == 0xf0 && s[1] < 0x90) ||
-	    (b == 0xf4 && s[1] > 0x8f) || (b == 0xc2 && s[1] < 0xa0))
-		return 0;
-	return n;
-}
-
 /* Names come from the watched binary's debug information: whatever bytes it holds reach the
- * user's terminal and the JSON report. Control characters (an escape sequence would drive the
- * terminal) and bytes that are not UTF-8 (JSON cannot hold them) are written as \xNN. */
+ * user's terminal and the JSON report (textsafe.h). */
 static void copy_str(char *dst, size_t len, const char *src)
 {
-	const unsigned char *s = (const unsigned char *)(src ? src : "");
-	size_t o = 0;
-
-	while (*s && o + 5 < len) {
-		int n = *s >= 0x80 ? utf8_printable(s) : *s >= 0x20 && *s != 0x7f;
-
-		if (n == 0) {
-			o += (size_t)snprintf(dst + o, len - o, "\\x%02x", *s++);
-			continue;
-		}
-		memcpy(dst + o, s, (size_t)n);
-		o += (size_t)n;
-		s += n;
-	}
-	dst[o] = '\0';
+	text_escape(dst, len, src, (size_t)-1);
 }
 
 /* Name of a subprogram or inlined-subroutine DIE, following abstract origins. */

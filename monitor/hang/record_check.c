@@ -1,0 +1,157 @@
+/* record_check — a rank's record checked before it is read (see record_check.h). */
+#include "record_check.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A slot the writer had finished with when it was copied (odd: being written, skipped). */
+static bool settled(uint32_t seq)
+{
+	return (seq & 1) == 0;
+}
+
+static bool refuse(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* A peer as the layer writes it: a world rank in the job, any source, or none. */
+static bool peer_ok(int32_t peer, int job_size)
+{
+	return peer == PSREC_ANY_SOURCE || peer == PSREC_NO_PEER || (peer >= 0 && peer < job_size);
+}
+
+static bool calls_ok(const struct psrec_area *a, int job_size, char *why, size_t len)
+{
+	uint32_t n = a->nthreads < PSREC_THREADS ? a->nthreads : PSREC_THREADS;
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct psrec_call *c = &a->calls[i];
+
+		if (!settled(c->seq) || c->func == PSREC_NONE)
+			continue;
+		if (c->func >= PSREC_NFUNCS || c->comm < -1 || c->comm >= PSREC_COMMS || c->nreqs < 0)
+			return refuse(why, len, "call slot %u names function %u, communicator %d, %d requests",
+				      i, c->func, c->comm, c->nreqs);
+		if (!peer_ok(c->peer, job_size) || c->root < -1 || c->root >= job_size)
+			return refuse(why, len, "call slot %u names rank %d (root %d) in a job of %d", i,
+				      c->peer, c->root, job_size);
+		for (int k = 0; k < c->nreqs && k < PSREC_WAITREQS; k++)
+			if (c->reqs[k] < -2 || c->reqs[k] >= PSREC_REQS)
+				return refuse(why, len, "call slot %u waits on request slot %d", i, c->reqs[k]);
+	}
+	return true;
+}
+
+static bool requests_ok(const struct psrec_area *a, int job_size, char *why, size_t len)
+{
+	for (int i = 0; i < PSREC_REQS; i++) {
+		const struct psrec_req *r = &a->reqs[i];
+
+		if (!r->used || !settled(r->seq))
+			continue;
+		if (r->func >= PSREC_NFUNCS || r->comm < -1 || r->comm >= PSREC_COMMS || r->chan < -1 ||
+		    r->chan >= PSREC_CHANS || !peer_ok(r->peer, job_size))
+			return refuse(why, len, "request slot %d names function %u, communicator %d, rank %d", i,
+				      r->func, r->comm, r->peer);
+	}
+	return true;
+}
+
+static bool channels_ok(const struct psrec_area *a, int job_size, char *why, size_t len)
+{
+	for (int i = 0; i < PSREC_CHANS; i++) {
+		const struct psrec_chan *c = &a->chans[i];
+
+		if (c->used == 2 && !peer_ok(c->peer, job_size))
+			return refuse(why, len, "point-to-point counter %d names rank %d in a job of %d", i,
+				      c->peer, job_size);
+	}
+	return true;
+}
+
+static int compare_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Communicator i's members: each a rank of the job, none twice. */
+static bool members_ok(const struct psrec_area *a, int i, int job_size, int *scratch, char *why, size_t len)
+{
+	const struct psrec_comm *c = &a->comms[i];
+
+	for (int k = 0; k < c->size; k++) {
+		scratch[k] = a->members[c->first + k];
+		if (scratch[k] < 0 || scratch[k] >= job_size)
+			return refuse(why, len, "communicator %d has member %d in a job of %d", i, scratch[k],
+				      job_size);
+	}
+	qsort(scratch, (size_t)c->size, sizeof(int), compare_int);
+	for (int k = 1; k < c->size; k++)
+		if (scratch[k] == scratch[k - 1])
+			return refuse(why, len, "communicator %d has member %d twice", i, scratch[k]);
+	return true;
+}
+
+struct span {
+	int first, size, comm;
+};
+
+static int compare_span(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/* The communicators: sizes within the job, member ranges inside the pool, disjoint. */
+static bool comms_ok(const struct psrec_area *a, int job_size, char *why, size_t len)
+{
+	struct span spans[PSREC_COMMS];
+	int n = 0, *scratch = malloc(PSREC_MEMBERS * sizeof(int));
+	bool ok = scratch != NULL;
+
+	if (!ok)
+		return refuse(why, len, "out of memory checking its communicators");
+
+	for (int i = 0; i < PSREC_COMMS; i++) {
+		const struct psrec_comm *c = &a->comms[i];
+
+		if (!c->used || !settled(c->seq))
+			continue;
+		if (c->size < 1 || c->size > job_size || c->first < -1 ||
+		    (c->first >= 0 && (int64_t)c->first + c->size > PSREC_MEMBERS))
+			ok = refuse(why, len, "communicator %d has %d members from %d (pool of %d, job of %d)", i,
+				    c->size, c->first, PSREC_MEMBERS, job_size);
+		else if (c->first >= 0 && (ok = members_ok(a, i, job_size, scratch, why, len)))
+			spans[n++] = (struct span){ c->first, c->size, i };
+		if (!ok)
+			break;
+	}
+	free(scratch);
+	qsort(spans, (size_t)n, sizeof(spans[0]), compare_span);
+	for (int k = 1; k < n && ok; k++)
+		if (spans[k - 1].first + spans[k - 1].size > spans[k].first)
+			ok = refuse(why, len, "communicators %d and %d share member slot %d", spans[k - 1].comm,
+				    spans[k].comm, spans[k].first);
+	return ok;
+}
+
+bool record_check(const struct psrec_area *a, int job_size, int rank, char *why, size_t len)
+{
+	if (job_size < 1)
+		job_size = INT32_MAX;
+	if (a->world_rank < 0 || a->world_rank >= job_size || (rank >= 0 && a->world_rank != rank))
+		return refuse(why, len, "it says it is rank %d (rank %d of a job of %d)", a->world_rank, rank,
+			      job_size);
+	return calls_ok(a, job_size, why, len) && requests_ok(a, job_size, why, len) &&
+	       channels_ok(a, job_size, why, len) && comms_ok(a, job_size, why, len);
+}

@@ -1,0 +1,189 @@
+/* Tests of the record checks (monitor/hang/record_check.c) and the parser (mpirecord.c) on
+ * records a hostile rank forges (tests/fuzz/forged_areas.h): each row of issue 29's table that
+ * enters through the record — a collective count at its maximum, a library name without its NUL
+ * or not UTF-8, communicators sharing the members pool, members at INT_MAX, fake members — is
+ * read in bounded time and either kept, escaped, or left out as unreadable, never naming a rank
+ * outside the job. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../monitor/hang/mpirecord.h"
+#include "../../monitor/hang/report.h"
+#include "../fuzz/forged_areas.h"
+#include "suites.h"
+
+static struct psrec_area areas[FORGED_RANKS];
+
+static void forge_all(void)
+{
+	for (int r = 0; r < FORGED_RANKS; r++)
+		forged_base(&areas[r], r);
+}
+
+static const char *unreadable(json_t *rec)
+{
+	return json_string_value(json_object_get(rec, "unreadable"));
+}
+
+/* The report on the three forged ranks, all waiting in MPI. */
+static json_t *forged_report(void)
+{
+	json_t *snap = json_array(), *none = json_array();
+
+	for (int r = 0; r < FORGED_RANKS; r++) {
+		json_t *rank = json_pack("{s:i, s:s, s:i, s:s, s:s, s:s, s:b}", "rank", r, "host", "n1", "pid", 100 + r,
+					 "state", "IN_MPI", "mpi_call", "MPI_Recv", "path", "main > MPI_Recv",
+					 "recording_layer", 1);
+		json_t *rec = mpirecord_area_json(&areas[r], FORGED_RANKS, r);
+
+		json_object_set(rank, unreadable(rec) ? "record_unreadable" : "record",
+				unreadable(rec) ? json_object_get(rec, "unreadable") : rec);
+		json_decref(rec);
+		json_array_append_new(snap, rank);
+	}
+
+	json_t *report = report_build(snap, none, 0, json_object(), "none");
+
+	json_decref(snap);
+	json_decref(none);
+	return report;
+}
+
+START_TEST(the_plausible_record_is_read)
+{
+	forge_all();
+
+	json_t *rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
+
+	ck_assert_ptr_null(unreadable(rec));
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(rec, "comms"), 0), "members")),
+			 "0-2");
+	json_decref(rec);
+
+	json_t *report = forged_report();
+	char *text = json_dumps(json_object_get(report, "wait_for"), 0);
+
+	ck_assert_msg(text && strstr(text, "deadlock"), "%s", text ? text : "no wait_for");
+	free(text);
+	json_decref(report);
+}
+END_TEST
+
+/* Row 3: a collective count at UINT64_MAX: the history walk takes its slots, no more. */
+START_TEST(a_collective_count_at_its_maximum_is_bounded)
+{
+	forge_all();
+	areas[0].comms[0].coll_seq = UINT64_MAX;
+	areas[0].comms[0].history[UINT64_MAX % PSREC_HISTORY].coll_seq = UINT64_MAX;
+
+	json_t *rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
+	json_t *h = json_object_get(json_array_get(json_object_get(rec, "comms"), 0), "history");
+
+	ck_assert_int_le((int)json_array_size(h), PSREC_HISTORY);
+	json_decref(rec);
+}
+END_TEST
+
+/* Row 6: the library's name without its NUL, and not UTF-8: bounded and escaped, the record kept. */
+START_TEST(a_library_name_without_nul_or_utf8_is_escaped)
+{
+	forge_all();
+	memset(areas[0].mpi_library, 'A', sizeof(areas[0].mpi_library));
+
+	json_t *rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
+
+	ck_assert_ptr_null(unreadable(rec));
+	ck_assert_uint_eq(strlen(json_string_value(json_object_get(rec, "library"))), sizeof(areas[0].mpi_library));
+	json_decref(rec);
+	strcpy(areas[0].mpi_library, "MPI \xff\xfe\x1b]0;x\x07");
+	rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "library")), "MPI \\xff\\xfe\\x1b]0;x\\x07");
+	json_decref(rec);
+}
+END_TEST
+
+/* Row 8: every communicator pointing at one huge members range: left out, not printed 256 times. */
+START_TEST(communicators_sharing_the_members_pool_are_unreadable)
+{
+	forge_all();
+	for (int i = 1; i < PSREC_COMMS; i++) {
+		areas[0].comms[i] = areas[0].comms[0];
+		areas[0].comms[i].id = (uint64_t)i + 1;
+	}
+
+	json_t *rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
+
+	ck_assert_ptr_nonnull(unreadable(rec));
+	ck_assert_msg(strstr(unreadable(rec), "share"), "%s", unreadable(rec));
+	json_decref(rec);
+	forge_all();
+	areas[0].comms[0].size = PSREC_MEMBERS;
+	rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
+	ck_assert_ptr_nonnull(unreadable(rec));
+	json_decref(rec);
+}
+END_TEST
+
+/* Rows 9 and 10: members at INT_MAX, and fake members: unreadable, and no culprit outside the job. */
+START_TEST(members_outside_the_job_are_unreadable_and_never_culprits)
+{
+	forge_all();
+	areas[0].members[0] = INT_MAX;
+	areas[0].members[1] = INT_MAX;
+
+	json_t *rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
+
+	ck_assert_ptr_nonnull(unreadable(rec));
+	json_decref(rec);
+	for (int r = 0; r < FORGED_RANKS; r++) {
+		areas[r].members[0] = 1000000;
+		areas[r].members[1] = 1000002;
+	}
+
+	json_t *report = forged_report(), *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(report, "faulty_ranks"), i, f)
+		ck_assert_int_lt(json_integer_value(f), FORGED_RANKS);
+	ck_assert_ptr_nonnull(json_object_get(json_array_get(json_object_get(report, "ranks"), 0), "record_unreadable"));
+	json_decref(report);
+}
+END_TEST
+
+/* A record that says it is another rank, or names a peer past the job. */
+START_TEST(a_record_of_another_rank_or_peer_is_unreadable)
+{
+	forge_all();
+
+	json_t *rec = mpirecord_area_json(&areas[1], FORGED_RANKS, 2);
+
+	ck_assert_ptr_nonnull(unreadable(rec));
+	json_decref(rec);
+	areas[0].calls[0].peer = 7;
+	rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
+	ck_assert_ptr_nonnull(unreadable(rec));
+	json_decref(rec);
+	forge_all();
+	areas[0].calls[0].reqs[0] = PSREC_REQS;
+	areas[0].calls[0].nreqs = 1;
+	rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
+	ck_assert_ptr_nonnull(unreadable(rec));
+	json_decref(rec);
+}
+END_TEST
+
+Suite *record_check_suite(void)
+{
+	Suite *s = suite_create("record_check");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, the_plausible_record_is_read);
+	tcase_add_test(tc, a_collective_count_at_its_maximum_is_bounded);
+	tcase_add_test(tc, a_library_name_without_nul_or_utf8_is_escaped);
+	tcase_add_test(tc, communicators_sharing_the_members_pool_are_unreadable);
+	tcase_add_test(tc, members_outside_the_job_are_unreadable_and_never_culprits);
+	tcase_add_test(tc, a_record_of_another_rank_or_peer_is_unreadable);
+	suite_add_tcase(s, tc);
+	return s;
+}
