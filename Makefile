@@ -239,7 +239,7 @@ $(B)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c stats/trace.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lm
 
-$(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/job/pidlist.c monitor/job/discover.c monitor/sample/procfs.c
+$(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/job/pidlist.c monitor/job/discover.c monitor/sample/procfs.c monitor/sample/identity.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
@@ -256,7 +256,7 @@ $(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/pyframes.c mo
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
 # What a rank controls: its record, read into the report and the wait-for analysis.
-RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/sample/textsafe.c \
+RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/sample/textsafe.c monitor/sample/watchdog.c \
 	monitor/sample/symbolize.c monitor/sample/maps.c monitor/sample/fscreds.c monitor/sample/procfs.c
 $(B)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c tests/fuzz/forged_areas.h $(RECORD_READER_SRC) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)

@@ -248,6 +248,7 @@ int main(int argc, char **argv)
 		return MONITOR_EXIT_USAGE;
 	}
 	m->on_launcher_host = !m->launcher_host || !strcmp(m->launcher_host, m->c.host);
+	job_find_owner(m);
 	comm_elect_leader(&m->c, m->launcher && m->on_launcher_host && !m->stack_format);
 	if (m->stack_format) {
 		status = stack_job(m);
@@ -262,7 +263,7 @@ int main(int argc, char **argv)
 	if (is_leader(m)) {
 		char err[PATH_MAX + 128];
 
-		if (m->trace_path && !(m->trace = outfile_open_stream(m->trace_path, err, sizeof(err))))
+		if (m->trace_path && !(m->trace = outfile_open_stream(m->trace_path, &m->files_owner, err, sizeof(err))))
 			fprintf(stderr, "parastack: the trace: %s\n", err);
 		if (m->trace) {
 			fprintf(m->trace, "# parastack trace: t_ms S C (alpha %g, seed %llu)\n",

@@ -24,6 +24,7 @@
 #include "../job/comm.h"
 #include "options.h"
 #include "../job/pidlist.h"
+#include "../sample/ownedfile.h"
 #include "../sample/pstack.h"
 #include "../sample/symbolize.h"
 #include "../sample/target.h"
@@ -50,6 +51,11 @@ struct monitor {
 	double progress_s;   /* --progress: a status line this often (0: none) */
 	double next_progress_ms;
 	const char *core_dir; /* --core-dir: core files of the culprits before the job is ended */
+	/* job.c (job_find_owner, before anything is written): the job's owner, whose processes
+	 * alone are its ranks, and whom the files written for it belong to (ownedfile.h). */
+	uid_t job_uid;
+	gid_t job_gid;
+	struct file_owner files_owner;
 	enum pstack_format stack_format; /* --stack: look once, print, exit */
 	bool kill_on_hang;
 	const char *report_path, *trace_path, *status_path;

@@ -1,38 +1,32 @@
-/* outfile — safe creation of the user's output files. */
+/* outfile — safe creation of the user's output files (see outfile.h). */
 #include "outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../sample/fscreds.h"
-
-/* The permissions a plain fopen would give: 0666 less the umask. */
-static mode_t default_mode(void)
+/* Write j into a new file beside name in dir (O_EXCL: a name nobody could have planted), then
+ * rename it over name. */
+static int replace_json(int dir, const char *path, const char *name, json_t *j, mode_t mode, char *err,
+			size_t len)
 {
-	mode_t mask = umask(0);
-
-	umask(mask);
-	return 0666 & ~mask;
-}
-
-static int replace_json(const char *path, json_t *j, char *err, size_t len)
-{
-	char *tmp = NULL;
+	char tmp[300];
 	int fd = -1, e = 0;
 	const char *call = "";
 
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
-		snprintf(err, len, "%s: out of memory", path);
-		return -1;
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		snprintf(tmp, sizeof(tmp), ".%.200s.%d.%d", name, (int)getpid(), tries);
+		fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno != EEXIST)
+			break;
 	}
-	/* mkstemp: O_CREAT | O_EXCL, a name nobody could have planted. */
-	if ((fd = mkstemp(tmp)) < 0)
+	if (fd < 0)
 		e = errno, call = "create a temporary file beside it";
-	else if (fchmod(fd, default_mode()) < 0)
+	else if (fchmod(fd, mode) < 0)
 		e = errno, call = "fchmod";
 	else if (json_dumpfd(j, fd, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) < 0 || write(fd, "\n", 1) != 1)
 		e = errno ? errno : EIO, call = "write";
@@ -40,20 +34,19 @@ static int replace_json(const char *path, json_t *j, char *err, size_t len)
 		e = errno, call = "fsync";
 	if (fd >= 0 && close(fd) < 0 && !e)
 		e = errno, call = "close";
-	if (!e && rename(tmp, path) < 0)
+	if (!e && renameat(dir, tmp, dir, name) < 0)
 		e = errno, call = "rename";
 	if (e) {
 		if (fd >= 0)
-			unlink(tmp);
+			unlinkat(dir, tmp, 0);
 		snprintf(err, len, "cannot write %s (%s: %s)", path, call, strerror(e));
 	}
-	free(tmp);
 	return e ? -1 : 0;
 }
 
-static FILE *open_stream(const char *path, char *err, size_t len)
+static FILE *open_stream(int dir, const char *path, const char *name, mode_t mode, char *err, size_t len)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, default_mode());
+	int fd = openat(dir, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode);
 	struct stat st;
 	FILE *f;
 
@@ -75,30 +68,46 @@ static FILE *open_stream(const char *path, char *err, size_t len)
 	return f;
 }
 
-/* Both as the user who ran sudo, when parastack runs as root through it (fscreds.h): the files
- * are theirs, and only where they may write. */
-/* Reals with 15 significant digits: 0.3 rather than 0.29999999999999999, Unix times to the
- * microsecond. */
-int outfile_replace_json(const char *path, json_t *j, char *err, size_t len)
+/* Both as the files' owner (ownedfile.h), in a directory reached without untrusted links. */
+int outfile_replace_json(const char *path, json_t *j, const struct file_owner *o, char *err, size_t len)
 {
 	struct fscreds saved;
+	const char *name;
+	char why[PATH_MAX + 128];
+	int dir, r = -1;
 
-	fscreds_enter_invoker(&saved);
-
-	int r = replace_json(path, j, err, len);
-
+	if (ownedfile_enter(o, &saved, why, sizeof(why)) < 0) {
+		snprintf(err, len, "cannot write %s: %s", path, why);
+		return -1;
+	}
+	if ((dir = ownedfile_dir(path, o, &name, why, sizeof(why))) < 0)
+		snprintf(err, len, "cannot write %s: %s", path, why);
+	else
+		r = replace_json(dir, path, name, j, ownedfile_mode(o), err, len);
+	if (dir >= 0)
+		close(dir);
 	fscreds_leave(&saved);
 	return r;
 }
 
-FILE *outfile_open_stream(const char *path, char *err, size_t len)
+FILE *outfile_open_stream(const char *path, const struct file_owner *o, char *err, size_t len)
 {
 	struct fscreds saved;
+	const char *name;
+	char why[PATH_MAX + 128];
+	FILE *f = NULL;
+	int dir;
 
-	fscreds_enter_invoker(&saved);
-
-	FILE *f = open_stream(path, err, len);
-
+	if (ownedfile_enter(o, &saved, why, sizeof(why)) < 0) {
+		snprintf(err, len, "cannot write %s: %s", path, why);
+		return NULL;
+	}
+	if ((dir = ownedfile_dir(path, o, &name, why, sizeof(why))) < 0)
+		snprintf(err, len, "cannot write %s: %s", path, why);
+	else
+		f = open_stream(dir, path, name, ownedfile_mode(o), err, len);
+	if (dir >= 0)
+		close(dir);
 	fscreds_leave(&saved);
 	return f;
 }

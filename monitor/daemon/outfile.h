@@ -1,8 +1,9 @@
 /* outfile — the files parastack writes for its user (the JSON report, the trace): never written
  * through a symbolic link or into something that is not a regular file, and a report replaced
  * whole (a unique temporary file beside it, then rename), so a reader never sees half of one
- * and a planted "REPORT.tmp" link cannot redirect the write (parastack may run as root). Run as
- * root through sudo, they are created as the user who ran it (fscreds.h). */
+ * and a planted "REPORT.tmp" link cannot redirect the write (parastack may run as root). They
+ * are created as their owner o, through a directory walk that follows no untrusted link
+ * (ownedfile.h). */
 #ifndef PARASTACK_OUTFILE_H
 #define PARASTACK_OUTFILE_H
 
@@ -10,10 +11,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../sample/ownedfile.h"
+
 /* Write j (indented) to path, replacing it whole. 0, or -1 with a one-line reason in err. */
-int outfile_replace_json(const char *path, json_t *j, char *err, size_t len);
+int outfile_replace_json(const char *path, json_t *j, const struct file_owner *o, char *err, size_t len);
 /* A stream writing path from its start, opened without following a final symbolic link and
  * only onto a regular file; NULL with a one-line reason in err. */
-FILE *outfile_open_stream(const char *path, char *err, size_t len);
+FILE *outfile_open_stream(const char *path, const struct file_owner *o, char *err, size_t len);
 
 #endif

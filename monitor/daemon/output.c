@@ -165,7 +165,7 @@ void output_write_report(struct monitor *m, json_t *report)
 {
 	char err[PATH_MAX + 128];
 
-	if (m->report_path && outfile_replace_json(m->report_path, report, err, sizeof(err)) < 0)
+	if (m->report_path && outfile_replace_json(m->report_path, report, &m->files_owner, err, sizeof(err)) < 0)
 		fprintf(stderr, "parastack: %s\n", err);
 }
 
@@ -203,7 +203,7 @@ void output_write_cores(struct monitor *m, json_t *report)
 	for (int mon = 0; mon < m->c.size; mon++)
 		if (mon != m->c.me)
 			comm_send_cmd(mon, CMD_CORE, ranks, n);
-	all = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir, m->c.host);
+	all = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir, m->c.host, &m->files_owner);
 	watch_gather_replies(m, all);
 	json_object_set_new(report, "cores", all);
 

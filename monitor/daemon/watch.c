@@ -261,7 +261,7 @@ static int follower_loop(struct monitor *m)
 			comm_send_counts(&c);
 		} else if (cmd == CMD_CORE) {
 			json_t *j = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir ? m->core_dir : ".",
-					       m->c.host);
+					       m->c.host, &m->files_owner);
 
 			comm_send_json(j);
 			json_decref(j);

@@ -1,4 +1,7 @@
-/* cores — gcore, one rank at a time, each with a deadline. */
+/* cores — gdb's gcore, one rank at a time, each with a deadline, into a file created first as
+ * the job's owner (ownedfile.h) and handed to gdb as an open descriptor: gdb (perhaps root)
+ * never opens a path in a directory the job can change, and the core, which holds the rank's
+ * memory, is readable by its owner only. */
 #include "cores.h"
 
 #include <errno.h>
@@ -12,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../sample/ownedfile.h"
+
 #define GCORE_DEADLINE_S 300
 
 static bool wanted(int rank, const int *ranks, int n)
@@ -22,14 +27,14 @@ static bool wanted(int rank, const int *ranks, int n)
 	return false;
 }
 
-/* Run gcore on pid with output prefix; 0, or -1 with a reason in err. */
-static int run_gcore(pid_t pid, const char *prefix, char *err, size_t len)
+/* Run gdb's gcore on pid into the open file core; 0, or -1 with a reason in err. */
+static int run_gcore(pid_t pid, int core, char *err, size_t len)
 {
-	char pid_s[16];
+	char attach[32];
 	int status = 0;
 	pid_t child;
 
-	snprintf(pid_s, sizeof(pid_s), "%d", (int)pid);
+	snprintf(attach, sizeof(attach), "attach %d", (int)pid);
 	child = fork();
 	if (child < 0) {
 		snprintf(err, len, "fork: %s", strerror(errno));
@@ -38,12 +43,16 @@ static int run_gcore(pid_t pid, const char *prefix, char *err, size_t len)
 	if (child == 0) {
 		int null = open("/dev/null", O_RDWR);
 
+		/* The core as descriptor 3 (not close-on-exec: dup2 clears it). */
+		if (dup2(core, 3) < 0)
+			_exit(126);
 		if (null >= 0) {
 			dup2(null, 0);
 			dup2(null, 1);
 			dup2(null, 2);
 		}
-		execlp("gcore", "gcore", "-o", prefix, pid_s, (char *)NULL);
+		execlp("gdb", "gdb", "-nx", "--batch", "-ex", "set pagination off", "-ex", attach, "-ex",
+		       "gcore /proc/self/fd/3", "-ex", "detach", "-ex", "quit", (char *)NULL);
 		_exit(127);
 	}
 	for (int waited = 0; waited < GCORE_DEADLINE_S * 10; waited++) {
@@ -54,7 +63,7 @@ static int run_gcore(pid_t pid, const char *prefix, char *err, size_t len)
 			if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 				return 0;
 			snprintf(err, len, WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
-				 "gcore (from gdb) is not installed" : "gcore failed (exit %d)",
+				 "gdb (for gcore) is not installed" : "gcore failed (exit %d)",
 				 WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 			return -1;
 		}
@@ -67,27 +76,72 @@ static int run_gcore(pid_t pid, const char *prefix, char *err, size_t len)
 	return -1;
 }
 
-json_t *cores_dump(const struct target *targets, int n, const int *ranks, int nranks,
-		   const char *dir, const char *host)
+/* The core file of t in dir, created as o's (O_EXCL: nothing planted there is written through);
+ * its descriptor, or -1 with a reason. */
+static int core_create(int dir, const char *name, const struct file_owner *o, char *err, size_t len)
+{
+	struct fscreds saved;
+	int fd;
+
+	if (ownedfile_enter(o, &saved, err, len) < 0)
+		return -1;
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		snprintf(err, len, "cannot create %s: %s%s", name, strerror(errno),
+			 errno == EEXIST ? " (something is already there; it is left alone)" : "");
+	fscreds_leave(&saved);
+	return fd;
+}
+
+/* One rank's core: checked to be the rank found, its file created, gcore run into it. */
+static json_t *core_one(struct target *t, int dir, const char *dirpath, const char *host,
+			const struct file_owner *o)
+{
+	char name[512], path[4700], err[800] = "";
+	int fd = -1;
+
+	snprintf(name, sizeof(name), "core.rank%d.%s.%d", t->rank, host, (int)t->pid);
+	snprintf(path, sizeof(path), "%s/%s", dirpath, name);
+	if (target_still_same(t, err, sizeof(err)) == TARGET_OK && (fd = core_create(dir, name, o, err, sizeof(err))) >= 0 &&
+	    run_gcore(t->pid, fd, err, sizeof(err)) == 0) {
+		close(fd);
+		return json_pack("{s:i, s:s, s:i, s:s}", "rank", t->rank, "host", host, "pid", (int)t->pid, "core", path);
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlinkat(dir, name, 0); /* ours: created just now, O_EXCL */
+	}
+	return json_pack("{s:i, s:s, s:i, s:s}", "rank", t->rank, "host", host, "pid", (int)t->pid, "error",
+			 err[0] ? err : "no core file written");
+}
+
+json_t *cores_dump(struct target *targets, int n, const int *ranks, int nranks, const char *dir,
+		   const char *host, const struct file_owner *o)
 {
 	json_t *out = json_array();
+	struct fscreds saved;
+	const char *name;
+	char err[4200] = "";
+	int dfd = -1;
 
+	if (ownedfile_enter(o, &saved, err, sizeof(err)) == 0) {
+		char slash[4200];
+
+		/* The walk takes a file's path: the directory's own, with a last component "." */
+		snprintf(slash, sizeof(slash), "%s/.", dir);
+		dfd = ownedfile_dir(slash, o, &name, err, sizeof(err));
+		fscreds_leave(&saved);
+	}
 	for (int i = 0; i < n; i++) {
-		const struct target *t = &targets[i];
-		char prefix[4096], path[4200], err[256] = "";
-		struct stat st;
+		struct target *t = &targets[i];
 
 		if (!wanted(t->rank, ranks, nranks))
 			continue;
-		snprintf(prefix, sizeof(prefix), "%s/core.rank%d.%s", dir, t->rank, host);
-		snprintf(path, sizeof(path), "%s.%d", prefix, (int)t->pid);
-		if (run_gcore(t->pid, prefix, err, sizeof(err)) == 0 && stat(path, &st) == 0)
-			json_array_append_new(out, json_pack("{s:i, s:s, s:i, s:s}", "rank", t->rank, "host",
-							     host, "pid", (int)t->pid, "core", path));
-		else
-			json_array_append_new(out, json_pack("{s:i, s:s, s:i, s:s}", "rank", t->rank, "host",
-							     host, "pid", (int)t->pid, "error",
-							     err[0] ? err : "no core file written"));
+		json_array_append_new(out, dfd >= 0 ? core_one(t, dfd, dir, host, o) :
+			json_pack("{s:i, s:s, s:i, s:s}", "rank", t->rank, "host", host, "pid", (int)t->pid,
+				  "error", err));
 	}
+	if (dfd >= 0)
+		close(dfd);
 	return out;
 }

@@ -5,12 +5,14 @@
 
 #include <jansson.h>
 
+#include "../sample/ownedfile.h"
 #include "../sample/target.h"
 
 /* Core files of those of the n local targets whose rank is in ranks (nranks of them), in dir:
- * DIR/core.rank<R>.<host>.<pid>. A JSON array of { rank, host, pid, core } or, when one could
- * not be written, { rank, host, pid, error }. */
-json_t *cores_dump(const struct target *targets, int n, const int *ranks, int nranks,
-		   const char *dir, const char *host);
+ * DIR/core.rank<R>.<host>.<pid>, new files of o's, 0600. A rank no longer the process found
+ * (identity.h) gets none. A JSON array of { rank, host, pid, core } or, when one could not be
+ * written, { rank, host, pid, error }. */
+json_t *cores_dump(struct target *targets, int n, const int *ranks, int nranks, const char *dir,
+		   const char *host, const struct file_owner *o);
 
 #endif

@@ -5,6 +5,10 @@
 #include "job.h"
 
 #include "sched_slurm.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "../daemon/signals.h"
 #include "../daemon/output.h"
 
@@ -127,6 +131,58 @@ int job_discover_all(struct monitor *m, struct job_proc *local, int *nlocal)
 	}
 }
 
+/* The process the job's owner is read from: the launcher, the first listed PID of this node,
+ * the first process of the Torque job; 0 when there is none here. */
+static pid_t owner_source(const struct monitor *m)
+{
+	pid_t roots[1];
+
+	if (m->launcher > 0 && m->on_launcher_host)
+		return m->launcher;
+	for (int i = 0; i < m->npids; i++)
+		if (pidlist_same_host(m->pids[i].host, m->c.host))
+			return m->pids[i].pid;
+	if (m->pbs_job && discover_env_roots("PBS_JOBID", m->pbs_job, roots, 1) == 1)
+		return roots[0];
+	return 0;
+}
+
+void job_find_owner(struct monitor *m)
+{
+	struct slurm_job_info *job = m->slurm_job ? malloc(sizeof(*job)) : NULL;
+	char err[512];
+	pid_t src = owner_source(m);
+	uid_t euid;
+
+	m->job_uid = getuid();
+	m->job_gid = getgid();
+	if (job && sched_slurm_job(m->slurm_job, job, err, sizeof(err)) == 0) {
+		m->job_uid = job->uid;
+		m->job_gid = job->gid;
+	} else if (src > 0) {
+		/* The real ids: a process that exec'd a setuid program keeps its owner's. */
+		identity_uids(src, &m->job_uid, &euid, &m->job_gid);
+	}
+	free(job);
+	ownedfile_owner(m->job_uid, m->job_gid, &m->files_owner);
+}
+
+/* A rank is the owner's process: its real and effective uid both the job's owner. */
+static int check_owner(const struct monitor *m, const struct job_proc *p)
+{
+	uid_t real, effective;
+	gid_t rgid;
+
+	if (identity_uids(p->pid, &real, &effective, &rgid) < 0)
+		return 0; /* gone: target_open says so */
+	if (real == m->job_uid && effective == m->job_uid)
+		return 0;
+	fprintf(stderr, "parastack: rank %d (pid %d) runs as uid %d (effective %d), not as the job's owner "
+		"(uid %d): parastack watches only the owner's processes\n", p->rank, (int)p->pid, (int)real,
+		(int)effective, (int)m->job_uid);
+	return -1;
+}
+
 int job_open_targets(struct monitor *m, const struct job_proc *local, int nlocal)
 {
 	char err[512];
@@ -135,6 +191,8 @@ int job_open_targets(struct monitor *m, const struct job_proc *local, int nlocal
 	m->local_rank = calloc((size_t)nlocal + 1, sizeof(int));
 	m->prog = calloc((size_t)nlocal + 1, sizeof(*m->prog));
 	for (int i = 0; i < nlocal; i++) {
+		if (check_owner(m, &local[i]) < 0)
+			return -1;
 		if (target_open(&m->targets[i], local[i].pid, err, sizeof(err)) != TARGET_OK) {
 			fprintf(stderr, "parastack: rank %d: %s\n", local[i].rank, err);
 			return -1;
@@ -209,33 +267,45 @@ int job_load_pids(struct monitor *m)
 	return 0;
 }
 
-/* Is e a process this monitor checked (only its own host's are: start time recorded) that
- * still runs as that same process? */
+/* Is e a process this monitor checked (only its own host's are: identity recorded) that still
+ * runs as that same process (identity.h)? */
 static bool still_listed(const struct pid_entry *e)
 {
-	char st = e->start ? procfs_state(e->pid) : 0;
+	char why[200];
 
-	return st && st != 'Z' && procfs_start_time(e->pid) == e->start;
+	return e->id.start && identity_same(e->pid, &e->id, why, sizeof(why));
+}
+
+/* Send sig to e through a pidfd opened before its identity is checked: the signal reaches the
+ * process checked, never one that took its PID since. */
+static bool signal_listed(const struct pid_entry *e, int sig)
+{
+	int fd = (int)syscall(SYS_pidfd_open, e->pid, 0);
+	bool sent = false;
+
+	if (fd < 0)
+		return false;
+	if (still_listed(e))
+		sent = syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0;
+	close(fd);
+	return sent;
 }
 
 /* On a hang with --on-hang=kill and a PID list: end exactly this node's listed processes —
  * SIGTERM, then SIGKILL after a grace period to those still there — each only while it is
- * still the process that was checked (same start time), never a reused PID. */
+ * still the process that was checked (same start, program and owner; signalled through a pidfd),
+ * never a reused PID. */
 void job_end_listed(struct monitor *m)
 {
 	bool any = false;
 
 	for (int i = 0; i < m->npids; i++)
-		if (still_listed(&m->pids[i])) {
-			kill(m->pids[i].pid, SIGTERM);
-			any = true;
-		}
+		any |= signal_listed(&m->pids[i], SIGTERM);
 	for (double until = mono_ms() + GRACE_MS; any && mono_ms() < until; sleep_ms(100)) {
 		any = false;
 		for (int i = 0; i < m->npids; i++)
 			any |= still_listed(&m->pids[i]);
 	}
 	for (int i = 0; i < m->npids; i++)
-		if (still_listed(&m->pids[i]))
-			kill(m->pids[i].pid, SIGKILL);
+		signal_listed(&m->pids[i], SIGKILL);
 }

@@ -20,6 +20,10 @@ int job_pids_all(struct monitor *m, struct job_proc *local, int *nlocal);
  * or the monitor was stopped first, -2 if the listed ranks failed their checks. */
 int job_discover_all(struct monitor *m, struct job_proc *local, int *nlocal);
 
+/* The job's owner (m->job_uid, job_gid) from the Slurm job, the launcher or a listed rank (real
+ * ids), and whom the files written for it belong to (m->owner). */
+void job_find_owner(struct monitor *m);
+/* The targets of this node's ranks, each the owner's process; -1 after one line otherwise. */
 int job_open_targets(struct monitor *m, const struct job_proc *local, int nlocal);
 
 /* Index of a local rank in targets, or -1. */
@@ -38,7 +42,8 @@ int job_load_pids(struct monitor *m);
 
 /* On a hang with --on-hang=kill and a PID list: end exactly this node's listed processes —
  * SIGTERM, then SIGKILL after a grace period to those still there — each only while it is
- * still the process that was checked (same start time), never a reused PID. */
+ * still the process that was checked (same start, program and owner; signalled through a pidfd),
+ * never a reused PID. */
 void job_end_listed(struct monitor *m);
 
 #endif

@@ -261,7 +261,10 @@ int pidlist_check(struct pid_entry *e, char *err, size_t len)
 			 (int)e->pid);
 		return -1;
 	}
-	e->start = procfs_start_time(e->pid);
+	if (identity_read(e->pid, &e->id) < 0) {
+		snprintf(err, len, "PID %d: no such process", (int)e->pid);
+		return -1;
+	}
 	return 0;
 }
 

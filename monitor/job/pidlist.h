@@ -7,6 +7,7 @@
 #ifndef PARASTACK_PIDLIST_H
 #define PARASTACK_PIDLIST_H
 
+#include "../sample/identity.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -19,7 +20,7 @@ struct pid_entry {
 	pid_t pid;
 	int rank;                    /* -1 until known */
 	int line;                    /* 1-based line (file) or position (list) */
-	unsigned long long start;    /* start time, taken by pidlist_check */
+	struct proc_identity id;     /* taken by pidlist_check (id.start 0 until then) */
 };
 
 /* "4242,4243,...": count, or -1 with err. Empty items, non-numbers, PIDs <= 0 and repeated

@@ -193,6 +193,8 @@ int sched_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t l
 	snprintf(job->state, sizeof(job->state), "%s", state_name(j->job_state));
 	job->exit_status = WIFEXITED(j->exit_code) ? WEXITSTATUS(j->exit_code) : 128 + WTERMSIG(j->exit_code);
 	job->num_tasks = (int)j->num_tasks;
+	job->uid = (uid_t)j->user_id;
+	job->gid = (gid_t)j->group_id;
 	snprintf(job->batch_host, sizeof(job->batch_host), "%s", j->batch_host ? j->batch_host : "");
 	int too_big = j->nodes && strlen(j->nodes) >= sizeof(job->nodes_expr);
 

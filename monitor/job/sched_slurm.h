@@ -18,6 +18,8 @@ struct slurm_job_info {
 	int exit_status;       /* of the batch script, when it has ended */
 	int num_nodes;
 	int num_tasks;
+	uid_t uid;             /* the job's owner */
+	gid_t gid;
 	char batch_host[SCHED_SLURM_NAME_MAX];
 	char nodes_expr[65536]; /* as Slurm writes it, e.g. "n[1-4]" */
 	char nodes[SCHED_SLURM_NODES_MAX][SCHED_SLURM_NAME_MAX]; /* expanded, in order */

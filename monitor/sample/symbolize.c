@@ -5,6 +5,7 @@
 #include "fscreds.h"
 #include "procfs.h"
 #include "textsafe.h"
+#include "watchdog.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -331,8 +332,15 @@ int symbolize(struct symbolizer *sy, const struct maps *mp, uint64_t pc, bool re
 	finding_for = mp ? mp->pid : sy->pid;
 	fscreds_enter(sy->uid, sy->gid, &saved);
 
+	/* A debug file found beside the module (.gnu_debuglink) lies where the job can plant a
+	 * FIFO: the lookup has a budget; past it the frame keeps what was found. */
+	struct watchdog dog;
+
+	watchdog_arm(&dog, WATCHDOG_STEP_MS);
+
 	int n = symbolize_own(sy, (uint64_t)((int64_t)pc + shift), return_address, out, max);
 
+	watchdog_disarm(&dog);
 	fscreds_leave(&saved);
 	for (int i = 0; i < n; i++)
 		out[i].pc = pc;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "fscreds.h"
+#include "identity.h"
 #include "procfs.h"
 #include "progress.h"
 
@@ -116,37 +117,37 @@ static bool map_looks_stale(const struct target *t, const uint64_t *ips, int n, 
 }
 
 /* Unwind the current snapshot into ips; read the map again and unwind once more if it looks
- * out of date (a library loaded or unloaded since, JIT code). */
+ * out of date (a library loaded or unloaded since, JIT code). Nothing is opened: the unwind
+ * tables are read from the target's memory (unwind_libunwind.c). */
 static int target_unwind(struct target *t, uint64_t *ips, uint64_t *fhash, char *err, size_t len)
 {
-	struct fscreds saved;
 	bool broken = false;
-
-	/* The unwinder opens the mapped files for their unwind tables: as their owner would. */
-	fscreds_enter(t->uid, t->gid, &saved);
-
 	int n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, fhash, TARGET_MAX_FRAMES, &broken);
 
 	if (map_looks_stale(t, ips, n, broken) && target_reload_maps(t, err, len) == TARGET_OK)
 		n = t->unw->unwind(t->unw_state, &t->snap, &t->maps, ips, fhash, TARGET_MAX_FRAMES, &broken);
-	fscreds_leave(&saved);
 	return n;
 }
 
 static enum target_status target_check_identity(struct target *t, char *err, size_t len)
 {
-	unsigned long long st = procfs_start_time(t->pid);
+	char why[200];
 
-	if (st == 0) {
+	if (identity_same(t->pid, &t->id, why, sizeof(why)))
+		return TARGET_OK;
+	unsigned long long start = procfs_start_time(t->pid);
+
+	if (start == 0) {
 		snprintf(err, len, "process %d exited", (int)t->pid);
 		return TARGET_GONE;
 	}
-	if (st != t->start_time) {
-		snprintf(err, len, "pid %d now belongs to another process (started later); not sampled",
-			 (int)t->pid);
-		return TARGET_REUSED;
-	}
-	return TARGET_OK;
+	snprintf(err, len, "%s; not sampled", why);
+	return start == t->id.start ? TARGET_CHANGED : TARGET_REUSED;
+}
+
+enum target_status target_still_same(struct target *t, char *err, size_t len)
+{
+	return target_check_identity(t, err, len);
 }
 
 enum target_status target_open(struct target *t, pid_t pid, char *err, size_t len)
@@ -168,6 +169,11 @@ enum target_status target_open(struct target *t, pid_t pid, char *err, size_t le
 		return TARGET_GONE;
 	}
 	t->start_time = procfs_start_time(pid);
+	if (identity_read(pid, &t->id) < 0) {
+		snprintf(err, len, "%d: no such process", (int)pid);
+		return TARGET_GONE;
+	}
+	t->start_time = t->id.start;
 	if (fscreds_owner(pid, &t->uid, &t->gid) < 0) {
 		int e = errno;
 
@@ -345,6 +351,12 @@ enum target_status target_sample(struct target *t, enum rank_state *state,
 			target_note_decider(t, &th);
 			*state = RANK_IN_MPI;
 			return TARGET_OK;
+		}
+		/* A main thread of which not one frame could be read says nothing either way. */
+		if (th.main && th.nframes == 0) {
+			snprintf(err, len, "pid %d: no frame of its main thread could be read; not sampled this time",
+				 (int)t->pid);
+			return TARGET_FAILED;
 		}
 		if (th.main)
 			target_note_decider(t, &th);

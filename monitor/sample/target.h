@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "classify.h"
+#include "identity.h"
 #include "maps.h"
 #include "procfs.h"
 #include "progress.h"
@@ -24,6 +25,7 @@ enum target_status {
 	TARGET_GONE,       /* the process exited */
 	TARGET_DENIED,     /* ptrace not allowed */
 	TARGET_REUSED,     /* the pid now belongs to another process */
+	TARGET_CHANGED,    /* the same process now runs another program or as another user */
 	TARGET_FAILED,     /* anything else; see the message */
 };
 
@@ -48,6 +50,7 @@ struct target {
 	pid_t pid;
 	int rank; /* from the launcher's environment, -1 if none */
 	unsigned long long start_time;
+	struct proc_identity id; /* as opened: checked again before every sample (identity.h) */
 	uid_t uid; /* its owner: its files are read with these credentials (fscreds.h) */
 	gid_t gid;
 	struct maps maps;
@@ -75,6 +78,8 @@ enum target_status target_sample(struct target *t, enum rank_state *state,
 /* Every thread's frames: *threads malloc'd (the caller frees it), *n of them. */
 enum target_status target_capture(struct target *t, struct thread_stack **threads, int *n,
 				  enum rank_state *state, char *err, size_t len);
+/* Is t still the process that was opened (identity.h)? TARGET_OK, or why not in err. */
+enum target_status target_still_same(struct target *t, char *err, size_t len);
 /* Does this process map an MPI library (or link MPI statically)? */
 bool target_uses_mpi(const struct target *t);
 

@@ -1,33 +1,39 @@
 /* unwind_libunwind — libunwind's remote unwinder over a snapshot. The accessors read the
  * registers and the copied stack from the snapshot; other memory (the .eh_frame tables the
  * unwinder consults) is read from the running target with process_vm_readv, through a small
- * page cache that only holds read-only mappings, which cannot change under us. Unwind tables
- * come from libunwind-ptrace's _UPT_find_proc_info, with one UPT handle per module: it caches
- * a single ELF image, so sharing one across the libraries of a stack would reload an image at
- * every frame. libunwind passes _UPT_find_proc_info's argument on to access_mem, so the
- * accessors find the snapshot being unwound through a thread-local pointer instead. */
+ * page cache that only holds read-only mappings, which cannot change under us. The unwind
+ * tables are found in the target's memory too (ehframe.h) and searched by libunwind's
+ * dwarf_search_unwind_table: no module's file is opened while a thread is unwound (libunwind-
+ * ptrace's _UPT_find_proc_info would open the path the map names, with every signal blocked,
+ * so a FIFO planted there would hold the monitor for good). The accessors find the snapshot
+ * being unwound through a thread-local pointer. */
 #include <libunwind-ptrace.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
+#include "ehframe.h"
 #include "progress.h"
 #include "unwind.h"
 
 #define PAGE 4096
 #define PAGE_CACHE 64
 
-struct module_upt {
+/* libunwind's search of a remote .eh_frame_hdr table (exported, not in its headers). */
+extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip, unw_dyn_info_t *di,
+					      unw_proc_info_t *pi, int need_unwind_info, void *arg);
+
+struct module_table {
 	int path_index;
-	void *upt;
+	bool ok;
+	unw_dyn_info_t di;
 };
 
 struct lu_state {
 	pid_t pid;
 	unw_addr_space_t as;
-	struct module_upt *mods;
+	struct module_table *mods;
 	int nmods;
-	void *upt_anon; /* for code outside any file-backed module */
 	struct {
 		uint64_t page; /* 0: empty */
 		unsigned char data[PAGE];
@@ -41,43 +47,63 @@ static __thread struct {
 	const struct maps *mp;
 } cur;
 
-static void *module_upt(struct lu_state *st, uint64_t ip)
+static bool read_process(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(*(pid_t *)ctx, &l, 1, &r, 1, 0) == (ssize_t)len;
+}
+
+/* Where the module of path index idx has its file offset 0 mapped, or 0. */
+static uint64_t module_base(const struct maps *mp, int idx)
+{
+	uint64_t base = 0;
+
+	for (int i = 0; i < mp->len; i++)
+		if (mp->m[i].path_index == idx && mp->m[i].offset == 0 && (!base || mp->m[i].start < base))
+			base = mp->m[i].start;
+	return base;
+}
+
+/* The unwind table of the module holding ip, found once per module (until a flush). */
+static const struct module_table *module_table(struct lu_state *st, uint64_t ip)
 {
 	const struct mapping *m = maps_find(cur.mp, ip);
 	int idx = m ? m->path_index : -1;
 
-	/* libunwind opens the mapped file by its name: only one known to be a regular file. */
-	if (idx >= 0 && !maps_file_ok(cur.mp, m))
+	if (idx < 0)
 		return NULL;
-	if (idx < 0) {
-		if (!st->upt_anon)
-			st->upt_anon = _UPT_create(st->pid);
-		return st->upt_anon;
-	}
 	for (int i = 0; i < st->nmods; i++)
 		if (st->mods[i].path_index == idx)
-			return st->mods[i].upt;
+			return &st->mods[i];
 
-	struct module_upt *nm = realloc(st->mods, (size_t)(st->nmods + 1) * sizeof(*nm));
+	struct module_table *nm = realloc(st->mods, (size_t)(st->nmods + 1) * sizeof(*nm));
+	struct eh_table t;
 
 	if (!nm)
 		return NULL;
 	st->mods = nm;
-	nm[st->nmods].path_index = idx;
-	nm[st->nmods].upt = _UPT_create(st->pid);
-	return nm[st->nmods++].upt;
+	nm = &st->mods[st->nmods++];
+	memset(nm, 0, sizeof(*nm));
+	nm->path_index = idx;
+	nm->ok = ehframe_find(module_base(cur.mp, idx), read_process, &st->pid, &t);
+	nm->di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	nm->di.start_ip = t.start_ip;
+	nm->di.end_ip = t.end_ip;
+	nm->di.u.rti.segbase = t.hdr;
+	nm->di.u.rti.table_data = t.table;
+	nm->di.u.rti.table_len = t.count * 8 / sizeof(unw_word_t);
+	return nm;
 }
 
 static int lu_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
 			     int need_unwind_info, void *arg)
 {
-	(void)arg;
+	const struct module_table *mt = module_table(cur.st, ip);
 
-	void *upt = module_upt(cur.st, ip);
-
-	if (!upt)
+	if (!mt || !mt->ok || ip < mt->di.start_ip || ip >= mt->di.end_ip)
 		return -UNW_ENOINFO;
-	return _UPT_find_proc_info(as, ip, pi, need_unwind_info, upt);
+	return _Ux86_64_dwarf_search_unwind_table(as, ip, (unw_dyn_info_t *)&mt->di, pi, need_unwind_info, arg);
 }
 
 static void lu_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
@@ -195,15 +221,9 @@ static unw_accessors_t lu_accessors = {
 
 static void lu_drop_modules(struct lu_state *st)
 {
-	for (int i = 0; i < st->nmods; i++)
-		if (st->mods[i].upt)
-			_UPT_destroy(st->mods[i].upt);
 	free(st->mods);
 	st->mods = NULL;
 	st->nmods = 0;
-	if (st->upt_anon)
-		_UPT_destroy(st->upt_anon);
-	st->upt_anon = NULL;
 	memset(st->cache, 0, sizeof(st->cache));
 }
 

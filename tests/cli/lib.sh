@@ -88,7 +88,9 @@ mpirun_start() {
 	start "$out" mpirun --oversubscribe -np "$np" "$@"
 	MPIRUN=$BG
 	deadline=$(($(date +%s) + 60))
-	while [ "$(grep -c '^rank [0-9]* pid' "$out")" -lt "$np" ]; do
+	# Open MPI forwards each rank's output as it reads it: two ranks' lines can come out run
+	# together ("rank 0 pid 11rank 1 pid 12"), so the lines are counted wherever they are.
+	while [ "$(rank_lines "$out" | wc -l)" -lt "$np" ]; do
 		if [ "$(date +%s)" -ge "$deadline" ] || ! kill -0 "$MPIRUN" 2>/dev/null; then
 			fail "MPI job did not start: $(tail -5 "$out")"
 			return 1
@@ -106,9 +108,14 @@ descendants() {
 	done
 }
 
+# rank_lines OUTFILE: every "rank R pid P" the ranks printed, one a line, wherever it was.
+rank_lines() {
+	grep -o 'rank [0-9][0-9]* pid [0-9][0-9]*' "$1" 2>/dev/null
+}
+
 # rank_pid OUTFILE RANK: the pid a "rank R pid P" line reported.
 rank_pid() {
-	sed -n "s/^rank $2 pid \([0-9]*\)$/\1/p" "$1"
+	rank_lines "$1" | sed -n "s/^rank $2 pid \([0-9]*\)$/\1/p"
 }
 
 # expect_untraced NAME PID: the process is not traced and not in a tracing stop.

@@ -73,7 +73,7 @@ expect_error "monitor: nothing to watch" 2 "is required"
 
 # job_pids OUTFILE: the ranks' PIDs in rank order, comma-separated.
 job_pids() {
-	sort -n -k2 "$1" | sed -n 's/^rank [0-9]* pid //p' | tr '\n' ',' | sed 's/,$//'
+	rank_lines "$1" | sort -n -k2 | sed -n 's/^rank [0-9]* pid //p' | tr '\n' ',' | sed 's/,$//'
 }
 
 # --- a computation hang: the listed processes, and only they, are ended ------------------------

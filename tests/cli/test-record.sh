@@ -130,7 +130,7 @@ start "$TMP/healthy.out" env PS_PRINT_PIDS=1 PS_FAULT_AFTER=60 "$PARASTACK" run 
 	mpirun --oversubscribe -np 2 "$APP"
 RUNNER=$BG
 if wait_for "$TMP/healthy.out" "rank 1 pid" 60; then
-	r0=$(sed -n 's/^rank 0 pid //p' "$TMP/healthy.out")
+	r0=$(rank_pid "$TMP/healthy.out" 0)
 	launcher=$(awk '{ print $4 }' "/proc/$r0/stat")
 	if grep -q libparastack-mpi "/proc/$r0/maps"; then ok; else fail "the layer is not in rank 0"; fi
 	if grep -q libparastack-mpi "/proc/$launcher/maps"; then fail "the layer is in mpirun ($launcher)"; else ok; fi

@@ -111,6 +111,10 @@ if mpirun_start "$TMP/mpi" 5 "$FIX/mpi_states"; then
 fi
 # A rank waiting inside MPI_Init (rank 0 starts late): starting, not hung.
 if LATE_INIT=60 mpirun_start "$TMP/late" 3 "$FIX/mpi_states"; then
+	# It prints its pid before it calls MPI_Init: first see it there.
+	deadline=$(($(date +%s) + 30))
+	until "$FIX/sample_loop" --fingerprint "$(rank_pid "$TMP/late" 1)" 1 | grep -q ' init 1 ' ||
+		[ "$(date +%s)" -ge "$deadline" ]; do sleep 0.1; done
 	run "$FIX/sample_loop" --fingerprint "$(rank_pid "$TMP/late" 1)" 5 50
 	if [ "$(printf '%s\n' "$OUT" | grep -c ' init 1 ')" -eq 5 ]; then ok; else fail "rank in MPI_Init not seen there: $OUT"; fi
 	stop_started_one "$MPIRUN"
