@@ -146,7 +146,8 @@ fi
 start "$TMP/dstate" "$FIX/dstate" 4
 DS=$BG
 wait_for "$TMP/dstate" "^pid "
-sleep 0.3
+deadline=$(($(date +%s) + 10))
+until [ "$(proc_state "$DS")" = D ] || [ "$(date +%s)" -ge "$deadline" ]; do sleep 0.05; done
 run "$FIX/sample_loop" --fingerprint "$DS" 5
 if [ "$RC" -eq 0 ] && [ "$(printf '%s\n' "$OUT" | grep -c 'kernel 1$')" -eq 5 ]; then ok; else fail "D-state process: $OUT $ERR"; fi
 run "$PARASTACK" stack --json "$DS"
