@@ -181,9 +181,9 @@ $(B)/tests/apps/solver: tests/apps/solver.f90
 	$(call say,MPIF90,$@)mpif90 -O2 -g -o $@ $<
 
 # A user's own LD_PRELOAD library (an MPI fault injector), for the launch-line tests.
-$(B)/tests/libpsinject.so: tests/fixtures/psinject.c
+$(B)/tests/libpsinject.so: tests/fixtures/psinject.c record/record_format.h $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
-	$(call say,MPICC,$@)mpicc -std=gnu11 -O1 -g -fPIC -shared -o $@ $< -ldl
+	$(call say,MPICC,$@)mpicc -std=gnu11 -O1 -g -fPIC -shared -I$(GEN) -o $@ $< -ldl
 
 $(B)/tests/dstate: tests/fixtures/dstate.c
 	@mkdir -p $(@D)

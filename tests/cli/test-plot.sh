@@ -54,6 +54,12 @@ if [ ! -e "$TMP/cwd/pwned" ] && [ -s "$TMP/cwd/|touch pwned;.svg" ]; then ok; el
 run sh -c "cd '$TMP/cwd' && '$abs' plot -o '|touch pwned2.svg' ../healthy.trace"
 expect_status "-o named like a pipe" 0
 if [ ! -e "$TMP/cwd/pwned2.svg" ] && [ -s "$TMP/cwd/|touch pwned2.svg" ]; then ok; else fail "plot ran a shell command from -o"; fi
+# Quotes and gnuplot's system() in a title or a trace's name are text, never gnuplot commands.
+cp "$TMP/healthy.trace" "$TMP/cwd/q'\"\";system(\"touch pwned4\");\".trace"
+run sh -c "cd '$TMP/cwd' && '$abs' plot --title '\"; system(\"touch pwned3\"); \"' ./q*system*.trace"
+expect_status "quotes and system() in a title and a trace's name" 0
+if [ ! -e "$TMP/cwd/pwned3" ] && [ ! -e "$TMP/cwd/pwned4" ] && ls "$TMP/cwd/" | grep -q "system.*svg"; then ok; else
+	fail "plot ran gnuplot's system() from a title or a name: $(ls "$TMP/cwd")"; fi
 # The picture replaces a symbolic link, never writes through it.
 echo keep >"$TMP/victim"
 ln -s "$TMP/victim" "$TMP/link.svg"

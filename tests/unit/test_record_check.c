@@ -5,6 +5,8 @@
  * read in bounded time and either kept, escaped, or left out as unreadable, never naming a rank
  * outside the job. */
 #include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -173,6 +175,32 @@ START_TEST(a_record_of_another_rank_or_peer_is_unreadable)
 }
 END_TEST
 
+/* A record of garbage bytes behind a valid header: read or refused, in bounded time and size. */
+START_TEST(a_record_of_garbage_is_refused_or_bounded)
+{
+	uint64_t x = 88172645463325252ULL;
+
+	for (int round = 0; round < 4; round++) {
+		unsigned char *p = (unsigned char *)&areas[0];
+
+		for (size_t i = 0; i < sizeof(areas[0]); i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64, a fixed seed */
+			p[i] = (unsigned char)(round & 1 ? x & 0x01 : x); /* odd rounds: mostly zeros */
+		}
+		forged_base(&areas[1], 0);
+		memcpy(&areas[0], &areas[1], offsetof(struct psrec_area, nthreads));
+
+		json_t *rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
+		char *text = json_dumps(rec, JSON_COMPACT);
+
+		ck_assert_ptr_nonnull(text);
+		ck_assert_uint_lt(strlen(text), 16u << 20);
+		free(text);
+		json_decref(rec);
+	}
+}
+END_TEST
+
 Suite *record_check_suite(void)
 {
 	Suite *s = suite_create("record_check");
@@ -184,6 +212,7 @@ Suite *record_check_suite(void)
 	tcase_add_test(tc, communicators_sharing_the_members_pool_are_unreadable);
 	tcase_add_test(tc, members_outside_the_job_are_unreadable_and_never_culprits);
 	tcase_add_test(tc, a_record_of_another_rank_or_peer_is_unreadable);
+	tcase_add_test(tc, a_record_of_garbage_is_refused_or_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }
