@@ -87,8 +87,9 @@ static void stop_target(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-/* parastack's path: target_sample, every thread's stopped time. */
-static int measure_parastack(pid_t pid, int samples, int64_t *stops, int64_t *held, int *frames)
+/* parastack's path: target_sample, every thread's stopped time, and the whole sample's wall time
+ * (the monitor's side: the identity check, every thread stopped, copied and unwound). */
+static int measure_parastack(pid_t pid, int samples, int64_t *stops, int64_t *held, int64_t *whole, int *frames)
 {
 	struct target t;
 	char err[512];
@@ -102,8 +103,11 @@ static int measure_parastack(pid_t pid, int samples, int64_t *stops, int64_t *he
 		struct sample_cost c;
 		enum rank_state st;
 
+		int64_t t0 = now_ns();
+
 		if (target_sample(&t, &st, &c, err, sizeof(err)) != TARGET_OK)
 			break;
+		whole[n] = now_ns() - t0;
 		/* Each thread is stopped on its own; the mean per thread of this sample. */
 		held[n] = c.threads ? c.held_sum / c.threads : 0;
 		stops[n++] = c.threads ? c.stopped_sum / c.threads : 0;
@@ -290,7 +294,10 @@ int main(int argc, char **argv)
 	int samples = argc > 2 ? atoi(argv[2]) : 2000;
 	int64_t *v = calloc((size_t)samples, sizeof(int64_t));
 	int64_t *held = calloc((size_t)samples, sizeof(int64_t));
+	int64_t *whole = calloc((size_t)samples, sizeof(int64_t));
 	static const int depths[] = { 4, 34 };
+	/* SAMPLE_COST_ONLY_PARASTACK: the parastack rows alone (A/B runs of two builds). */
+	int only_parastack = getenv("SAMPLE_COST_ONLY_PARASTACK") != NULL;
 	int have_eu = system("command -v eu-stack >/dev/null 2>&1") == 0;
 	int have_gdb = system("command -v gdb >/dev/null 2>&1") == 0;
 
@@ -317,7 +324,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "sample_cost: cannot start %s\n", argv[1]);
 				return 1;
 			}
-			n = measure_parastack(pid, samples, v, held, &frames);
+			n = measure_parastack(pid, samples, v, held, whole, &frames);
 
 			double base = n ? quantile_us(v, n, 0.5) : 0;
 
@@ -325,6 +332,12 @@ int main(int argc, char **argv)
 			row(label, nthreads, frames, v, n, base);
 			snprintf(label, sizeof(label), "parastack, %s threads, held in the stop", kinds[ki].mode);
 			row(label, nthreads, frames, held, n, base);
+			snprintf(label, sizeof(label), "parastack, %s threads, whole sample (monitor side)", kinds[ki].mode);
+			row(label, nthreads, frames, whole, n, base);
+			if (only_parastack) {
+				stop_target(pid);
+				continue;
+			}
 			n = measure_naive(pid, samples / 10, v, &frames);
 			row("naive (prototype: unwind + symbols while stopped)", nthreads, frames, v, n, base);
 			if (have_eu) {
@@ -348,5 +361,6 @@ int main(int argc, char **argv)
 	}
 	free(v);
 	free(held);
+	free(whole);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../monitor/daemon/exitcodes.h"
@@ -254,11 +255,15 @@ static void end_job(pid_t launcher, int sig, int grace_s)
 		kill(launcher, SIGKILL);
 	/* The launcher is gone (or killed); ranks it could not take with it go now. */
 	for (int i = 1; i < n; i++) {
-		unsigned long long st = procfs_start_time(procs[i].pid);
-		char state = procfs_state(procs[i].pid);
+		/* Through a pidfd opened before the check: the signal reaches the process checked. */
+		int fd = (int)syscall(SYS_pidfd_open, procs[i].pid, 0);
+		unsigned long long st = fd >= 0 ? procfs_start_time(procs[i].pid) : 0;
+		char state = st ? procfs_state(procs[i].pid) : 0;
 
 		if (st && st == procs[i].start && state && state != 'Z')
-			kill(procs[i].pid, SIGKILL);
+			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+		if (fd >= 0)
+			close(fd);
 	}
 	free(procs);
 	wait_child(launcher, 5000);

@@ -3,24 +3,9 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <sys/fsuid.h>
 #include <unistd.h>
 
-
-/* A decimal id from the environment, or -1 when absent or not one. */
-static long env_id(const char *name)
-{
-	const char *s = getenv(name);
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	return errno || *end || v < 0 || v > 0x7fffffffL ? -1 : v;
-}
 
 int fscreds_owner(pid_t pid, uid_t *uid, gid_t *gid)
 {
@@ -56,15 +41,6 @@ void fscreds_enter(uid_t uid, gid_t gid, struct fscreds *saved)
 	saved->gid = (gid_t)setfsgid(gid);
 	saved->uid = (uid_t)setfsuid(uid);
 	saved->changed = true;
-}
-
-void fscreds_enter_invoker(struct fscreds *saved)
-{
-	long uid = env_id("SUDO_UID"), gid = env_id("SUDO_GID");
-
-	saved->changed = false;
-	if (uid >= 0 && gid >= 0)
-		fscreds_enter((uid_t)uid, (gid_t)gid, saved);
 }
 
 void fscreds_leave(const struct fscreds *saved)

@@ -1,9 +1,8 @@
 /* fscreds — file access with someone else's credentials, for this thread only (setfsuid and
  * setfsgid). As root, the files a target maps (its executable, its libraries and their debug
  * information) are opened and parsed as the target's owner, so a crafted target cannot make the
- * monitor read what its owner could not; the files the user asked for (report, trace) are
- * created as the user who ran sudo (SUDO_UID/SUDO_GID), owned by them and allowed only where
- * they could write. Without root, or when the identities already match, nothing changes. */
+ * monitor read what its owner could not (the files written for the job are ownedfile.h's).
+ * Without root, or when the identities already match, nothing changes. */
 #ifndef PARASTACK_FSCREDS_H
 #define PARASTACK_FSCREDS_H
 
@@ -21,8 +20,6 @@ int fscreds_owner(pid_t pid, uid_t *uid, gid_t *gid);
 /* Take uid/gid for file access until fscreds_leave(saved), when running as root and they
  * differ from ours. */
 void fscreds_enter(uid_t uid, gid_t gid, struct fscreds *saved);
-/* As fscreds_enter, with the identity sudo names (SUDO_UID, SUDO_GID); nothing without them. */
-void fscreds_enter_invoker(struct fscreds *saved);
 void fscreds_leave(const struct fscreds *saved);
 
 #endif

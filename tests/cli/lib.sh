@@ -85,7 +85,8 @@ mpirun_start() {
 	out=$1
 	np=$2
 	shift 2
-	start "$out" mpirun --oversubscribe -np "$np" "$@"
+	# $MPIRUN_AS: words before mpirun (another user's identity, its environment).
+	start "$out" ${MPIRUN_AS:-} mpirun --oversubscribe -np "$np" "$@"
 	MPIRUN=$BG
 	deadline=$(($(date +%s) + 60))
 	# Open MPI forwards each rank's output as it reads it: two ranks' lines can come out run

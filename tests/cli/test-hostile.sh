@@ -39,16 +39,7 @@ MPI_ARGS=""
 user_job() {
 	out=$1 np=$2
 	shift 2
-	start "$out" $AS_USER PS_PRINT_PIDS=1 "$@" mpirun --oversubscribe -np "$np" $MPI_ARGS "$STENCIL"
-	MPIRUN=$BG
-	deadline=$(($(date +%s) + 60))
-	while [ "$(rank_lines "$out" | wc -l)" -lt "$np" ]; do
-		if [ "$(date +%s)" -ge "$deadline" ] || ! kill -0 "$MPIRUN" 2>/dev/null; then
-			fail "the user's job did not start: $(tail -5 "$out")"
-			return 1
-		fi
-		sleep 0.1
-	done
+	MPIRUN_AS="$AS_USER PS_PRINT_PIDS=1 $*" mpirun_start "$out" "$np" $MPI_ARGS "$STENCIL"
 }
 
 # wait_report FILTER SECONDS: until $REPORT exists and FILTER holds on it (the report is written
