@@ -136,8 +136,10 @@ static enum target_status target_check_identity(struct target *t, char *err, siz
 	if (identity_same(t->pid, &t->id, why, sizeof(why)))
 		return TARGET_OK;
 	unsigned long long start = procfs_start_time(t->pid);
+	char state = start ? procfs_state(t->pid) : 0;
 
-	if (start == 0) {
+	/* A zombie has no executable left to compare: it exited, as its parent will learn. */
+	if (start == 0 || !state || state == 'Z') {
 		snprintf(err, len, "process %d exited", (int)t->pid);
 		return TARGET_GONE;
 	}

@@ -132,6 +132,9 @@ if user_job "$TMP/job2.out" 3; then
 	if [ -z "$(find "$UHOME" -user 0)" ]; then ok; else fail "row 2: root-owned files in the user's home: $(find "$UHOME" -user 0)"; fi
 	root_untouched "row 2"
 	stop_started_one "$MPIRUN"
+	# The stopped su is the test's own (a rank it started): ended by its PID, whatever mpirun did.
+	kill -CONT "$P2" 2>/dev/null
+	kill -KILL "$P2" 2>/dev/null
 fi
 MPI_ARGS=""
 
