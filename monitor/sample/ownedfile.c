@@ -69,13 +69,14 @@ mode_t ownedfile_mode(const struct file_owner *o)
 	return 0666 & ~mask;
 }
 
-/* May the walk follow the link name in dir: it belongs to root or to the owner. */
+/* May the walk follow the link name in dir: it belongs to root or to the owner. A monitor
+ * writing its own user's files follows any link, as that user's own programs do. */
 static bool link_trusted(int dir, const char *name, const struct file_owner *o)
 {
 	struct stat st;
 
-	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_uid == 0 || st.st_uid == o->uid ||
-								     (!o->is_other && st.st_uid == geteuid()));
+	return !o->is_other ||
+	       (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_uid == 0 || st.st_uid == o->uid));
 }
 
 /* One step of the walk: component name from *dir. A trusted link's target is put in front of

@@ -2,10 +2,11 @@
  * and never through a link the job could plant. A monitor may run as root on an ordinary user's
  * job, whose ranks can change the file system under it: so every file is opened with the
  * owner's file credentials (setfsuid, confirmed; a monitor that cannot take them refuses to
- * write rather than write as root), the directory is reached by a walk that follows a symbolic
- * link only when it belongs to root or to the owner (the kernel's protected_symlinks rule, on
- * every component), and the file itself is never a link (O_NOFOLLOW) and never something other
- * than a regular file. Files created for another user are 0600. */
+ * write rather than write as root), the directory is reached by a walk that, for another user's
+ * files, follows a symbolic link only when it belongs to root or to that user (the kernel's
+ * protected_symlinks rule, on every component), and the file itself is never a link
+ * (O_NOFOLLOW) and never something other than a regular file. Files created for another user
+ * are 0600. */
 #ifndef PARASTACK_OWNEDFILE_H
 #define PARASTACK_OWNEDFILE_H
 
