@@ -257,7 +257,8 @@ $(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/pyframes.c mo
 
 # What a rank controls: its record, read into the report and the wait-for analysis.
 RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/sample/textsafe.c monitor/sample/watchdog.c \
-	monitor/sample/symbolize.c monitor/sample/maps.c monitor/sample/fscreds.c monitor/sample/procfs.c
+	monitor/sample/symbolize.c monitor/sample/maps.c monitor/sample/fscreds.c monitor/sample/procfs.c \
+	monitor/sample/identity.c
 $(B)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c tests/fuzz/forged_areas.h $(RECORD_READER_SRC) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson

@@ -28,6 +28,12 @@
  * of call it is (generated: build/gen/psrec_funcs.h). */
 #include "psrec_funcs.h"
 
+/* A slot the writer had finished with when it was copied (its seq even; odd: being written). */
+static inline int psrec_settled(uint32_t seq)
+{
+	return (seq & 1) == 0;
+}
+
 #define PSREC_KIND_ENUM(kind) PSREC_KIND_##kind,
 enum psrec_kind { PSREC_KINDS(PSREC_KIND_ENUM) PSREC_NKINDS };
 #undef PSREC_KIND_ENUM

@@ -74,18 +74,14 @@ int outfile_replace_json(const char *path, json_t *j, const struct file_owner *o
 	struct fscreds saved;
 	const char *name;
 	char why[PATH_MAX + 128];
-	int dir, r = -1;
+	int dir = ownedfile_open_dir(path, o, &saved, &name, why, sizeof(why)), r;
 
-	if (ownedfile_enter(o, &saved, why, sizeof(why)) < 0) {
+	if (dir < 0) {
 		snprintf(err, len, "cannot write %s: %s", path, why);
 		return -1;
 	}
-	if ((dir = ownedfile_dir(path, o, &name, why, sizeof(why))) < 0)
-		snprintf(err, len, "cannot write %s: %s", path, why);
-	else
-		r = replace_json(dir, path, name, j, ownedfile_mode(o), err, len);
-	if (dir >= 0)
-		close(dir);
+	r = replace_json(dir, path, name, j, ownedfile_mode(o), err, len);
+	close(dir);
 	fscreds_leave(&saved);
 	return r;
 }
@@ -95,19 +91,15 @@ FILE *outfile_open_stream(const char *path, const struct file_owner *o, char *er
 	struct fscreds saved;
 	const char *name;
 	char why[PATH_MAX + 128];
-	FILE *f = NULL;
-	int dir;
+	int dir = ownedfile_open_dir(path, o, &saved, &name, why, sizeof(why));
+	FILE *f;
 
-	if (ownedfile_enter(o, &saved, why, sizeof(why)) < 0) {
+	if (dir < 0) {
 		snprintf(err, len, "cannot write %s: %s", path, why);
 		return NULL;
 	}
-	if ((dir = ownedfile_dir(path, o, &name, why, sizeof(why))) < 0)
-		snprintf(err, len, "cannot write %s: %s", path, why);
-	else
-		f = open_stream(dir, path, name, ownedfile_mode(o), err, len);
-	if (dir >= 0)
-		close(dir);
+	f = open_stream(dir, path, name, ownedfile_mode(o), err, len);
+	close(dir);
 	fscreds_leave(&saved);
 	return f;
 }

@@ -113,11 +113,12 @@ static int job_size(const struct monitor *m)
 static json_t *capture_local(struct monitor *m, bool with_record)
 {
 	json_t *arr = json_array();
+	int size = job_size(m);
 
 	for (int i = 0; i < m->nlocal; i++) {
 		struct symbolizer *sy = symbolizer_pool_get(&m->syms, &m->targets[i].maps);
 		json_t *rank = capture_rank(&m->targets[i], sy, m->c.host);
-		json_t *rec = with_record && !m->no_record ? mpirecord_json(&m->targets[i], sy, job_size(m)) : NULL;
+		json_t *rec = with_record && !m->no_record ? mpirecord_json(&m->targets[i], sy, size) : NULL;
 		json_t *unreadable = json_object_get(rec, "unreadable");
 
 		if (unreadable)

@@ -120,16 +120,11 @@ json_t *cores_dump(struct target *targets, int n, const int *ranks, int nranks, 
 {
 	json_t *out = json_array();
 	struct fscreds saved;
-	const char *name;
 	char err[4200] = "";
 	int dfd = -1;
 
 	if (ownedfile_enter(o, &saved, err, sizeof(err)) == 0) {
-		char slash[4200];
-
-		/* The walk takes a file's path: the directory's own, with a last component "." */
-		snprintf(slash, sizeof(slash), "%s/.", dir);
-		dfd = ownedfile_dir(slash, o, &name, err, sizeof(err));
+		dfd = ownedfile_walk(dir, o, err, sizeof(err));
 		fscreds_leave(&saved);
 	}
 	for (int i = 0; i < n; i++) {

@@ -43,10 +43,6 @@ static json_int_t counter_sum(json_t *e, const char *k, uint64_t add)
 	return have + (json_int_t)add > (json_int_t)cap ? (json_int_t)cap : have + (json_int_t)add;
 }
 
-static bool consistent(uint32_t seq)
-{
-	return (seq & 1) == 0;
-}
 
 /* Copy the area out of the rank; NULL when it is not there or not this version. */
 static struct psrec_area *read_area(const struct target *t)
@@ -139,7 +135,7 @@ static json_t *calls_json(const struct area_view *v)
 	for (uint32_t i = 0; i < n; i++) {
 		const struct psrec_call *c = &a->calls[i];
 
-		if (!consistent(c->seq) || c->func == PSREC_NONE)
+		if (!psrec_settled(c->seq) || c->func == PSREC_NONE)
 			continue;
 
 		json_t *reqs = json_array();
@@ -164,7 +160,7 @@ static json_t *requests_json(const struct area_view *v)
 	for (int i = 0; i < PSREC_REQS; i++) {
 		const struct psrec_req *r = &a->reqs[i];
 
-		if (!r->used || !consistent(r->seq) || !r->active)
+		if (!r->used || !psrec_settled(r->seq) || !r->active)
 			continue;
 		json_array_append_new(reqs, json_pack("{s:i, s:s, s:o, s:i, s:i, s:I, s:b, s:o}", "slot", i,
 						      "func", func_name(r->func), "comm", comm_id(a, r->comm),
@@ -212,9 +208,9 @@ static json_t *comms_json(const struct area_view *v)
 		const struct psrec_comm *c = &a->comms[i];
 		json_t *members = json_null();
 
-		if (!c->used || !consistent(c->seq))
+		if (!c->used || !psrec_settled(c->seq))
 			continue;
-		if (c->first >= 0 && c->size > 0 && (uint64_t)c->first + (uint64_t)c->size <= PSREC_MEMBERS) {
+		if (c->first >= 0) { /* inside the pool, 1 to the job's size (record_check.c) */
 			int *sorted = malloc((size_t)c->size * sizeof(int));
 			char *ranges = NULL;
 			size_t len = (size_t)c->size * 12 + 16;

@@ -5,12 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* A slot the writer had finished with when it was copied (odd: being written, skipped). */
-static bool settled(uint32_t seq)
-{
-	return (seq & 1) == 0;
-}
-
 static bool refuse(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -34,7 +28,7 @@ static bool calls_ok(const struct psrec_area *a, int job_size, char *why, size_t
 	for (uint32_t i = 0; i < n; i++) {
 		const struct psrec_call *c = &a->calls[i];
 
-		if (!settled(c->seq) || c->func == PSREC_NONE)
+		if (!psrec_settled(c->seq) || c->func == PSREC_NONE)
 			continue;
 		if (c->func >= PSREC_NFUNCS || c->comm < -1 || c->comm >= PSREC_COMMS || c->nreqs < 0)
 			return refuse(why, len, "call slot %u names function %u, communicator %d, %d requests",
@@ -54,7 +48,7 @@ static bool requests_ok(const struct psrec_area *a, int job_size, char *why, siz
 	for (int i = 0; i < PSREC_REQS; i++) {
 		const struct psrec_req *r = &a->reqs[i];
 
-		if (!r->used || !settled(r->seq))
+		if (!r->used || !psrec_settled(r->seq))
 			continue;
 		if (r->func >= PSREC_NFUNCS || r->comm < -1 || r->comm >= PSREC_COMMS || r->chan < -1 ||
 		    r->chan >= PSREC_CHANS || !peer_ok(r->peer, job_size))
@@ -125,7 +119,7 @@ static bool comms_ok(const struct psrec_area *a, int job_size, char *why, size_t
 	for (int i = 0; i < PSREC_COMMS; i++) {
 		const struct psrec_comm *c = &a->comms[i];
 
-		if (!c->used || !settled(c->seq))
+		if (!c->used || !psrec_settled(c->seq))
 			continue;
 		if (c->size < 1 || c->size > job_size || c->first < -1 ||
 		    (c->first >= 0 && (int64_t)c->first + c->size > PSREC_MEMBERS))

@@ -152,16 +152,17 @@ void job_find_owner(struct monitor *m)
 	struct slurm_job_info *job = m->slurm_job ? malloc(sizeof(*job)) : NULL;
 	char err[512];
 	pid_t src = owner_source(m);
-	uid_t euid;
+	struct proc_ids ids;
 
 	m->job_uid = getuid();
 	m->job_gid = getgid();
 	if (job && sched_slurm_job(m->slurm_job, job, err, sizeof(err)) == 0) {
 		m->job_uid = job->uid;
 		m->job_gid = job->gid;
-	} else if (src > 0) {
+	} else if (src > 0 && identity_ids(src, &ids) == 0) {
 		/* The real ids: a process that exec'd a setuid program keeps its owner's. */
-		identity_uids(src, &m->job_uid, &euid, &m->job_gid);
+		m->job_uid = ids.ruid;
+		m->job_gid = ids.rgid;
 	}
 	free(job);
 	ownedfile_owner(m->job_uid, m->job_gid, &m->files_owner);
@@ -170,16 +171,15 @@ void job_find_owner(struct monitor *m)
 /* A rank is the owner's process: its real and effective uid both the job's owner. */
 static int check_owner(const struct monitor *m, const struct job_proc *p)
 {
-	uid_t real, effective;
-	gid_t rgid;
+	struct proc_ids ids;
 
-	if (identity_uids(p->pid, &real, &effective, &rgid) < 0)
+	if (identity_ids(p->pid, &ids) < 0)
 		return 0; /* gone: target_open says so */
-	if (real == m->job_uid && effective == m->job_uid)
+	if (ids.ruid == m->job_uid && ids.euid == m->job_uid)
 		return 0;
 	fprintf(stderr, "parastack: rank %d (pid %d) runs as uid %d (effective %d), not as the job's owner "
-		"(uid %d): parastack watches only the owner's processes\n", p->rank, (int)p->pid, (int)real,
-		(int)effective, (int)m->job_uid);
+		"(uid %d): parastack watches only the owner's processes\n", p->rank, (int)p->pid, (int)ids.ruid,
+		(int)ids.euid, (int)m->job_uid);
 	return -1;
 }
 
@@ -273,7 +273,7 @@ static bool still_listed(const struct pid_entry *e)
 {
 	char why[200];
 
-	return e->id.start && identity_same(e->pid, &e->id, why, sizeof(why));
+	return e->id.start && identity_check(e->pid, &e->id, why, sizeof(why)) == IDENTITY_SAME;
 }
 
 /* Send sig to e through a pidfd opened before its identity is checked: the signal reaches the

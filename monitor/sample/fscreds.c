@@ -1,5 +1,6 @@
 /* fscreds — per-thread file credentials (see fscreds.h). */
 #include "fscreds.h"
+#include "identity.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,26 +10,12 @@
 
 int fscreds_owner(pid_t pid, uid_t *uid, gid_t *gid)
 {
-	char path[64], line[256];
-	long u = -1, g = -1;
-	FILE *f;
+	struct proc_ids ids;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(path, "re")))
+	if (identity_ids(pid, &ids) < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		long real, eff;
-
-		if (sscanf(line, "Uid: %ld %ld", &real, &eff) == 2)
-			u = eff;
-		else if (sscanf(line, "Gid: %ld %ld", &real, &eff) == 2)
-			g = eff;
-	}
-	fclose(f);
-	if (u < 0 || g < 0)
-		return -1;
-	*uid = (uid_t)u;
-	*gid = (gid_t)g;
+	*uid = ids.euid;
+	*gid = ids.egid;
 	return 0;
 }
 

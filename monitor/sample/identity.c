@@ -29,34 +29,44 @@ int identity_read(pid_t pid, struct proc_identity *id)
 	return 0;
 }
 
-bool identity_same(pid_t pid, const struct proc_identity *id, char *why, size_t len)
+/* What differs between then and now, before the zombie case is told apart. */
+static enum identity_verdict compare(pid_t pid, const struct proc_identity *id, const struct proc_identity *now,
+				     char *why, size_t len)
 {
-	struct proc_identity now;
-
-	if (identity_read(pid, &now) < 0) {
-		snprintf(why, len, "process %d exited", (int)pid);
-		return false;
-	}
-	if (now.start != id->start) {
+	if (now->start != id->start) {
 		snprintf(why, len, "pid %d now belongs to another process (started later)", (int)pid);
-		return false;
+		return IDENTITY_REUSED;
 	}
-	if (now.exe_dev != id->exe_dev || now.exe_ino != id->exe_ino) {
+	if (now->exe_dev != id->exe_dev || now->exe_ino != id->exe_ino) {
 		snprintf(why, len, "process %d now runs another program (it called exec)", (int)pid);
-		return false;
+		return IDENTITY_CHANGED;
 	}
-	if (now.uid != id->uid || now.gid != id->gid) {
+	if (now->uid != id->uid || now->gid != id->gid) {
 		snprintf(why, len, "process %d now runs as uid %d gid %d, not uid %d gid %d", (int)pid,
-			 (int)now.uid, (int)now.gid, (int)id->uid, (int)id->gid);
-		return false;
+			 (int)now->uid, (int)now->gid, (int)id->uid, (int)id->gid);
+		return IDENTITY_CHANGED;
 	}
-	return true;
+	return IDENTITY_SAME;
 }
 
-int identity_uids(pid_t pid, uid_t *real, uid_t *effective, gid_t *rgid)
+enum identity_verdict identity_check(pid_t pid, const struct proc_identity *id, char *why, size_t len)
+{
+	struct proc_identity now;
+	enum identity_verdict v = identity_read(pid, &now) < 0 ? IDENTITY_GONE : compare(pid, id, &now, why, len);
+	char state = v == IDENTITY_SAME ? 'R' : procfs_state(pid);
+
+	/* A zombie has no executable left to compare: it exited, as its parent will learn. */
+	if (v == IDENTITY_GONE || !state || state == 'Z') {
+		snprintf(why, len, "process %d exited", (int)pid);
+		return IDENTITY_GONE;
+	}
+	return v;
+}
+
+int identity_ids(pid_t pid, struct proc_ids *ids)
 {
 	char path[64], line[256];
-	long r = -1, e = -1, g = -1;
+	long ru = -1, eu = -1, rg = -1, eg = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -66,15 +76,13 @@ int identity_uids(pid_t pid, uid_t *real, uid_t *effective, gid_t *rgid)
 		long a, b;
 
 		if (sscanf(line, "Uid: %ld %ld", &a, &b) == 2)
-			r = a, e = b;
+			ru = a, eu = b;
 		else if (sscanf(line, "Gid: %ld %ld", &a, &b) == 2)
-			g = a;
+			rg = a, eg = b;
 	}
 	fclose(f);
-	if (r < 0 || e < 0 || g < 0)
+	if (ru < 0 || eu < 0 || rg < 0 || eg < 0)
 		return -1;
-	*real = (uid_t)r;
-	*effective = (uid_t)e;
-	*rgid = (gid_t)g;
+	*ids = (struct proc_ids){ (uid_t)ru, (uid_t)eu, (gid_t)rg, (gid_t)eg };
 	return 0;
 }

@@ -20,12 +20,24 @@ struct proc_identity {
 	ino_t exe_ino;
 };
 
+enum identity_verdict {
+	IDENTITY_SAME,
+	IDENTITY_GONE,    /* no such process, or a zombie: it exited */
+	IDENTITY_REUSED,  /* the PID names a process started later */
+	IDENTITY_CHANGED, /* the same process, now another program or another owner */
+};
+
+/* The real and effective ids of a process (its /proc/PID/status). */
+struct proc_ids {
+	uid_t ruid, euid;
+	gid_t rgid, egid;
+};
+
 /* pid's identity now; -1 with errno (ESRCH: gone). */
 int identity_read(pid_t pid, struct proc_identity *id);
-/* Is pid still the process id was read from? If not, why (one line: gone, another process,
- * another program, another owner). */
-bool identity_same(pid_t pid, const struct proc_identity *id, char *why, size_t len);
-/* The real and effective uids of pid (from /proc/PID/status); -1 if unreadable. */
-int identity_uids(pid_t pid, uid_t *real, uid_t *effective, gid_t *rgid);
+/* Is pid still the process id was read from? If not, why (one line). */
+enum identity_verdict identity_check(pid_t pid, const struct proc_identity *id, char *why, size_t len);
+/* pid's real and effective ids; -1 if unreadable. */
+int identity_ids(pid_t pid, struct proc_ids *ids);
 
 #endif

@@ -121,37 +121,62 @@ static int walk_step(int *dir, const char *name, char *todo, int *links, const s
 	return 0;
 }
 
-int ownedfile_dir(const char *path, const struct file_owner *o, const char **name, char *err, size_t len)
+int ownedfile_walk(const char *dirpath, const struct file_owner *o, char *err, size_t len)
 {
-	const char *slash = strrchr(path, '/');
 	char todo[PATH_MAX], comp[NAME_MAX + 1];
 	int dir, links = 0;
 
-	*name = slash ? slash + 1 : path;
-	if (!**name || strlen(path) >= sizeof(todo)) {
-		snprintf(err, len, "%s: not a file name", path);
+	if (strlen(dirpath) >= sizeof(todo)) {
+		snprintf(err, len, "%.200s...: path too long", dirpath);
 		return -1;
 	}
-	snprintf(todo, sizeof(todo), "%.*s", slash ? (int)(slash - path) : 0, path);
-	if ((dir = open(path[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
-		snprintf(err, len, "%s: %s", path[0] == '/' ? "/" : ".", strerror(errno));
+	snprintf(todo, sizeof(todo), "%s", dirpath);
+	if ((dir = open(todo[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		snprintf(err, len, "%s: %s", todo[0] == '/' ? "/" : ".", strerror(errno));
 		return -1;
 	}
 	while (todo[0]) {
-		size_t k = strcspn(todo, "/");
+		size_t k = strcspn(todo, "/"), skip = k + (todo[k] == '/');
 
 		if (k > NAME_MAX) {
-			snprintf(err, len, "%s: a component is too long", path);
+			snprintf(err, len, "%s: a component is too long", dirpath);
 			close(dir);
 			return -1;
 		}
 		memcpy(comp, todo, k);
 		comp[k] = '\0';
-		memmove(todo, todo + k + (todo[k] == '/'), strlen(todo + k + (todo[k] == '/')) + 1);
+		memmove(todo, todo + skip, strlen(todo + skip) + 1);
 		if (k > 0 && walk_step(&dir, comp, todo, &links, o, err, len) < 0) {
 			close(dir);
 			return -1;
 		}
 	}
+	return dir;
+}
+
+int ownedfile_dir(const char *path, const struct file_owner *o, const char **name, char *err, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char dirpath[PATH_MAX];
+
+	*name = slash ? slash + 1 : path;
+	if (!**name || strlen(path) >= sizeof(dirpath)) {
+		snprintf(err, len, "%s: not a file name", path);
+		return -1;
+	}
+	/* "/name": the root; "name": the current directory. */
+	snprintf(dirpath, sizeof(dirpath), "%.*s", slash ? (int)(slash - path) + (slash == path) : 0, path);
+	return ownedfile_walk(dirpath, o, err, len);
+}
+
+int ownedfile_open_dir(const char *path, const struct file_owner *o, struct fscreds *saved, const char **name,
+		       char *err, size_t len)
+{
+	int dir;
+
+	if (ownedfile_enter(o, saved, err, len) < 0)
+		return -1;
+	if ((dir = ownedfile_dir(path, o, name, err, len)) < 0)
+		fscreds_leave(saved);
 	return dir;
 }

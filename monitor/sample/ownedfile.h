@@ -29,9 +29,16 @@ void ownedfile_owner(uid_t uid, gid_t gid, struct file_owner *o);
 /* Take o's file credentials until fscreds_leave(saved); -1 with a one-line reason (and nothing
  * taken) when they cannot be had: the caller must not write then. */
 int ownedfile_enter(const struct file_owner *o, struct fscreds *saved, char *err, size_t len);
-/* The directory of path (O_PATH) reached by the walk above, and path's last component in
- * *name (pointing into path); -1 with a reason. Call between ownedfile_enter and leave. */
+/* The directory dirpath (O_PATH) reached by the walk above; -1 with a reason. Call between
+ * ownedfile_enter and leave. */
+int ownedfile_walk(const char *dirpath, const struct file_owner *o, char *err, size_t len);
+/* The same for the directory of a file's path, and its last component in *name (pointing into
+ * path). */
 int ownedfile_dir(const char *path, const struct file_owner *o, const char **name, char *err, size_t len);
+/* ownedfile_enter, then ownedfile_dir: the directory, with o's credentials taken (leave them
+ * with fscreds_leave(saved) after closing it); -1 with a reason, nothing taken. */
+int ownedfile_open_dir(const char *path, const struct file_owner *o, struct fscreds *saved, const char **name,
+		       char *err, size_t len);
 /* The mode of a file created for o: 0600 for another user, else 0666 less the umask. */
 mode_t ownedfile_mode(const struct file_owner *o);
 

@@ -26,7 +26,7 @@ static int npending, pending_cap;
 static void (*held_hook)(pid_t tid, void *arg);
 static void *held_arg;
 
-static int64_t now_ns(void)
+int64_t snapshot_now_ns(void)
 {
 	struct timespec ts;
 
@@ -59,7 +59,7 @@ static void block_signals(sigset_t *old)
  * needs to reach its stop when cores are oversubscribed. */
 static int wait_for_stop(pid_t tid, int *status)
 {
-	int64_t start = now_ns(), deadline = start + STOP_DEADLINE_NS;
+	int64_t start = snapshot_now_ns(), deadline = start + STOP_DEADLINE_NS;
 	sigset_t chld;
 
 	sigemptyset(&chld);
@@ -72,7 +72,7 @@ static int wait_for_stop(pid_t tid, int *status)
 		if (r < 0 && errno != EINTR)
 			return -1;
 
-		int64_t t = now_ns(), left = deadline - t;
+		int64_t t = snapshot_now_ns(), left = deadline - t;
 
 		if (left <= 0)
 			return 0;
@@ -203,7 +203,7 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 		return fail_errno(e, "ptrace(SEIZE, ", tid, err, errlen);
 	}
 
-	int64_t t0 = now_ns();
+	int64_t t0 = snapshot_now_ns();
 
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0) {
 		e = errno;
@@ -234,7 +234,7 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 		return st;
 	}
 
-	int64_t t_stopped = now_ns();
+	int64_t t_stopped = snapshot_now_ns();
 	int event = status >> 16, sig = WSTOPSIG(status), inject = 0;
 
 	if (event == PTRACE_EVENT_STOP)
@@ -255,8 +255,8 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 		if (st == SNAPSHOT_OK)
 			st = fail_errno(e, "ptrace(DETACH, ", tid, err, errlen);
 	}
-	s->stopped_ns = now_ns() - t0;
-	s->held_ns = now_ns() - t_stopped;
+	s->stopped_ns = snapshot_now_ns() - t0;
+	s->held_ns = snapshot_now_ns() - t_stopped;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return st;
 }

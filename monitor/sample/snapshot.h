@@ -44,6 +44,8 @@ struct snapshot {
 enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_max, char *err,
 				   size_t errlen);
 void snapshot_release(struct snapshot *s);
+/* CLOCK_MONOTONIC, in ns: the clock of the stop times above. */
+int64_t snapshot_now_ns(void);
 /* Detach from threads that did not stop in time, if they have stopped since. Returns how many
  * are still pending. Called before every snapshot and on exit. */
 int snapshot_reap_pending(void);

@@ -26,14 +26,6 @@ static enum target_status from_snapshot(enum snapshot_status st)
 	}
 }
 
-static int64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Load the map (which opens the mapped files for their symbols) as the target's owner. */
 static int target_load_maps(const struct target *t, struct maps *m)
 {
@@ -85,7 +77,7 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
 	}
 	maps_free(&t->maps);
 	t->maps = fresh;
-	t->maps_read_ns = monotonic_ns();
+	t->maps_read_ns = snapshot_now_ns();
 	t->unw->flush(t->unw_state);
 	if (t->py.minor < 0) /* an interpreter found once stays where it is */
 		target_probe_python(t);
@@ -102,7 +94,7 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
  * for other reasons (code without unwind tables) rereads the map at most once a second. */
 static bool map_looks_stale(const struct target *t, const uint64_t *ips, int n, bool broken)
 {
-	bool old = monotonic_ns() - t->maps_read_ns >= MAPS_RECHECK_NS, data = false;
+	bool data = false;
 
 	if (n == 0)
 		return true;
@@ -113,7 +105,7 @@ static bool map_looks_stale(const struct target *t, const uint64_t *ips, int n, 
 			return true;
 		data = data || !m->exec;
 	}
-	return old && (data || broken);
+	return (data || broken) && snapshot_now_ns() - t->maps_read_ns >= MAPS_RECHECK_NS;
 }
 
 /* Unwind the current snapshot into ips; read the map again and unwind once more if it looks
@@ -129,22 +121,17 @@ static int target_unwind(struct target *t, uint64_t *ips, uint64_t *fhash, char 
 	return n;
 }
 
+/* Is t still the process that was opened: same start, same program, same owner (identity.h)? */
 static enum target_status target_check_identity(struct target *t, char *err, size_t len)
 {
 	char why[200];
 
-	if (identity_same(t->pid, &t->id, why, sizeof(why)))
-		return TARGET_OK;
-	unsigned long long start = procfs_start_time(t->pid);
-	char state = start ? procfs_state(t->pid) : 0;
-
-	/* A zombie has no executable left to compare: it exited, as its parent will learn. */
-	if (start == 0 || !state || state == 'Z') {
-		snprintf(err, len, "process %d exited", (int)t->pid);
-		return TARGET_GONE;
+	switch (identity_check(t->pid, &t->id, why, sizeof(why))) {
+	case IDENTITY_SAME: return TARGET_OK;
+	case IDENTITY_GONE: snprintf(err, len, "%s", why); return TARGET_GONE;
+	case IDENTITY_REUSED: snprintf(err, len, "%s; not sampled", why); return TARGET_REUSED;
+	default: snprintf(err, len, "%s; not sampled", why); return TARGET_CHANGED;
 	}
-	snprintf(err, len, "%s; not sampled", why);
-	return start == t->id.start ? TARGET_CHANGED : TARGET_REUSED;
 }
 
 enum target_status target_still_same(struct target *t, char *err, size_t len)
@@ -170,12 +157,10 @@ enum target_status target_open(struct target *t, pid_t pid, char *err, size_t le
 		snprintf(err, len, "%d: is a zombie (exited, not yet reaped by its parent)", (int)pid);
 		return TARGET_GONE;
 	}
-	t->start_time = procfs_start_time(pid);
 	if (identity_read(pid, &t->id) < 0) {
 		snprintf(err, len, "%d: no such process", (int)pid);
 		return TARGET_GONE;
 	}
-	t->start_time = t->id.start;
 	if (fscreds_owner(pid, &t->uid, &t->gid) < 0) {
 		int e = errno;
 
@@ -197,7 +182,7 @@ enum target_status target_open(struct target *t, pid_t pid, char *err, size_t le
 		snprintf(err, len, "%d: cannot read its memory map: %s", (int)pid, strerror(e));
 		return e == ESRCH ? TARGET_GONE : TARGET_FAILED;
 	}
-	t->maps_read_ns = monotonic_ns();
+	t->maps_read_ns = snapshot_now_ns();
 	t->rank = procfs_rank(pid);
 	target_probe_python(t);
 	t->unw_state = t->unw->open(pid);

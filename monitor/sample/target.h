@@ -49,7 +49,6 @@ struct sample_cost {
 struct target {
 	pid_t pid;
 	int rank; /* from the launcher's environment, -1 if none */
-	unsigned long long start_time;
 	struct proc_identity id; /* as opened: checked again before every sample (identity.h) */
 	uid_t uid; /* its owner: its files are read with these credentials (fscreds.h) */
 	gid_t gid;
