@@ -3,6 +3,7 @@
 #   make check            unit tests (plain and under ASan/UBSan), fuzzing from a fixed seed,
 #                         and command-line tests
 #   make fuzz             only the fuzz targets (tests/fuzz)
+#   make check-repeat N=5 each command-line test file N times, alone and beside a load
 #   make install PREFIX=/usr/local DESTDIR=
 #   make deps             install missing Debian packages (root), or list them (others)
 # CI=true (or WERROR=1) turns warnings into errors; V=1 shows the full commands.
@@ -57,19 +58,20 @@ TASK_PROLOG := $(B)/parastack-task-prolog
 # prolog beside it: jobs whose ranks run MPICH get this one (launcher/layer_place.c).
 MPICH_CC := $(shell command -v mpicc.mpich 2>/dev/null)
 RECORD_MPICH := $(if $(MPICH_CC),$(B)/mpich/libparastack-mpi.so $(B)/mpich/parastack-task-prolog,)
-MPICH_APPS := $(if $(MPICH_CC),$(B)/mpich/tests/apps/stencil $(B)/mpich/tests/apps/layercheck,)
+MPICH_APPS := $(if $(MPICH_CC),$(B)/mpich/tests/apps/stencil $(B)/mpich/tests/apps/layercheck \
+	$(B)/mpich/tests/apps/shapes $(B)/mpich/tests/libpsinject.so,)
 TEST_PROGRAMS := $(B)/tests/unit $(B)/tests/unit-asan $(B)/tests/tracegen
 # Processes with known states for the sampler's tests (tests/fixtures).
 APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded \
 	$(B)/tests/apps/busywait $(B)/tests/apps/phases $(B)/tests/apps/commfaults \
 	$(B)/tests/apps/commfaults_f $(B)/tests/apps/commfaults_fh $(B)/tests/apps/commfaults_f08 \
 	$(B)/tests/apps/layercheck $(B)/tests/apps/mt_stress $(B)/tests/apps/halo $(B)/tests/apps/masterworker \
-	$(B)/tests/apps/transpose
+	$(B)/tests/apps/transpose $(B)/tests/apps/shapes
 FIXTURES := $(APPS) $(B)/tests/libparastack-mpi-asan.so $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/dstate $(B)/tests/evilname $(B)/tests/remap $(B)/tests/libremap_a.so $(B)/tests/libremap_b.so \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
 
-.PHONY: all check unit cli fuzz install uninstall clean deps demo bench
+.PHONY: all check unit cli fuzz install uninstall clean deps demo bench check-repeat cli-build
 all: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH)
 
 # The recording layer's regular part, generated from one description of the MPI API
@@ -185,6 +187,10 @@ $(B)/tests/libpsinject.so: tests/fixtures/psinject.c record/record_format.h $(GE
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)mpicc -std=gnu11 -O1 -g -fPIC -shared -I$(GEN) -o $@ $< -ldl
 
+$(B)/mpich/tests/libpsinject.so: tests/fixtures/psinject.c record/record_format.h $(GEN)/psrec_funcs.h
+	@mkdir -p $(@D)
+	$(call say,MPICC,$@)mpicc.mpich -std=gnu11 -O1 -g -fPIC -shared -I$(GEN) -o $@ $< -ldl
+
 $(B)/tests/dstate: tests/fixtures/dstate.c
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -o $@ $<
@@ -295,10 +301,19 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 	$(B)/tests/unit
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(B)/tests/unit-asan
 
-# The bench programs are built here too, so a change cannot leave them broken unnoticed.
-cli: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH) $(MPICH_APPS) $(B)/tests/tracegen $(FIXTURES) $(B)/bench/sample_cost \
-	$(B)/bench/trace_eval $(B)/bench/model_eval $(B)/bench/record_micro
+# What the command-line tests run. The bench programs are built here too, so a change cannot
+# leave them broken unnoticed.
+cli-build: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH) $(MPICH_APPS) $(B)/tests/tracegen $(FIXTURES) \
+	$(B)/bench/sample_cost $(B)/bench/trace_eval $(B)/bench/model_eval $(B)/bench/record_micro
+
+cli: cli-build
 	@sh tests/cli/run-all.sh $(B)
+
+# Which integration tests depend on chance: each tests/cli file N times alone and N times beside
+# a make -j2 (scripts/check-repeat); TESTS="run stack" narrows it to some files.
+N ?= 5
+check-repeat: cli-build
+	@sh scripts/check-repeat -n $(N) $(B) $(TESTS)
 
 # Prerequisites are built in order: deps before anything is compiled.
 check: deps

@@ -6,7 +6,14 @@
 # detected, which detector suspected (the model of S or the stall model), the delay from the
 # fault to the suspicion and to the confirmed hang, and the sampling the monitor achieved
 # (mean interval, how late samples were taken). Then healthy runs of the same jobs, minutes
-# each: suspicions dismissed and jobs ended (none may be). Writes results/livesinmpi.md.
+# each: suspicions dismissed and jobs ended (none may be). Then shapes the stencil is not
+# (issue 36, tests/apps/shapes.c, no faults.h): a ring Sendrecv + Allreduce, an
+# Isend/Irecv/Waitall halo + Allreduce, an Alltoall-bound transpose, a pure collective loop, at
+# 8 and 16 ranks, under Open MPI and MPICH; a rank skips one collective from outside (psinject)
+# at a random rank and moment; and their healthy runs. Writes results/livesinmpi.md.
+#   SHAPE_RUNS=N   faulted runs per (shape, ranks, MPI) row (default 5, 10 with BENCH=full)
+#   SHAPE_HEALTHY_S=S  seconds of each healthy shape run (default 120, 300 with BENCH=full)
+#   SHAPES="ring halo" MPIS="ompi" NPS="8"   narrow the rows; STENCIL=0 skips the stencil rows
 . "$(dirname "$0")/lib.sh"
 RUN=0
 WORK_SCALE=${PS_WORK:-0.005}
@@ -53,6 +60,7 @@ if [ -n "${BENCH_RUNS:-}" ]; then
 	cp "$BENCH_RUNS" "$WORK/runs.tsv"
 else
 N=$(pick 5 10)
+[ "${STENCIL:-1}" = 0 ] && N=0
 for _ in $(seq "$N"); do
 	for kind in skip deadlock; do
 		one "8 ranks" 8 "$kind" -1
@@ -60,11 +68,97 @@ for _ in $(seq "$N"); do
 	done
 done
 # Healthy: minutes each (measured here: about 950 iterations a second at 8 ranks, 1250 at 16).
-for _ in $(seq "$(pick 1 6)"); do
+for _ in $(seq "$([ "${STENCIL:-1}" = 0 ] && echo 0 || pick 1 6)"); do
 	one "8 ranks" 8 healthy "$(pick 570000 1700000)"
 	one "16 ranks" 16 healthy "$(pick 750000 2200000)"
 done
 fi
+
+# shape_run SHAPE NP MPI KIND: one run of tests/apps/shapes.c; KIND skip (a random rank skips
+# one collective, injected from outside 25-45 s in) or healthy (SHAPE_HEALTHY_S seconds, then
+# the launcher is stopped and the run read: no hang may have been reported). A line of
+# shapes.tsv: shape, np, mpi, kind, rank, fault time, start, end, verdict, suspected at,
+# confirmed at, basis, faulty ranks, suspicions dismissed.
+shape_run() {
+	RUN=$((RUN + 1))
+	sh=$1 np=$2 mpi=$3 kind=$4
+	rank=$(randint 0 $(($2 - 1)))
+	after=$(rand 25 45)
+	go=$WORK/go-$RUN rep=$WORK/report-$RUN.json out=$WORK/run-$RUN.out
+	func=allreduce
+	[ "$sh" = alltoall ] && func=alltoall
+	if [ "$mpi" = mpich ]; then
+		inj=$BUILD/mpich/tests/libpsinject.so app=$BUILD/mpich/tests/apps/shapes
+		set -- mpiexec.mpich -n "$np" -genv LD_PRELOAD "$inj" -genv PS_INJECT_RANK "$rank" \
+			-genv PS_INJECT_CALL 1 -genv PS_INJECT_WHEN "$go" -genv PS_INJECT_FUNC "$func" "$app" "$sh"
+	else
+		inj=$BUILD/tests/libpsinject.so app=$APPS/shapes
+		set -- mpirun --oversubscribe --bind-to none -np "$np" -x LD_PRELOAD="$inj" -x PS_INJECT_RANK="$rank" \
+			-x PS_INJECT_CALL=1 -x PS_INJECT_WHEN="$go" -x PS_INJECT_FUNC="$func" "$app" "$sh"
+	fi
+	[ "$kind" = healthy ] && rank=-
+	say "livesinmpi: run $RUN: $sh, $np ranks, $mpi, $kind${rank:+ on rank $rank}"
+	start=$(now)
+	bg "$out" "$PARASTACK" run --seed "$RUN" --report "$rep" -- "$@"
+	run_pid=$BG
+	fault=-
+	if [ "$kind" = skip ]; then
+		sleep "$after"
+		fault=$(now)
+		touch "$go"
+		finish_bg "$run_pid" 900
+	else
+		sleep "${SHAPE_HEALTHY_S:-$(pick 120 300)}"
+		# A healthy job runs forever: ending it is the bench's doing, after reading its state.
+		finish_bg "$run_pid" 1
+	fi
+	moved=$(grep -c "moved on" "$out")
+	if [ -s "$rep" ]; then
+		jq -r --arg a "$sh" --arg n "$np" --arg m "$mpi" --arg k "$kind" --arg r "$rank" --arg f "$fault" \
+			--arg s "$start" --arg e "$(now)" --arg d "$moved" \
+			'[$a, $n, $m, $k, $r, $f, $s, $e, .verdict, (.confirmation.suspected_at // "-"),
+			  (.confirmation.confirmed_at // "-"), (.confirmation.basis // "-"),
+			  ((.faulty_ranks // []) | map(tostring) | join(",") | if . == "" then "none" else . end), $d]
+			 | map(tostring) | join("\t")' "$rep" >>"$WORK/shapes.tsv"
+	else
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\tnone\t-\t-\t-\tnone\t%s\n' "$sh" "$np" "$mpi" "$kind" \
+			"$rank" "$fault" "$start" "$(now)" "$moved" >>"$WORK/shapes.tsv"
+	fi
+}
+
+: >"$WORK/shapes.tsv"
+if [ -n "${BENCH_SHAPE_RUNS:-}" ]; then
+	cp "$BENCH_SHAPE_RUNS" "$WORK/shapes.tsv"
+elif [ -z "${BENCH_RUNS:-}" ]; then
+	for sh in ${SHAPES:-ring halo alltoall collective}; do
+		for mpi in ${MPIS:-ompi mpich}; do
+			[ "$mpi" = mpich ] && ! command -v mpiexec.mpich >/dev/null 2>&1 && continue
+			for np in ${NPS:-8 16}; do
+				for _ in $(seq "${SHAPE_RUNS:-$(pick 5 10)}"); do
+					shape_run "$sh" "$np" "$mpi" skip
+				done
+				shape_run "$sh" "$np" "$mpi" healthy
+			done
+		done
+	done
+fi
+
+shapes_table() {
+	echo "| shape | ranks | MPI | runs | hangs suspected and confirmed | injected rank named | by the model / stall model / evidence | suspicion median s | max | healthy runs | minutes watched | false hangs | suspicions dismissed |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	awk -F'\t' '{ print $1 "\t" $2 "\t" $3 }' "$WORK/shapes.tsv" | awk '!seen[$0]++' | while IFS=$(printf '\t') read -r sh np mpi; do
+		awk -F'\t' -v a="$sh" -v n="$np" -v m="$mpi" '$1 == a && $2 == n && $3 == m' "$WORK/shapes.tsv" >"$WORK/srows"
+		sd=$(awk -F'\t' '$4 == "skip" && $9 == "hang" && $10 != "-" { print $10 - $6 }' "$WORK/srows" | stats)
+		awk -F'\t' -v a="$sh" -v n="$np" -v m="$mpi" -v sd="$sd" '
+			$4 == "skip" { runs++; if ($9 == "hang" && $11 != "-") { hangs++; b[$12]++ }
+				k = split($13, f, ","); for (i = 1; i <= k; i++) if (f[i] == $5) { named++; break } }
+			$4 == "healthy" { h++; mins += ($8 - $7) / 60; fh += ($9 == "hang"); dis += $14 }
+			END { split(sd, s, " ")
+				printf "| %s | %s | %s | %d | %d/%d | %d/%d | %d / %d / %d | %s | %s | %d | %.1f | %d | %d |\n", a, n, m, runs,
+					hangs, runs, named, runs, b["model"], b["stall model"], b["progress evidence"],
+					s[4], s[6], h, mins, fh, dis }' "$WORK/srows"
+	done
+}
 
 faulted_table() {
 	echo "| job | fault | runs | hangs detected | suspected by the model / the stall model / progress evidence | injected rank named | suspicion median s | max | end to end median s | max | interval achieved ms | late mean ms | late max ms |"
@@ -119,6 +213,25 @@ EOF
 	echo "### Healthy runs of the same jobs"
 	echo
 	healthy_table
+	echo
+	echo "### Shapes the stencil is not (issue 36)"
+	echo
+	echo "tests/apps/shapes.c, which knows nothing of parastack: each iteration a short sweep and the"
+	echo "shape's communication (ring: MPI_Sendrecv both ways, then MPI_Allreduce; halo: the same with"
+	echo "Isend/Irecv/Waitall; alltoall: an MPI_Alltoall transpose, then MPI_Allreduce; collective:"
+	echo "MPI_Bcast, MPI_Allreduce, MPI_Barrier). A random rank skips one collective (the Allreduce; the"
+	echo "Alltoall in the alltoall shape) 25-45 s in, injected from outside (tests/fixtures/psinject.c);"
+	echo "\`parastack run\` at its defaults (60 s window). Suspicion delay: from the injection to the"
+	echo "suspicion line. Healthy runs: watched SHAPE_HEALTHY_S seconds each, then stopped by the bench."
+	echo
+	shapes_table
+	echo
+	echo "Every shape run (shape, ranks, MPI, kind, rank, fault time, start, end, verdict, suspected at,"
+	echo "confirmed at, basis, faulty ranks, suspicions dismissed):"
+	echo
+	echo '```'
+	cat "$WORK/shapes.tsv"
+	echo '```'
 	echo
 	echo "Every run (job, fault, rank, fault time, start, end, verdict, suspected at, confirmed at, basis,"
 	echo "faulty ranks, interval achieved, late mean, late max, suspicions dismissed):"

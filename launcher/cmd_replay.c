@@ -11,13 +11,17 @@
 
 static const char replay_usage[] =
 	"usage: parastack replay [options] FILE\n"
-	"Evaluate the hang-detection model on a sample trace (lines \"t_ms S C\"; '-' reads stdin).\n"
+	"Evaluate the hang-detection model on a sample trace (lines \"t_ms S C [PROGRESS]\"; '-' reads\n"
+	"stdin). A trace with progress letters (parastack run --trace) also replays the whole decision:\n"
+	"both models, which of them may speak, and the confirmation window, sample by sample.\n"
 	"\n"
 	"  --alpha A          significance level of a hang verdict (default 0.001)\n"
 	"  --interval MS      initial mean sampling interval (default 400)\n"
 	"  --max-interval MS  cap on the sampling interval (default 30000)\n"
 	"  --set-size C       expected set size; must match the trace's C\n"
 	"  --seed N           seed of the sampling-step generator (default 1)\n"
+	"  --confirm SECONDS  the confirmation window of the decision's replay (default: the\n"
+	"                     trace's, else 60)\n"
 	"  --json             print one JSON object instead of a summary\n"
 	"  -h, --help         show this help\n"
 	"  --version          print the version and the libraries it was built with\n";
@@ -50,6 +54,72 @@ static json_t *replay_json(const struct replay_result *r, const struct detector_
 			 "randomness", "windows_passed", in->windows_passed, "windows_failed",
 			 in->windows_failed, "doublings", in->doublings, "random", in->random_ok,
 			 "longest_healthy_run_ms", in->longest_healthy_ms, "model", model);
+}
+
+static const char *basis_words(enum confirm_basis b)
+{
+	switch (b) {
+	case CONFIRM_BY_MODEL: return "model";
+	case CONFIRM_BY_STALL: return "stall model";
+	case CONFIRM_BY_EVIDENCE: return "progress evidence";
+	}
+	return "unknown";
+}
+
+static json_t *decision_json(const struct replay_decision *d, double confirm_s)
+{
+	return json_pack("{s:s, s:f, s:o, s:o, s:o, s:o, s:i, s:i, s:I, s:{s:b, s:f, s:f, s:i, s:f}}",
+			 "verdict", d->hang ? "hang" : "none", "confirm_s", confirm_s,
+			 "suspected_at_ms", d->suspected ? json_real(d->suspected_ms) : json_null(),
+			 "basis", d->suspected ? json_string(basis_words(d->basis)) : json_null(),
+			 "window_start_ms", d->suspected ? json_real(d->window_start_ms) : json_null(),
+			 "confirmed_at_ms", d->hang ? json_real(d->hang_ms) : json_null(),
+			 "suspicions", d->suspicions, "dismissed", d->dismissed,
+			 "samples", (json_int_t)d->samples, "stall_model", "usable", d->stall.usable,
+			 "p_hat", d->stall.p_hat, "q", d->stall.q, "k", d->stall.k,
+			 "longest_healthy_ms", d->stall.longest_healthy_ms);
+}
+
+/* What the monitor recorded it decided ("#! suspect", "#! hang", "#! slowdown" lines). */
+static void recorded_summary(const struct trace *tr)
+{
+	if (!tr->nevents)
+		return;
+	printf("  recorded by the monitor:");
+	for (size_t i = 0; i < tr->nevents; i++)
+		printf("%s %s at %.3f ms", i ? "," : "", trace_event_word(tr->events[i].kind), tr->events[i].t_ms);
+	putchar('\n');
+}
+
+static json_t *recorded_json(const struct trace *tr)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < tr->nevents; i++)
+		json_array_append_new(a, json_pack("{s:s, s:f}", "event", trace_event_word(tr->events[i].kind),
+						   "t_ms", tr->events[i].t_ms));
+	return a;
+}
+
+static void decision_summary(const struct replay_decision *d, double confirm_s)
+{
+	printf("decision (both models, the basis rule, a %g s confirmation window, on the progress letters):\n",
+	       confirm_s);
+	if (d->suspected)
+		printf("  suspected at %.3f ms by the %s%s\n", d->suspected_ms, basis_words(d->basis),
+		       d->basis == CONFIRM_BY_EVIDENCE ? " (nothing moved since before a model could judge)" : "");
+	else
+		printf("  no suspicion up to %.3f ms\n", d->last_ms);
+	if (d->hang)
+		printf("  hang confirmed at %.3f ms\n", d->hang_ms);
+	else if (d->suspected)
+		printf("  not confirmed by the end of the trace (%.3f ms)\n", d->last_ms);
+	printf("  %d suspicion(s), %d dismissed; stall model: %s", d->suspicions, d->dismissed,
+	       d->stall.usable ? "usable" : "building");
+	if (d->stall.usable)
+		printf(", %.1f %% of healthy samples quiet, %d quiet in a row reach alpha", 100 * d->stall.p_hat,
+		       d->stall.k);
+	putchar('\n');
 }
 
 static void replay_summary(const char *path, const struct replay_result *r,
@@ -92,11 +162,13 @@ int cmd_replay(int argc, char **argv)
 	static const struct option longopts[] = {
 		MODEL_LONGOPTS,
 		{ "json", no_argument, NULL, 'j' },
+		{ "confirm", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct common_options o;
 	int c, idx;
+	double confirm_s = -1;
 
 	common_options_default(&o);
 	opterr = 0;
@@ -107,6 +179,11 @@ int cmd_replay(int argc, char **argv)
 		}
 		if (c == 'j') {
 			o.json = true;
+			continue;
+		}
+		if (c == 'W') {
+			if (option_double("replay", "confirm", optarg, -1e-300, 1e7, &confirm_s) < 0)
+				return EXIT_USAGE;
 			continue;
 		}
 		if (c == 0) {
@@ -140,12 +217,21 @@ int cmd_replay(int argc, char **argv)
 	struct replay_result res;
 	int status = 0;
 
+	struct replay_decision dec;
+	bool decided = replay_has_progress(&tr);
+
+	if (confirm_s < 0)
+		confirm_s = tr.has_watch ? tr.confirm_s : CONFIRM_DEFAULT_S;
 	replay_trace_source(&src, &rt, &tr);
-	if (replay_run(&src, &o.model, &res) < 0) {
+	if (replay_run(&src, &o.model, &res) < 0 ||
+	    (decided && replay_decide(&tr, &o.model, confirm_s, &dec) < 0)) {
 		cmd_error("replay", "out of memory");
 		status = EXIT_INPUT;
 	} else if (o.json) {
 		json_t *j = replay_json(&res, &o.model, tr.len);
+
+		json_object_set_new(j, "decision", decided ? decision_json(&dec, confirm_s) : json_null());
+		json_object_set_new(j, "recorded", recorded_json(&tr));
 
 		if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0) {
 			cmd_error("replay", "cannot write JSON to stdout");
@@ -155,6 +241,9 @@ int cmd_replay(int argc, char **argv)
 		json_decref(j);
 	} else {
 		replay_summary(path, &res, &o.model, tr.len);
+		if (decided)
+			decision_summary(&dec, confirm_s);
+		recorded_summary(&tr);
 	}
 	trace_free(&tr);
 	return status;

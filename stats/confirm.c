@@ -4,11 +4,14 @@
  * the same sample, the model of S is named (its verdict also says which set holds a rank in
  * application code). A stretch of samples in which
  * no rank moved, with evidence that ranks wait unmoved in MPI (or sit in the kernel), opens one
- * by itself once it has lasted half a window, and confirms once it has lasted a whole one - but
- * only when the stretch began before the model had a history (a hang in or right after
- * MPI_Init, an early deadlock). Which of the two decides is a rule of the evidence, not a race:
- * a hang that began after the model could judge it is the model's to suspect (the demo's spin
- * 25 s in was otherwise confirmed on either basis, whichever came first).
+ * by itself once it has lasted half a window, and confirms once it has lasted a whole one - when
+ * the stretch began before the model had a history (a hang in or right after MPI_Init, an
+ * early deadlock). Which of the two decides is a rule of the evidence, not a race: a hang that
+ * began after a model could judge it is the model's to suspect (the demo's spin 25 s in was
+ * otherwise confirmed on either basis, whichever came first) - unless two whole windows pass
+ * with nothing moved and no model has suspected it: then the evidence does, and the window
+ * confirms it half a window later at the earliest (a model ready in general may still be blind
+ * to one hang: S above its threshold).
  * CONFIRMING: ranks seen to move (in CONFIRM_MOVES samples), or the model's suspicion run
  * ending (the job computes again), dismiss (MOVED); the deadline passed with evidence and nothing moved confirms (HANG).
  * HUNG: a reported hang (--on-hang=report) that starts to move again is RESOLVED. */
@@ -123,11 +126,21 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 			return CONFIRM_HANG;
 		}
 		/* Nothing moved for half a window, with evidence, since before the model had a
-		 * history: suspected without the model. */
-		if (!moved && c->early && has_evidence(c) && c->window_ms > 0 &&
-		    s->t_ms - c->quiet_since_ms >= confirm_window_ms(c, s->longest_healthy_ms) / 2) {
-			open_window(c, s, CONFIRM_BY_EVIDENCE);
-			return CONFIRM_SUSPECTED;
+		 * history: suspected without the model. After two whole windows the same holds for
+		 * a stretch that began when a model was ready, had none suspected it by then: that
+		 * model could not judge this hang (its S above the model's threshold, say), and a
+		 * hang is never left silent. Two: the model of S may wait a set's turn (the sets
+		 * alternate every RANKSETS_SWITCH_EVERY samples) before its run goes on. */
+		if (!moved && has_evidence(c) && c->window_ms > 0) {
+			double w = confirm_window_ms(c, s->longest_healthy_ms);
+
+			if (s->t_ms - c->quiet_since_ms >= (c->early ? w / 2 : 2 * w)) {
+				open_window(c, s, CONFIRM_BY_EVIDENCE);
+				/* A late suspicion still gets half a window of its own. */
+				if (!c->early && c->deadline_ms < s->t_ms + w / 2)
+					c->deadline_ms = s->t_ms + w / 2;
+				return CONFIRM_SUSPECTED;
+			}
 		}
 		return CONFIRM_NOTHING;
 	case CONFIRMING:

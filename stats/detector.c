@@ -72,6 +72,7 @@ struct detector {
 
 	long samples;
 	int windows_passed, windows_failed, doublings;
+	bool settled; /* the window rule held once: later re-tuning does not unsettle the job */
 	enum detector_verdict last;
 };
 
@@ -317,6 +318,12 @@ static bool detector_hold(struct detector *d, struct run *r, double t_ms, int s)
 	return true;
 }
 
+/* The window rule of a verdict: enough windows at this interval, or the latest ones passed. */
+static bool detector_windows_allow(const struct detector *d, int windows)
+{
+	return windows >= detector_min_windows(d) || detector_recent_passed(d);
+}
+
 /* Has the run earned a verdict? */
 static bool detector_run_significant(const struct detector *d, const struct run *r)
 {
@@ -327,8 +334,40 @@ static bool detector_run_significant(const struct detector *d, const struct run 
 	if (r->len >= DETECTOR_WINDOW)
 		windows += d->pending_len;
 	return r->product <= d->cfg.alpha && d->n >= DETECTOR_MIN_SAMPLES &&
-	       (windows >= detector_min_windows(d) || detector_recent_passed(d)) &&
+	       detector_windows_allow(d, windows) &&
 	       r->active_ms > DETECTOR_GUARD_FACTOR * d->longest_healthy_ms;
+}
+
+/* Samples a suspicion run beginning now (or going on now) needs before the window rule lets it
+ * earn a verdict: the windows held back during the current runs count once the run holds a
+ * window's worth of suspicions, and so do those it completes itself (detector_run_significant). */
+static int detector_run_window_samples(const struct detector *d)
+{
+	if (detector_windows_allow(d, d->history_count))
+		return 0;
+
+	int held = d->runs[0].len > d->runs[1].len ? d->runs[0].len : d->runs[1].len;
+	int missing = detector_min_windows(d) - d->history_count - d->pending_len;
+	int need = missing > 0 ? missing * DETECTOR_WINDOW - d->window_len : 0;
+
+	if (need < DETECTOR_WINDOW - held)
+		need = DETECTOR_WINDOW - held;
+	return need > 0 ? need : 0;
+}
+
+double detector_verdict_eta_ms(const struct detector *d)
+{
+	if (!d->level.usable || !(d->level.q > 0.0 && d->level.q < 1.0))
+		return INFINITY;
+
+	double k = ceil(log(d->cfg.alpha) / log(d->level.q));
+	/* A job whose model settled once keeps its history while the interval is re-tuned: the
+	 * windows it waits for then delay a verdict, they do not take the job from the model. */
+	double w = d->settled ? 0.0 : detector_run_window_samples(d);
+	/* The guard: the run's time between its first and latest samples must exceed it. */
+	double g = floor(DETECTOR_GUARD_FACTOR * d->longest_healthy_ms / d->interval_ms) + 2.0;
+
+	return fmax(k, fmax(w, g)) * d->interval_ms;
 }
 
 /* The set the sample_no-th sample comes from, as the sampler alternates them. */
@@ -376,6 +415,8 @@ enum detector_verdict detector_add(struct detector *d, double t_ms, int s)
 	detector_select_level(d);
 	if (!d->level.usable)
 		return d->last = DETECTOR_BUILDING;
+	if (detector_windows_allow(d, d->history_count))
+		d->settled = true;
 	if (!detector_random_ok(d))
 		return d->last = DETECTOR_UNSETTLED;
 	return d->last = DETECTOR_HEALTHY;

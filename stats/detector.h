@@ -101,6 +101,13 @@ void detector_dismiss(struct detector *d);
 void detector_get_info(const struct detector *d, struct detector_info *info);
 /* Is a tolerance level usable (the model can give verdicts)? */
 bool detector_usable(const struct detector *d);
+/* How long (ms) a suspicion run beginning now would take to earn a hang verdict: its k =
+ * ceil(log alpha / log q) samples at the current interval, the windows the window rule still
+ * waits for (only until the model first settled: re-tuning the interval later delays a verdict
+ * but does not take the job from the model), and the guard. INFINITY when no level is usable
+ * or q is 0 or 1. The basis of confirm.h's model_ready: a property of the job, not of the
+ * moment the hang began. */
+double detector_verdict_eta_ms(const struct detector *d);
 /* Is a suspicion run that reached a hang verdict still going on? (It ends when its own rank set
  * shows a non-suspicion, or the other set shows the job computing: not merely because the set
  * holding a faulty OUT_MPI rank is sampled.) */

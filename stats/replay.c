@@ -55,3 +55,66 @@ int replay_run(const struct replay_source *src, const struct detector_config *cf
 	detector_free(d);
 	return 0;
 }
+
+bool replay_has_progress(const struct trace *tr)
+{
+	for (size_t i = 0; i < tr->len; i++)
+		if (!tr->points[i].has_progress)
+			return false;
+	return tr->len > 0;
+}
+
+int replay_decide(const struct trace *tr, const struct detector_config *cfg, double confirm_s,
+		  struct replay_decision *res)
+{
+	struct detector_config c = *cfg;
+	struct stall st;
+	struct confirm conf;
+
+	c.set_size = tr->len ? tr->points[0].c : 1;
+	if (tr->has_watch)
+		c.nsets = tr->nsets;
+
+	struct detector *det = detector_new(&c);
+
+	if (!det)
+		return -1;
+	stall_init(&st, c.alpha);
+	confirm_init(&conf, confirm_s);
+
+	struct decide d = { det, &st, &conf, false };
+
+	*res = (struct replay_decision){ 0 };
+	for (size_t i = 0; i < tr->len; i++) {
+		const struct trace_point *p = &tr->points[i];
+		struct decide_input in = { p->t_ms, p->s, p->live, p->moved, p->still, p->kernel, p->init };
+		struct decide_out out;
+		enum confirm_event ev = decide_step(&d, &in, &out);
+
+		res->samples++;
+		res->last_ms = p->t_ms;
+		if (ev == CONFIRM_SUSPECTED) {
+			res->suspected = true;
+			res->suspected_ms = p->t_ms;
+			res->basis = conf.basis;
+			res->window_start_ms = conf.suspected_ms;
+		}
+		if (ev == CONFIRM_HANG) {
+			res->hang = true;
+			res->hang_ms = p->t_ms;
+			if (!res->suspected) { /* --confirm 0: the verdict is the hang */
+				res->suspected = true;
+				res->suspected_ms = p->t_ms;
+				res->basis = conf.basis;
+				res->window_start_ms = p->t_ms;
+			}
+			break;
+		}
+	}
+	res->suspicions = conf.suspicions;
+	res->dismissed = conf.dismissed;
+	detector_get_info(det, &res->info);
+	stall_get_info(&st, &res->stall);
+	detector_free(det);
+	return 0;
+}

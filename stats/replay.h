@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "decide.h"
 #include "detector.h"
 #include "trace.h"
 
@@ -38,5 +39,28 @@ struct replay_trace {
 
 /* A source over a parsed trace. */
 void replay_trace_source(struct replay_source *src, struct replay_trace *rt, const struct trace *tr);
+
+/* The whole pipeline's decision (decide.h: both models, the basis rule, the confirmation) over
+ * a trace whose samples carry progress letters, sample by sample as the live monitor took
+ * them (the letters compare each rank with its previous live sample, so none is skipped). */
+struct replay_decision {
+	bool suspected, hang;
+	double suspected_ms;        /* the latest confirmation window's opening sample */
+	enum confirm_basis basis;   /* who suspected it */
+	double window_start_ms;     /* where its window counts from (the quiet stretch, by evidence) */
+	double hang_ms;             /* the sample that confirmed it, when hang */
+	int suspicions, dismissed;
+	long samples;
+	double last_ms;
+	struct detector_info info;
+	struct stall_info stall;
+};
+
+/* Does the trace carry progress letters (on every sample)? */
+bool replay_has_progress(const struct trace *tr);
+/* Returns 0, or -1 when the configuration is invalid or memory runs out. cfg->set_size and
+ * nsets come from the trace; confirm_s is the window (--confirm). */
+int replay_decide(const struct trace *tr, const struct detector_config *cfg, double confirm_s,
+		  struct replay_decision *res);
 
 #endif

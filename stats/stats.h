@@ -4,6 +4,7 @@
 #define PARASTACK_STATS_H
 
 #include "confirm.h"
+#include "decide.h"
 #include "detector.h"
 #include "ladder.h"
 #include "ranksets.h"

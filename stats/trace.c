@@ -88,6 +88,23 @@ static int parse_model_directive(const char *p, struct trace *tr, char *err, siz
 	return 0;
 }
 
+/* "sets=N confirm=S": the rank sets alternated (1 or 2) and the confirmation window. */
+static int parse_watch_directive(const char *p, struct trace *tr, char *err, size_t errlen)
+{
+	int nsets, used = 0;
+	double confirm_s;
+
+	if (sscanf(p, " sets=%d confirm=%lf %n", &nsets, &confirm_s, &used) != 2 || p[used] ||
+	    (nsets != 1 && nsets != 2) || !(confirm_s >= 0 && confirm_s <= 1e7)) {
+		snprintf(err, errlen, "expected \"#! watch sets=1|2 confirm=SECONDS\"");
+		return -1;
+	}
+	tr->has_watch = 1;
+	tr->nsets = nsets;
+	tr->confirm_s = confirm_s;
+	return 0;
+}
+
 /* A "#!" comment: the model's settings or an event; other words are plain comments. */
 static int trace_parse_directive(const char *line, struct trace *tr, char *err, size_t errlen)
 {
@@ -98,6 +115,8 @@ static int trace_parse_directive(const char *line, struct trace *tr, char *err, 
 
 	if (word == 5 && !strncmp(p, "model", 5))
 		return parse_model_directive(p + 5, tr, err, errlen);
+	if (word == 5 && !strncmp(p, "watch", 5))
+		return parse_watch_directive(p + 5, tr, err, errlen);
 	if (word == 4 && !strncmp(p, "hang", 4))
 		kind = TRACE_EVENT_HANG;
 	else if (word == 8 && !strncmp(p, "slowdown", 8))
@@ -116,6 +135,43 @@ static int trace_parse_directive(const char *line, struct trace *tr, char *err, 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	return 0;
+}
+
+/* The progress field: one letter per sampled rank (trace.h); its counts into pt. */
+static int trace_parse_progress(const char **pp, struct trace_point *pt, char *err, size_t errlen)
+{
+	const char *p = *pp;
+	size_t n = strcspn(p, " \t\r");
+	int s_out = 0;
+
+	if ((long)n != pt->c) {
+		snprintf(err, errlen, "the progress field has %zu letters, not one per sampled rank (C = %d)",
+			 n, pt->c);
+		return -1;
+	}
+	pt->moved = pt->still = pt->kernel = pt->init = pt->live = 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = p[i];
+		char lo = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+
+		if (!strchr("masiouk-", lo) || lo == '\0') {
+			snprintf(err, errlen, "progress letter '%c' is not one of m a s i o u k - (or M A S I O U K)",
+				 ch);
+			return -1;
+		}
+		if (lo == '-')
+			continue;
+		pt->live++;
+		pt->init += lo != ch;
+		pt->moved += lo == 'm' || lo == 'a';
+		pt->still += lo == 's' || lo == 'i';
+		pt->kernel += lo == 'k';
+		s_out += lo == 'o';
+	}
+	(void)s_out;
+	pt->has_progress = true;
+	*pp = p + n;
 	return 0;
 }
 
@@ -140,10 +196,6 @@ static int trace_parse_line(const char *line, struct trace_point *pt, char *err,
 		return -1;
 	}
 	p = skip_space(p);
-	if (*p) {
-		snprintf(err, errlen, "unexpected text after \"t_ms S C\"");
-		return -1;
-	}
 	if (c < 1 || c > TRACE_MAX_SET) {
 		snprintf(err, errlen, "set size C = %ld is out of range (1..%d)", c, TRACE_MAX_SET);
 		return -1;
@@ -154,6 +206,13 @@ static int trace_parse_line(const char *line, struct trace_point *pt, char *err,
 	}
 	pt->s = (int)s;
 	pt->c = (int)c;
+	pt->has_progress = false;
+	if (*p && trace_parse_progress(&p, pt, err, errlen) < 0)
+		return -1;
+	if (*skip_space(p)) {
+		snprintf(err, errlen, "unexpected text after \"t_ms S C PROGRESS\"");
+		return -1;
+	}
 	return 0;
 }
 
@@ -255,8 +314,10 @@ size_t trace_find(const struct trace *tr, size_t from, double t)
 	return lo;
 }
 
-int trace_write_point(FILE *out, double t_ms, int s, int c)
+int trace_write_point(FILE *out, double t_ms, int s, int c, const char *progress)
 {
+	if (progress && *progress)
+		return fprintf(out, "%.3f %d %d %s\n", t_ms, s, c, progress) < 0 ? -1 : 0;
 	return fprintf(out, "%.3f %d %d\n", t_ms, s, c) < 0 ? -1 : 0;
 }
 
@@ -264,6 +325,11 @@ int trace_write_model(FILE *out, double alpha, double interval_ms, double max_in
 {
 	return fprintf(out, "#! model alpha=%.17g interval=%.17g max_interval=%.17g\n", alpha,
 		       interval_ms, max_interval_ms) < 0 ? -1 : 0;
+}
+
+int trace_write_watch(FILE *out, int nsets, double confirm_s)
+{
+	return fprintf(out, "#! watch sets=%d confirm=%.17g\n", nsets, confirm_s) < 0 ? -1 : 0;
 }
 
 int trace_write_event(FILE *out, double t_ms, enum trace_event_kind kind)

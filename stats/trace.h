@@ -1,13 +1,19 @@
 /* trace — the sample trace format shared by the monitor's --trace, `parastack replay` and
- * `parastack plot`: one sample per line, "t_ms S C" (time in ms, OUT_MPI count, set size); '#'
- * starts a comment; blank lines are ignored. Comments that start "#!" carry what the monitor
- * knew beyond the samples, for a faithful plot:
+ * `parastack plot`: one sample per line, "t_ms S C [PROGRESS]" (time in ms, OUT_MPI count, set
+ * size, and what each sampled rank's progress comparison said: one letter per rank of the set,
+ * in the set's order - m moved into or out of MPI, a moved in the application's frames, s still
+ * in MPI exactly as before, i still though frames inside the MPI library differed (ignored),
+ * o outside MPI both times, u nothing to compare with, k in the kernel, - not sampled; upper
+ * case while inside MPI_Init); '#' starts a comment; blank lines are ignored. Comments that
+ * start "#!" carry what the monitor knew beyond the samples, for a faithful plot and replay:
  *   #! model alpha=A interval=MS max_interval=MS   the model's settings
- *   #! hang T_MS | #! slowdown T_MS                 what the check after a verdict found
+ *   #! watch sets=N confirm=S                       rank sets alternated, --confirm
+ *   #! hang T_MS | #! slowdown T_MS | #! suspect T_MS  what the pipeline decided
  * Other "#!" words are ignored, as plain comments. */
 #ifndef PARASTACK_TRACE_H
 #define PARASTACK_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -15,6 +21,8 @@ struct trace_point {
 	double t_ms;
 	int s;
 	int c;
+	bool has_progress; /* the PROGRESS field was there; then: */
+	int live, moved, still, kernel, init; /* its letters counted (progress.h's sample_counts) */
 };
 
 /* "#! hang T": a hang confirmed; "#! slowdown T": a suspicion dismissed (the job moved);
@@ -35,6 +43,9 @@ struct trace {
 	size_t nevents;
 	int has_model; /* a "#! model" line was read */
 	double alpha, interval_ms, max_interval_ms;
+	int has_watch; /* a "#! watch" line was read */
+	int nsets;
+	double confirm_s;
 };
 
 /* Parse a whole trace. Returns 0, or -1 with a one-line message (naming the line) in err.
@@ -44,10 +55,12 @@ int trace_load(const char *path, struct trace *tr, char *err, size_t errlen);
 void trace_free(struct trace *tr);
 /* Index of the first point with t_ms >= t, or tr->len when none. */
 size_t trace_find(const struct trace *tr, size_t from, double t);
-/* Append one sample line. */
-int trace_write_point(FILE *out, double t_ms, int s, int c);
+/* Append one sample line; progress (C letters) may be NULL. */
+int trace_write_point(FILE *out, double t_ms, int s, int c, const char *progress);
 /* Append a "#! model" line / a "#! hang" or "#! slowdown" line. */
 int trace_write_model(FILE *out, double alpha, double interval_ms, double max_interval_ms);
 int trace_write_event(FILE *out, double t_ms, enum trace_event_kind kind);
+/* Append a "#! watch" line. */
+int trace_write_watch(FILE *out, int nsets, double confirm_s);
 
 #endif

@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 		if (m->trace_path && !(m->trace = outfile_open_stream(m->trace_path, &m->files_owner, err, sizeof(err))))
 			fprintf(stderr, "parastack: the trace: %s\n", err);
 		if (m->trace) {
-			fprintf(m->trace, "# parastack trace: t_ms S C (alpha %g, seed %llu)\n",
+			fprintf(m->trace, "# parastack trace: t_ms S C PROGRESS (alpha %g, seed %llu)\n",
 				m->opt.model.alpha, (unsigned long long)m->opt.model.seed);
 			trace_write_model(m->trace, m->opt.model.alpha, m->opt.model.interval_ms,
 					  m->opt.model.max_interval_ms);

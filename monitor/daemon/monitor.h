@@ -81,6 +81,7 @@ struct monitor {
 	 * (every rank; every monitor). */
 	int *owner, *batch;
 	bool *asked;
+	char *codes, *batch_codes; /* the round's progress letters (progress_code), in set order */
 
 	struct rng rng;
 	struct ranksets sets;
@@ -88,6 +89,7 @@ struct monitor {
 	struct stall stall;     /* the second detector: how long nothing has moved */
 	/* hang.c: the confirmation step and what it reports. */
 	struct confirm conf;
+	struct decide decide;   /* the models and the window, as stats/decide.c steps them */
 	double confirm_s;       /* --confirm */
 	long round;             /* sample rounds so far (the leader's) */
 	long since;             /* progress counts only against samples of this round or later */

@@ -15,9 +15,10 @@
 #include "output.h"
 
 /* Sample the local ranks listed in sample round `round`: count OUT_MPI and live ones, and
- * what each shows of progress since its previous sample (when taken in round `since` on). */
+ * what each shows of progress since its previous sample (when taken in round `since` on);
+ * codes (n letters, may be NULL): each rank's progress letter for the trace. */
 static void sample_local(struct monitor *m, const int *ranks, int n, long round, long since,
-			 struct sample_counts *c)
+			 struct sample_counts *c, char *codes)
 {
 	char err[512];
 
@@ -25,7 +26,11 @@ static void sample_local(struct monitor *m, const int *ranks, int n, long round,
 		int k = job_local_index(m, ranks[i]);
 		struct target *t = k < 0 ? NULL : &m->targets[k];
 		enum rank_state st;
+		enum progress_result r = PROGRESS_UNKNOWN;
+		enum progress_part part = PROGRESS_PART_NONE;
 
+		if (codes)
+			codes[i] = '-';
 		if (!t || target_sample(t, &st, NULL, err, sizeof(err)) != TARGET_OK)
 			continue;
 		c->live++;
@@ -33,13 +38,12 @@ static void sample_local(struct monitor *m, const int *ranks, int n, long round,
 		c->kernel += t->in_kernel;
 		c->init += t->in_init;
 		/* A rank held in the kernel cannot be unwound: its sample says nothing of progress. */
-		if (t->in_kernel)
-			continue;
-		switch (progress_update(&m->prog[k], round, since, st, t->fingerprint)) {
-		case PROGRESS_MOVED: c->moved++; break;
-		case PROGRESS_STILL: c->still++; break;
-		default: break;
-		}
+		if (!t->in_kernel)
+			r = progress_update(&m->prog[k], round, since, st, t->fingerprint, &part);
+		c->moved += r == PROGRESS_MOVED;
+		c->still += r == PROGRESS_STILL;
+		if (codes)
+			codes[i] = progress_code(r, part, t->in_kernel, t->in_init);
 	}
 }
 
@@ -53,6 +57,14 @@ static void counts_add(struct sample_counts *sum, const struct sample_counts *c)
 	sum->init += c->init;
 }
 
+/* A monitor's letters (its ranks in set order) into the round's, at its ranks' places. */
+static void codes_place(struct monitor *m, const int *owner, int size, int mon, const char *codes, int n)
+{
+	for (int i = 0, k = 0; i < size && k < n; i++)
+		if (owner[i] == mon)
+			m->codes[i] = codes[k++];
+}
+
 /* Leader: one sample round of the given set, asking the monitors that host its ranks. Each
  * rank is looked up once; the requests go out before the leader samples its own ranks, so all
  * nodes sample at the same time. */
@@ -64,6 +76,8 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 
 	memset(asked, 0, (size_t)m->c.size * sizeof(bool));
 	memset(sum, 0, sizeof(*sum));
+	memset(m->codes, '-', (size_t)size);
+	m->codes[size] = '\0';
 	for (int i = 0; i < size; i++) {
 		const struct table_entry *e = job_table_find(m, set[i]);
 
@@ -84,13 +98,18 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 	for (int i = 0; i < size; i++)
 		if (owner[i] == m->c.me)
 			batch[nmine++] = set[i];
-	sample_local(m, batch, nmine, round, m->since, sum);
+	sample_local(m, batch, nmine, round, m->since, sum, m->batch_codes);
+	codes_place(m, owner, size, m->c.me, m->batch_codes, nmine);
 	for (int mon = 0; mon < m->c.size; mon++) {
 		struct sample_counts c;
+		int n = 0;
 
 		if (!asked[mon])
 			continue;
-		comm_recv_counts(mon, &c);
+		for (int i = 0; i < size; i++)
+			n += owner[i] == mon;
+		comm_recv_counts(mon, &c, m->batch_codes, n);
+		codes_place(m, owner, size, mon, m->batch_codes, n);
 		counts_add(sum, &c);
 	}
 }
@@ -207,6 +226,7 @@ static int leader_loop(struct monitor *m)
 	long k = 0;
 
 	confirm_init(&m->conf, m->confirm_s);
+	m->decide = (struct decide){ m->det, &m->stall, &m->conf, false };
 	for (;; k++) {
 		if (!wait_until(m, next))
 			return MONITOR_EXIT_NONE;
@@ -224,14 +244,11 @@ static int leader_loop(struct monitor *m)
 			return !m->pids && job_launcher_alive(m) && !*m->stop ? ROUND_AGAIN : MONITOR_EXIT_NONE;
 		}
 		if (m->trace) {
-			trace_write_point(m->trace, t - m->t0_ms, c.out, m->sets.size);
+			trace_write_point(m->trace, t - m->t0_ms, c.out, m->sets.size, m->codes);
 			fflush(m->trace);
 		}
 
-		enum detector_verdict v = detector_add(m->det, t - m->t0_ms, c.out);
-		enum stall_verdict sv = stall_add(&m->stall, t - m->t0_ms, c.moved, c.still);
-
-		if (hang_confirm_step(m, t, v, sv, &c) == MONITOR_EXIT_HANG)
+		if (hang_confirm_step(m, t, &c) == MONITOR_EXIT_HANG)
 			return MONITOR_EXIT_HANG;
 		next = t + detector_next_step_ms(m->det);
 	}
@@ -258,8 +275,8 @@ static int follower_loop(struct monitor *m)
 		struct sample_counts c = { 0 };
 
 		if (cmd == CMD_SAMPLE && n >= 2) {
-			sample_local(m, ranks + 2, n - 2, ranks[0], ranks[1], &c);
-			comm_send_counts(&c);
+			sample_local(m, ranks + 2, n - 2, ranks[0], ranks[1], &c, m->batch_codes);
+			comm_send_counts(&c, m->batch_codes, n - 2);
 		} else if (cmd == CMD_CORE) {
 			json_t *j = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir ? m->core_dir : ".",
 					       m->c.host, &m->files_owner);
@@ -284,6 +301,8 @@ static int setup_model(struct monitor *m)
 	rng_seed(&m->rng, m->opt.model.seed);
 	if (ranksets_draw(&m->sets, &m->rng, m->nranks, m->opt.model.set_size) < 0)
 		return -1;
+	if (m->trace)
+		trace_write_watch(m->trace, m->sets.nsets, m->confirm_s);
 	/* Sets hold indexes into the table; the table is sorted by rank. */
 	for (int k = 0; k < m->sets.nsets; k++)
 		for (int i = 0; i < m->sets.size; i++)
@@ -294,12 +313,15 @@ static int setup_model(struct monitor *m)
 	m->since = 0;
 
 	cfg.set_size = m->sets.size;
+	cfg.nsets = m->sets.nsets;
 	m->det = detector_new(&cfg);
 	stall_init(&m->stall, cfg.alpha);
 	m->owner = calloc((size_t)m->nranks + 1, sizeof(int));
 	m->batch = calloc((size_t)m->nranks + 1, sizeof(int));
 	m->asked = calloc((size_t)m->c.size, sizeof(bool));
-	return m->det && m->owner && m->batch && m->asked ? 0 : -1;
+	m->codes = calloc((size_t)m->nranks + 2, 1);
+	m->batch_codes = calloc((size_t)(m->nranks > MAX_RANKS ? m->nranks : MAX_RANKS) + 2, 1);
+	return m->det && m->owner && m->batch && m->asked && m->codes && m->batch_codes ? 0 : -1;
 }
 
 /* Release one round's targets, table and model. */
@@ -318,8 +340,11 @@ void watch_round_release(struct monitor *m)
 	free(m->owner);
 	free(m->batch);
 	free(m->asked);
+	free(m->codes);
+	free(m->batch_codes);
 	m->owner = m->batch = NULL;
 	m->asked = NULL;
+	m->codes = m->batch_codes = NULL;
 	m->targets = NULL;
 	m->prog = NULL;
 	m->local_rank = NULL;

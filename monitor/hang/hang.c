@@ -3,7 +3,6 @@
  * ones, the report and the action). What it owns of struct monitor is said in monitor.h. */
 #include "hang.h"
 
-#include <math.h>
 
 #include "../daemon/exitcodes.h"
 #include "report.h"
@@ -154,75 +153,37 @@ static void note_progress(struct monitor *m, double t, int out, const struct det
 		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
 }
 
-/* Can the model of S reach a verdict within half a confirmation window of a hang's start (its
- * verdicts allowed now, a run of k = ceil(log alpha / log q) suspicions, and beyond its guard)?
- * Where S is 0 in most healthy samples its q is near 1: it cannot. */
-static bool s_model_timely(const struct monitor *m, const struct detector_info *in, double longest_ms)
+int hang_confirm_step(struct monitor *m, double t, const struct sample_counts *c)
 {
-	/* Its verdicts wait while its runs-test windows reject randomness: not timely then. */
-	if (!in->usable || !in->random_ok || !(in->q > 0 && in->q < 1))
-		return false;
+	struct decide_input in = { .t_ms = t - m->t0_ms, .out = c->out, .live = c->live,
+				   .moved = c->moved, .still = c->still, .kernel = c->kernel,
+				   .init = c->init };
+	struct decide_out out;
+	enum confirm_event ev = decide_step(&m->decide, &in, &out);
+	struct detector_info di;
 
-	double k = ceil(log(m->opt.model.alpha) / log(in->q));
-	double eta = fmax(k * in->interval_ms, DETECTOR_GUARD_FACTOR * in->longest_healthy_ms);
-
-	return eta < confirm_window_ms(&m->conf, longest_ms) / 2;
-}
-
-/* Can a model judge a hang that begins now (confirm.h's model_ready)? The stall model once it
- * has a history, or the model of S when timely; otherwise progress evidence alone may suspect,
- * as before any history. */
-static bool models_ready(const struct monitor *m, const struct detector_info *in,
-			 const struct stall_info *si, double longest_ms)
-{
-	return si->usable || s_model_timely(m, in, longest_ms);
-}
-
-int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v, enum stall_verdict sv,
-		      const struct sample_counts *c)
-{
-	struct detector_info in;
-	struct stall_info si;
-
-	detector_get_info(m->det, &in);
-	stall_get_info(&m->stall, &si);
-	note_progress(m, t, c->out, &in);
-
-	/* The window grows with the longest healthy stretch either model has seen. */
-	double longest = in.longest_healthy_ms > si.longest_healthy_ms ? in.longest_healthy_ms :
-					si.longest_healthy_ms;
-	struct confirm_sample cs = { .t_ms = t - m->t0_ms, .verdict = v,
-				     .hang_ongoing = detector_hang_ongoing(m->det),
-				     .longest_healthy_ms = longest, .live = c->live,
-				     .moved = c->moved, .still = c->still, .kernel = c->kernel,
-				     .init = c->init, .model_ready = models_ready(m, &in, &si, longest),
-				     /* Which model speaks is a rule, not a race: the stall model covers
-				      * what the model of S cannot judge in time; where S can, a rank
-				      * computing alone (a computation hang) is its to name. */
-				     .stall_hang = sv == STALL_HANG && !s_model_timely(m, &in, longest),
-				     .stall_ongoing = stall_hang_ongoing(&m->stall) };
-
-	switch (confirm_add(&m->conf, &cs)) {
+	detector_get_info(m->det, &di);
+	note_progress(m, t, c->out, &di);
+	switch (ev) {
 	case CONFIRM_SUSPECTED:
 		/* Progress counts only between samples taken from now on. */
 		m->since = m->round;
-		m->suspected_wall = wall_s() - (cs.t_ms - m->conf.suspected_ms) / 1e3;
+		m->suspected_wall = wall_s() - (in.t_ms - m->conf.suspected_ms) / 1e3;
 		trace_event(m, t, TRACE_EVENT_SUSPECT);
 		announce_suspicion(m, m->conf.deadline_ms - m->conf.suspected_ms);
 		return 0;
 	case CONFIRM_MOVED:
 		output_say(m, "the suspected hang moved on (%s); watching goes on",
 		    c->moved ? "a rank waiting in MPI got further" : "the sampled ranks compute again");
-		/* detector_dismiss below; a run that ended by itself has nothing left to dismiss. */
+		/* decide_step dismissed both models' runs. */
 		m->since = 0;
-		dismiss_models(m);
 		trace_event(m, t, TRACE_EVENT_SLOWDOWN);
 		return 0;
 	case CONFIRM_HANG:
 		if (m->conf.window_ms == 0)
 			m->suspected_wall = wall_s();
 		if (!diagnose(m)) {
-			confirm_dismiss(&m->conf, cs.t_ms);
+			confirm_dismiss(&m->conf, in.t_ms);
 			trace_event(m, t, TRACE_EVENT_SLOWDOWN);
 			return 0;
 		}
@@ -232,7 +193,6 @@ int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v, enum
 	case CONFIRM_RESOLVED:
 		output_say(m, "the hang reported earlier is over: the job moves again; watching goes on");
 		m->since = 0;
-		dismiss_models(m);
 		return 0;
 	case CONFIRM_NOTHING:
 		break;

@@ -6,11 +6,9 @@
 
 #include "../daemon/monitor.h"
 
-/* One sample (taken at t, monotonic ms; v the S model's verdict on it, sv the stall model's, c
- * what it counted) through
- * suspect -> confirm -> act: what the confirmation step says about it, acted on (the line
- * said, the report written). MONITOR_EXIT_HANG to stop here, else 0 (watching goes on). */
-int hang_confirm_step(struct monitor *m, double t, enum detector_verdict v, enum stall_verdict sv,
-		      const struct sample_counts *c);
+/* One sample (taken at t, monotonic ms; c what it counted) through both models and
+ * suspect -> confirm -> act (stats/decide.c decides; this acts: the line said, the report
+ * written). MONITOR_EXIT_HANG to stop here, else 0 (watching goes on). */
+int hang_confirm_step(struct monitor *m, double t, const struct sample_counts *c);
 
 #endif

@@ -154,14 +154,24 @@ void comm_send_sample(int to, long round, long since, const int *ranks, int n)
 	free(msg);
 }
 
-void comm_recv_counts(int from, struct sample_counts *c)
+void comm_recv_counts(int from, struct sample_counts *c, char *codes, int n)
 {
-	int v[SAMPLE_COUNTS_INTS];
+	int *v = calloc((size_t)(SAMPLE_COUNTS_INTS + n), sizeof(int));
 	MPI_Request req;
 
-	MPI_Irecv(v, SAMPLE_COUNTS_INTS, MPI_INT, from, TAG_COUNTS, MPI_COMM_WORLD, &req);
+	if (!v) {
+		*c = (struct sample_counts){ 0 };
+		return;
+	}
+	MPI_Irecv(v, SAMPLE_COUNTS_INTS + n, MPI_INT, from, TAG_COUNTS, MPI_COMM_WORLD, &req);
 	wait_quietly(&req, MPI_STATUS_IGNORE, 1);
 	*c = (struct sample_counts){ v[0], v[1], v[2], v[3], v[4], v[5] };
+	/* A follower's letters are its word: only the alphabet of progress_code passes. */
+	for (int i = 0; i < n; i++)
+		codes[i] = v[SAMPLE_COUNTS_INTS + i] > 0 && v[SAMPLE_COUNTS_INTS + i] < 128 &&
+				   strchr("masiouk-MASIOUK", v[SAMPLE_COUNTS_INTS + i]) ?
+			   (char)v[SAMPLE_COUNTS_INTS + i] : '-';
+	free(v);
 }
 
 json_t *comm_recv_json(int from)
@@ -218,11 +228,21 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 	return cmd;
 }
 
-void comm_send_counts(const struct sample_counts *c)
+void comm_send_counts(const struct sample_counts *c, const char *codes, int n)
 {
-	int v[SAMPLE_COUNTS_INTS] = { c->out, c->live, c->moved, c->still, c->kernel, c->init };
+	int *v = calloc((size_t)(SAMPLE_COUNTS_INTS + n), sizeof(int));
+	int head[SAMPLE_COUNTS_INTS] = { c->out, c->live, c->moved, c->still, c->kernel, c->init };
 
-	MPI_Send(v, SAMPLE_COUNTS_INTS, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
+	/* Without memory the counts still go: the leader waits for them. */
+	if (!v) {
+		MPI_Send(head, SAMPLE_COUNTS_INTS, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
+		return;
+	}
+	memcpy(v, head, sizeof(head));
+	for (int i = 0; i < n; i++)
+		v[SAMPLE_COUNTS_INTS + i] = codes[i];
+	MPI_Send(v, SAMPLE_COUNTS_INTS + n, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
+	free(v);
 }
 
 void comm_send_json(json_t *j)

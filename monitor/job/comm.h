@@ -57,8 +57,9 @@ void comm_send_to_followers(const struct comm *c, enum comm_cmd cmd);
 /* Ask a monitor to sample ranks in sample round `round`, comparing each with its previous
  * sample when that was taken in round `since` or later. */
 void comm_send_sample(int to, long round, long since, const int *ranks, int n);
-/* Wait (low CPU) for a sample reply from a monitor. */
-void comm_recv_counts(int from, struct sample_counts *c);
+/* Wait (low CPU) for a sample reply from a monitor: its counts and the progress letters of
+ * the n ranks it was asked for, in the order asked (progress_code; '-' where it sent none). */
+void comm_recv_counts(int from, struct sample_counts *c, char *codes, int n);
 /* Wait for a JSON reply; NULL if it does not parse. */
 json_t *comm_recv_json(int from);
 
@@ -67,7 +68,7 @@ json_t *comm_recv_json(int from);
  * ranks. Returns the command, or 0 when stop_flag became set while waiting. */
 int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag,
 		  void (*idle)(void));
-void comm_send_counts(const struct sample_counts *c);
+void comm_send_counts(const struct sample_counts *c, const char *codes, int n);
 void comm_send_json(json_t *j);
 
 #endif

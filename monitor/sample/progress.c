@@ -77,41 +77,87 @@ static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n, bo
 	return in_mpi && n > 0 ? 1 : 0;
 }
 
-uint64_t progress_fingerprint(const struct maps *mp, const uint64_t *ips, const uint64_t *fhash,
-			      int n, struct progress_loops *loops)
+/* The outermost frame inside the MPI library (the MPI call the application made), or -1. */
+static int mpi_entry(const struct maps *mp, const uint64_t *ips, int n)
+{
+	for (int i = n - 1; i >= 0; i--)
+		if (maps_kind_at(mp, frame_lookup_pc(ips, i)) == MODULE_MPI)
+			return i;
+	return -1;
+}
+
+struct progress_print progress_fingerprint(const struct maps *mp, const uint64_t *ips,
+					   const uint64_t *fhash, int n, struct progress_loops *loops)
 {
 	bool polling;
 	int cut = fingerprint_cut(mp, ips, n, &polling, loops);
-	uint64_t h = (uint64_t)(n - cut);
+	int entry = mpi_entry(mp, ips, n);
+	/* The application's side: every frame outside MPI (all of them when none is in it). */
+	int app_end = entry >= 0 ? entry + 1 : (cut > 0 ? cut : 0);
+	bool entry_polls = entry >= 0 && maps_in_polling_call(mp, frame_lookup_pc(ips, entry));
+	struct progress_print fp = { .app = (uint64_t)(n - app_end) + 1, .inner = 0 };
 
-	for (int i = n - 1; i >= cut; i--) {
+	for (int i = n - 1; i >= app_end; i--) {
 		/* The polling loop's frame: where it calls from is not progress, its state is. */
-		if (!(polling && i == cut))
-			h = progress_mix(h, ips[i]);
-		h = progress_mix(h, fhash[i]);
+		if (!(entry_polls && i == entry + 1))
+			fp.app = progress_mix(fp.app, ips[i]);
+		fp.app = progress_mix(fp.app, fhash[i]);
 	}
-	return h;
+	for (int i = app_end - 1; i >= cut; i--) {
+		if (!(polling && i == cut))
+			fp.inner = progress_mix(fp.inner, ips[i]);
+		fp.inner = progress_mix(fp.inner, fhash[i]);
+	}
+	if (fp.app == 0)
+		fp.app = 1; /* 0 means "no fingerprint" */
+	return fp;
+}
+
+char progress_code(enum progress_result r, enum progress_part part, bool in_kernel, bool in_init)
+{
+	char c = 'u';
+
+	if (in_kernel)
+		c = 'k';
+	else if (r == PROGRESS_MOVED)
+		c = part == PROGRESS_PART_STATE ? 'm' : 'a';
+	else if (r == PROGRESS_STILL)
+		c = part == PROGRESS_PART_INNER ? 'i' : 's';
+	else if (r == PROGRESS_OUT)
+		c = 'o';
+	return in_init ? (char)(c - 'a' + 'A') : c;
 }
 
 enum progress_result progress_update(struct progress *p, long seq, long since, int state,
-				     uint64_t fp)
+				     struct progress_print fp, enum progress_part *part)
 {
 	enum progress_result r = PROGRESS_UNKNOWN;
+	enum progress_part what = PROGRESS_PART_NONE;
 
+	if (part)
+		*part = PROGRESS_PART_NONE;
 	/* Waiting in MPI with no fingerprint (an unwind cut short): no evidence, and the previous
 	 * sample stays the one to compare with. */
-	if (state == RANK_IN_MPI && fp == 0)
+	if (state == RANK_IN_MPI && fp.app == 0)
 		return PROGRESS_UNKNOWN;
 	if (p->seq > 0 && p->seq >= since) {
-		if (state != p->state)
+		if (state != p->state) {
 			r = PROGRESS_MOVED;
-		else if (state == RANK_OUT_MPI)
+			what = PROGRESS_PART_STATE;
+		} else if (state == RANK_OUT_MPI) {
 			r = PROGRESS_OUT;
-		else
-			r = fp == p->fp ? PROGRESS_STILL : PROGRESS_MOVED;
+		} else if (fp.app != p->fp.app) {
+			r = PROGRESS_MOVED;
+			what = PROGRESS_PART_APP;
+		} else {
+			r = PROGRESS_STILL;
+			what = fp.inner != p->fp.inner ? PROGRESS_PART_INNER : PROGRESS_PART_NONE;
+		}
 	}
 	p->seq = seq;
 	p->fp = fp;
 	p->state = state;
+	if (part)
+		*part = what;
 	return r;
 }

@@ -286,8 +286,10 @@ static bool unwind_complete(const struct target *t, const struct thread_stack *t
  * MPI_Init). */
 static void target_note_decider(struct target *t, const struct thread_stack *th)
 {
+	static const struct progress_print none;
+
 	t->fingerprint = unwind_complete(t, th) ?
-				 progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes, &t->loops) : 0;
+				 progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes, &t->loops) : none;
 	t->in_init = false;
 	for (int i = 0; i < th->nframes && !t->in_init; i++)
 		t->in_init = maps_in_init(&t->maps, frame_lookup_pc(th->ips, i));
@@ -321,7 +323,7 @@ enum target_status target_sample(struct target *t, enum rank_state *state,
 
 	*state = RANK_UNKNOWN;
 	t->in_kernel = t->in_init = false;
-	t->fingerprint = 0;
+	t->fingerprint = (struct progress_print){ 0, 0 };
 	if (cost)
 		memset(cost, 0, sizeof(*cost));
 	if (st != TARGET_OK)

@@ -61,7 +61,7 @@ struct target {
 	struct pid_list tids;   /* the threads of the latest sample (grows as needed) */
 	/* Of the latest target_sample: the deciding thread's fingerprint (progress.h), whether it
 	 * is still inside MPI_Init, and whether it sat in uninterruptible sleep (D). */
-	uint64_t fingerprint;
+	struct progress_print fingerprint;
 	struct progress_loops loops; /* the rank's wait loops, learned from its samples */
 	bool in_init, in_kernel;
 	char wchan[64]; /* its wait channel, when in_kernel */

@@ -4,7 +4,13 @@
 #   1. the stencil, 8 ranks, a rank skips an Allreduce 40 s in: suspected and confirmed, rank named;
 #   2. the same job healthy, run beside it (16 ranks on 2 cores): not ended;
 #   3. a job whose ranks wait in MPI over 90 % of the time (checked from its trace), a deadlock
-#      60 s in: suspected by the stall model, confirmed, the right rank named.
+#      60 s in: suspected by the stall model, confirmed, the right rank named;
+#   4. a shape none of these apps has (tests/apps/shapes.c ring: Sendrecv both ways + Allreduce,
+#      no faults.h; issue 36, where a hang sat silent for minutes): 8 ranks, rank 3 skips one
+#      Allreduce (psinject, from outside) once the watch has 35 s of history: suspected,
+#      confirmed, rank 3 named; its trace's progress letters say every sampled rank was still
+#      after the fault, and `parastack replay` on the trace reproduces the live decision;
+#   5. its healthy twin beside it: not ended.
 # Seeds fixed; a short confirmation window for the hangs (what is tested is the suspicion);
 # every run has a hard timeout.
 . "$(dirname "$0")/lib.sh"
@@ -70,4 +76,42 @@ fired=$(cut -d' ' -f1 "$TMP/mpi.fault" 2>/dev/null)
 jreport "lives in MPI: suspected after the fault" ".confirmation.suspected_at >= ${fired:-1e12}"
 expect_grep "lives in MPI: the suspicion says why" "no sampled rank has moved for [0-9.]* s, longer than this job's history makes plausible" "$ERR"
 expect_grep "lives in MPI: the report says which detector" "suspected by the stall model: no sampled rank moved" "$ERR"
+
+# --- 4 and 5: the ring nobody here wrote, a skip injected from outside; its healthy twin -------
+INJ=$(cd "$BUILD/tests" && pwd)/libpsinject.so
+start "$TMP/ring.out" timeout 400 "$PARASTACK" run --seed 21 --confirm 20 --report "$TMP/ring.json" \
+	--trace "$TMP/ring.trace" -- $MPIRUN -x LD_PRELOAD="$INJ" -x PS_INJECT_RANK=3 -x PS_INJECT_CALL=1 \
+	-x PS_INJECT_WHEN="$TMP/ring.go" -x PS_INJECT_FUNC=allreduce "$APPS/shapes" ring
+RING=$BG
+start "$TMP/twin.out" timeout 400 env PS_ITERS=300000 "$PARASTACK" run --seed 22 --report "$TMP/twin.json" \
+	-- $MPIRUN "$APPS/shapes" ring
+TWIN=$BG
+# The fault once the watch has 35 s of history (polled from the trace, with a deadline).
+deadline=$(($(date +%s) + 200))
+until awk '!/^#/ && $1 >= 35000 { found = 1 } END { exit !found }' "$TMP/ring.trace" 2>/dev/null ||
+	[ "$(date +%s)" -ge "$deadline" ]; do sleep 0.2; done
+fault_ms=$(awk '!/^#/ { t = $1 } END { printf "%d", t }' "$TMP/ring.trace" 2>/dev/null)
+touch "$TMP/ring.go"
+finished ring "$RING" 400
+if [ "$RC" -eq 86 ]; then ok; else fail "ring: exit status $RC, want 86: $(tail -5 "$TMP/ring.out")"; fi
+jreport "ring: communication hang, rank 3" '.verdict == "hang" and .hang_type == "communication" and (.faulty_ranks | index(3) != null)'
+expect_agree "ring: text and JSON"
+# Through the confirmation window every sampled rank waits still (s, or i: only frames inside
+# MPI differed), none moves (a, m): the trace's progress letters after the suspicion.
+susp=$(sed -n 's/^#! suspect //p' "$TMP/ring.trace" | head -n 1)
+letters=$(awk -v s="${susp:-1e12}" '!/^#/ && NF == 4 && $1 > s { printf "%s", $4 }' "$TMP/ring.trace")
+moves=$(printf '%s' "$letters" | tr -cd 'amAM' | wc -c)
+stills=$(printf '%s' "$letters" | tr -cd 'siSI' | wc -c)
+if [ -n "$susp" ] && [ "$moves" -eq 0 ] && [ "$stills" -gt 0 ]; then ok; else
+	fail "ring: suspicion at ${susp:-none}; after it $moves move(s), $stills still: $letters"; fi
+jreport "ring: suspected after the fault" ".confirmation.basis != null"
+run "$PARASTACK" replay --json "$TMP/ring.trace"
+live_susp=$susp
+if [ "$RC" -eq 0 ] && printf '%s' "$OUT" | jq -e --argjson s "${live_susp:-0}" \
+	'.decision.verdict == "hang" and .decision.suspected_at_ms == $s' >/dev/null; then ok; else
+	fail "ring: replay of the trace does not reproduce the suspicion at ${live_susp:-none}: $(printf '%s' "$OUT" | jq -c .decision)"; fi
+finished twin "$TWIN" 400
+if [ "$RC" -eq 0 ]; then ok; else fail "ring's healthy twin: exit status $RC, want 0: $(tail -5 "$TMP/twin.out")"; fi
+jreport "ring's healthy twin: no hang" '.verdict == "none"'
+[ -n "$fault_ms" ] || fail "ring: the trace never reached 35 s"
 finish

@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 			;
 		else if (fingerprint)
 			printf("%s fp %016llx init %d kernel %d\n", rank_state_name(st),
-			       (unsigned long long)t.fingerprint, t.in_init, t.in_kernel);
+			       (unsigned long long)t.fingerprint.app, t.in_init, t.in_kernel);
 		else
 			printf("%s\n", rank_state_name(st));
 		if (pause_ms > 0) {

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 	}
 	printf("# tracegen %s seed %llu hang_at_s %g\n", argv[optind], seed, hang_at);
 	for (double t = 0.0; t <= cfg.duration_ms; t += step)
-		if (trace_write_point(stdout, t, tracegen_s_at(&g, t), cfg.c) < 0)
+		if (trace_write_point(stdout, t, tracegen_s_at(&g, t), cfg.c, NULL) < 0)
 			return 1;
 	return 0;
 }

@@ -21,5 +21,6 @@ Suite *waitfor_suite(void);
 Suite *record_check_suite(void);
 Suite *stall_suite(void);
 Suite *pyframes_suite(void);
+Suite *decide_suite(void);
 
 #endif

@@ -147,7 +147,7 @@ static enum confirm_event feed_ready(struct confirm *c, double t_s, enum detecto
 }
 
 /* The demo's case (issue 30): a hang that begins after the model has a history is the model's
- * to suspect. Quiet evidence alone never opens a window then, however long it lasts, so the
+ * to suspect. Quiet evidence alone does not open a window then within a whole window, so the
  * basis cannot depend on which of the two came first. */
 START_TEST(with_history_only_the_model_suspects)
 {
@@ -157,15 +157,35 @@ START_TEST(with_history_only_the_model_suspects)
 	for (double t = 0; t < 25; t += 0.5)
 		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HEALTHY, 1, 1, t >= 10), CONFIRM_NOTHING);
 	/* The fault: nothing moves any more; the model needs a while (the faulty rank's set). */
-	for (double t = 25; t < 60; t += 0.5)
+	for (double t = 25; t < 39; t += 0.5)
 		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_NOTHING);
-	ck_assert_int_eq(feed_ready(&c, 60, DETECTOR_HANG, 0, 2, true), CONFIRM_SUSPECTED);
+	ck_assert_int_eq(feed_ready(&c, 39, DETECTOR_HANG, 0, 2, true), CONFIRM_SUSPECTED);
 	ck_assert_int_eq(c.basis, CONFIRM_BY_MODEL);
-	ck_assert_double_eq(c.suspected_ms, 60e3);
-	for (double t = 60.5; t < 75; t += 0.5)
+	ck_assert_double_eq(c.suspected_ms, 39e3);
+	for (double t = 39.5; t < 54; t += 0.5)
 		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HANG, 0, 2, true), CONFIRM_NOTHING);
-	ck_assert_int_eq(feed_ready(&c, 75, DETECTOR_HANG, 0, 2, true), CONFIRM_HANG);
+	ck_assert_int_eq(feed_ready(&c, 54, DETECTOR_HANG, 0, 2, true), CONFIRM_HANG);
 	ck_assert_int_eq(c.basis, CONFIRM_BY_MODEL);
+}
+END_TEST
+
+/* A model that was ready but does not suspect this hang (its S above the model's threshold):
+ * after two whole windows with nothing moved the evidence suspects, and the hang is confirmed
+ * half a window later - never silent. */
+START_TEST(a_hang_no_ready_model_suspects_is_the_evidences_after_a_window)
+{
+	struct confirm c;
+
+	confirm_init(&c, 20);
+	ck_assert_int_eq(feed_ready(&c, 0, DETECTOR_HEALTHY, 1, 1, true), CONFIRM_NOTHING);
+	for (double t = 1; t < 40; t += 1)
+		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed_ready(&c, 40, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_SUSPECTED);
+	ck_assert_int_eq(c.basis, CONFIRM_BY_EVIDENCE);
+	ck_assert_double_eq(c.deadline_ms, 50e3);
+	for (double t = 41; t < 50; t += 1)
+		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed_ready(&c, 50, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_HANG);
 }
 END_TEST
 
@@ -183,10 +203,11 @@ START_TEST(an_early_hang_stays_early_when_the_model_becomes_ready)
 	for (double t = 11; t < 20; t += 1)
 		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_NOTHING);
 	ck_assert_int_eq(feed_ready(&c, 20, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_HANG);
-	/* Once a rank moved with the model in force, a later quiet stretch is the model's. */
+	/* Once a rank moved with the model in force, a later quiet stretch is the model's for two
+	 * whole windows (then the evidence's: the test above). */
 	confirm_init(&c, 20);
 	ck_assert_int_eq(feed_ready(&c, 0, DETECTOR_HEALTHY, 1, 1, true), CONFIRM_NOTHING);
-	for (double t = 1; t < 100; t += 1)
+	for (double t = 1; t < 40; t += 1)
 		ck_assert_int_eq(feed_ready(&c, t, DETECTOR_HEALTHY, 0, 2, true), CONFIRM_NOTHING);
 }
 END_TEST
@@ -289,6 +310,7 @@ Suite *confirm_suite(void)
 	tcase_add_test(tc, hang_without_history_by_evidence_alone);
 	tcase_add_test(tc, movement_restarts_the_quiet_stretch);
 	tcase_add_test(tc, with_history_only_the_model_suspects);
+	tcase_add_test(tc, a_hang_no_ready_model_suspects_is_the_evidences_after_a_window);
 	tcase_add_test(tc, an_early_hang_stays_early_when_the_model_becomes_ready);
 	tcase_add_test(tc, ranks_in_mpi_init_are_starting);
 	tcase_add_test(tc, ranks_in_the_kernel_are_an_io_hang);

@@ -318,6 +318,98 @@ START_TEST(bad_configurations_are_refused)
 }
 END_TEST
 
+/* A detector of one rank set after n healthy samples 400 ms apart (seeded). */
+static struct detector *healthy_one_set(int n, double *t)
+{
+	struct detector_config cfg;
+	struct rng r;
+	int prev = -1;
+
+	detector_config_default(&cfg);
+	cfg.nsets = 1;
+
+	struct detector *d = detector_new(&cfg);
+
+	ck_assert_ptr_nonnull(d);
+	rng_seed(&r, 99);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_ne(detector_add(d, *t += 400.0, healthy_sample(&r, &prev)), DETECTOR_HANG);
+	return d;
+}
+
+/* Suspicions (S = 0, 400 ms apart) until a hang verdict; how many it took. */
+static int samples_to_verdict(struct detector *d, double *t)
+{
+	for (int i = 1; i <= 1000; i++)
+		if (detector_add(d, *t += 400.0, 0) == DETECTOR_HANG)
+			return i;
+	ck_abort_msg("no verdict in 1000 suspicions");
+	return -1;
+}
+
+/* The prediction the monitor's basis rule reads (issue 35) is what a run beginning then takes,
+ * at every stage of a young model: fewer windows than a verdict needs, just enough, many. */
+START_TEST(verdict_eta_is_what_a_run_takes)
+{
+	static const int histories[] = { 20, 40, 56, 70, 300 };
+	double t = 0.0;
+	struct detector *d = healthy_one_set(histories[_i], &t);
+
+	ck_assert(detector_usable(d));
+
+	double eta = detector_verdict_eta_ms(d);
+
+	ck_assert(isfinite(eta));
+	ck_assert_double_eq_tol(samples_to_verdict(d, &t) * 400.0, eta, 1e-6);
+	detector_free(d);
+}
+END_TEST
+
+/* The demo's case: a settled model whose latest runs-test window failed just before the hang
+ * (too few windows at this interval, the latest not passed: random_ok false). A verdict is a
+ * window away, not out of reach: the model stays timely, and its verdict comes within its
+ * prediction plus the window the run holds itself. */
+START_TEST(a_failed_window_before_the_hang_keeps_the_model_timely)
+{
+	double t = 0.0;
+	struct detector *d = healthy_one_set(32, &t); /* two windows, both passed */
+	struct detector_info in;
+
+	detector_get_info(d, &in);
+	ck_assert_int_eq(in.windows_passed, 2);
+	ck_assert(in.random_ok);
+	/* A third window that is not random: one long high phase, one long low one (no
+	 * suspicion: S above the threshold). */
+	for (int i = 0; i < DETECTOR_WINDOW; i++)
+		ck_assert_int_eq(detector_add(d, t += 400.0, i < DETECTOR_WINDOW / 2 ? 10 : 5),
+				 DETECTOR_UNSETTLED * (i == DETECTOR_WINDOW - 1) +
+				 DETECTOR_HEALTHY * (i != DETECTOR_WINDOW - 1));
+	detector_get_info(d, &in);
+	ck_assert_int_eq(in.windows_failed, 1);
+	ck_assert(!in.random_ok);
+
+	double eta = detector_verdict_eta_ms(d);
+
+	ck_assert_double_lt(eta, 15000.0 / 2); /* within half the demo's window */
+	ck_assert_double_le(samples_to_verdict(d, &t) * 400.0, eta + DETECTOR_WINDOW * 400.0);
+	detector_free(d);
+}
+END_TEST
+
+/* No level, or a q of 1 (S never moves): no verdict can come, the prediction says so. */
+START_TEST(verdict_eta_is_infinite_without_a_level)
+{
+	struct detector_config cfg;
+
+	detector_config_default(&cfg);
+
+	struct detector *d = detector_new(&cfg);
+
+	ck_assert(isinf(detector_verdict_eta_ms(d)));
+	detector_free(d);
+}
+END_TEST
+
 Suite *detector_suite(void)
 {
 	Suite *s = suite_create("detector");
@@ -334,6 +426,9 @@ Suite *detector_suite(void)
 	tcase_add_test(tc, interval_is_capped);
 	tcase_add_test(tc, independent_samples_never_double);
 	tcase_add_test(tc, bad_configurations_are_refused);
+	tcase_add_loop_test(tc, verdict_eta_is_what_a_run_takes, 0, 5);
+	tcase_add_test(tc, a_failed_window_before_the_hang_keeps_the_model_timely);
+	tcase_add_test(tc, verdict_eta_is_infinite_without_a_level);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -54,7 +54,12 @@ static const struct bad_case bad_cases[] = {
 	{ "nan 1 10\n", "line 1: expected a time" },
 	{ "0 1.5 10\n", "line 1: expected S" },
 	{ "0 1\n", "line 1: expected C" },
-	{ "0 1 10 7\n", "line 1: unexpected text" },
+	{ "0 1 10 7\n", "line 1: the progress field has 1 letters, not one per sampled rank (C = 10)" },
+	{ "0 1 4 ssa\n", "line 1: the progress field has 3 letters" },
+	{ "0 1 4 ssax\n", "line 1: progress letter 'x' is not one of" },
+	{ "0 1 4 ssaa 5\n", "line 1: unexpected text" },
+	{ "#! watch sets=3 confirm=60\n0 1 10\n", "line 1: expected \"#! watch" },
+	{ "#! watch sets=2\n0 1 10\n", "line 1: expected \"#! watch" },
 	{ "0 11 10\n", "line 1: S = 11 is outside 0..C" },
 	{ "0 -1 10\n", "line 1: S = -1 is outside" },
 	{ "0 0 0\n", "line 1: set size C = 0" },
@@ -83,6 +88,30 @@ START_TEST(malformed_lines_are_named)
 }
 END_TEST
 
+/* The progress field: each letter counted as the monitor counted it (moved, still, ...). */
+START_TEST(progress_letters_are_counted)
+{
+	struct trace tr;
+	char err[256] = "";
+
+	ck_assert_int_eq(parse_text("#! watch sets=1 confirm=15\n0 2 8 masiouk-\n1 0 8 SIUsssss\n2 1 8\n", &tr,
+				    err, sizeof(err)), 0);
+	ck_assert_int_eq(tr.has_watch, 1);
+	ck_assert_int_eq(tr.nsets, 1);
+	ck_assert_double_eq(tr.confirm_s, 15);
+	ck_assert(tr.points[0].has_progress);
+	ck_assert_int_eq(tr.points[0].live, 7);
+	ck_assert_int_eq(tr.points[0].moved, 2);
+	ck_assert_int_eq(tr.points[0].still, 2);
+	ck_assert_int_eq(tr.points[0].kernel, 1);
+	ck_assert_int_eq(tr.points[0].init, 0);
+	ck_assert_int_eq(tr.points[1].init, 3);
+	ck_assert_int_eq(tr.points[1].still, 7);
+	ck_assert(!tr.points[2].has_progress);
+	trace_free(&tr);
+}
+END_TEST
+
 START_TEST(write_then_parse_round_trip)
 {
 	char buf[256];
@@ -90,8 +119,8 @@ START_TEST(write_then_parse_round_trip)
 	struct trace tr;
 	char err[256];
 
-	ck_assert_int_eq(trace_write_point(f, 12.5, 3, 10), 0);
-	ck_assert_int_eq(trace_write_point(f, 400, 0, 10), 0);
+	ck_assert_int_eq(trace_write_point(f, 12.5, 3, 10, NULL), 0);
+	ck_assert_int_eq(trace_write_point(f, 400, 0, 10, NULL), 0);
 	fclose(f);
 	ck_assert_int_eq(parse_text(buf, &tr, err, sizeof(err)), 0);
 	ck_assert_uint_eq(tr.len, 2);
@@ -108,9 +137,9 @@ START_TEST(directives_carry_the_model_and_the_checks)
 	char err[256] = "";
 
 	ck_assert_int_eq(trace_write_model(f, 0.01, 200, 3200), 0);
-	ck_assert_int_eq(trace_write_point(f, 0, 3, 10), 0);
+	ck_assert_int_eq(trace_write_point(f, 0, 3, 10, NULL), 0);
 	ck_assert_int_eq(trace_write_event(f, 0, TRACE_EVENT_SLOWDOWN), 0);
-	ck_assert_int_eq(trace_write_point(f, 400, 0, 10), 0);
+	ck_assert_int_eq(trace_write_point(f, 400, 0, 10, NULL), 0);
 	ck_assert_int_eq(trace_write_event(f, 400, TRACE_EVENT_SUSPECT), 0);
 	ck_assert_int_eq(trace_write_event(f, 400, TRACE_EVENT_HANG), 0);
 	fputs("#! someday-more 1 2 3\n", f);
@@ -141,7 +170,7 @@ static void hang_trace(struct trace *tr, char *buf, size_t len, bool recorded, i
 	if (recorded)
 		trace_write_model(f, 0.001, 400, 30000);
 	for (int i = 0; i < points; i++)
-		trace_write_point(f, i * step, i < healthy ? (i * 7 % 5) * 2 + (i % 2) : 0, 10);
+		trace_write_point(f, i * step, i < healthy ? (i * 7 % 5) * 2 + (i % 2) : 0, 10, NULL);
 	fclose(f);
 	ck_assert_int_eq(parse_text(buf, tr, err, sizeof(err)), 0);
 }
@@ -243,6 +272,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tc, parses_samples_comments_and_blank_lines);
 	tcase_add_loop_test(tc, malformed_lines_are_named, 0, sizeof(bad_cases) / sizeof(bad_cases[0]));
 	tcase_add_test(tc, write_then_parse_round_trip);
+	tcase_add_test(tc, progress_letters_are_counted);
 	tcase_add_test(tc, missing_file_is_an_error);
 	tcase_add_test(tc, directives_carry_the_model_and_the_checks);
 	tcase_add_test(tc, timeline_follows_every_recorded_sample);

@@ -1,0 +1,55 @@
+/* decide — the models, the basis rule and the confirmation, one sample at a time.
+ *
+ * Which model speaks is a rule, not a race: the stall model covers what the model of S cannot
+ * judge in time; where S can, a rank computing alone (a computation hang) is its to name. A
+ * model "can judge" a hang that begins now once the stall model has a history, or once the
+ * model of S could reach its verdict within half a confirmation window (its prediction,
+ * detector_verdict_eta_ms: a property of the job, not of whether its latest runs-test window
+ * happened to pass - issue 35; once timely, it stays so within a whole window). Otherwise progress evidence alone may suspect, as before any
+ * history (confirm.c). */
+#include "decide.h"
+
+bool decide_s_timely(struct decide *d, double longest_ms)
+{
+	double eta = detector_verdict_eta_ms(d->det), window = confirm_window_ms(d->conf, longest_ms);
+
+	d->s_timely = eta < (d->s_timely ? window : window / 2);
+	return d->s_timely;
+}
+
+enum confirm_event decide_step(struct decide *d, const struct decide_input *in,
+			       struct decide_out *out)
+{
+	struct detector_info di;
+	struct stall_info si;
+
+	out->verdict = detector_add(d->det, in->t_ms, in->out);
+	out->stall_verdict = stall_add(d->stall, in->t_ms, in->moved, in->still);
+	detector_get_info(d->det, &di);
+	stall_get_info(d->stall, &si);
+	/* The window grows with the longest healthy stretch either model has seen. */
+	out->longest_ms = di.longest_healthy_ms > si.longest_healthy_ms ? di.longest_healthy_ms :
+									 si.longest_healthy_ms;
+	out->s_timely = decide_s_timely(d, out->longest_ms);
+	out->model_ready = si.usable || out->s_timely;
+
+	struct confirm_sample cs = { .t_ms = in->t_ms, .verdict = out->verdict,
+				     .hang_ongoing = detector_hang_ongoing(d->det),
+				     .longest_healthy_ms = out->longest_ms, .live = in->live,
+				     .moved = in->moved, .still = in->still, .kernel = in->kernel,
+				     .init = in->init, .model_ready = out->model_ready,
+				     /* S's to name only while its run goes on: a hang whose S is
+				      * above its threshold is the stall model's. */
+				     .stall_hang = out->stall_verdict == STALL_HANG &&
+						   !(out->s_timely && (di.run_length > 0 || detector_hang_ongoing(d->det))),
+				     .stall_ongoing = stall_hang_ongoing(d->stall) };
+	enum confirm_event ev = confirm_add(d->conf, &cs);
+
+	/* The job moved after a suspicion, or after a reported hang: neither model's run is a
+	 * hang to learn, and the next must outlast it. */
+	if (ev == CONFIRM_MOVED || ev == CONFIRM_RESOLVED) {
+		detector_dismiss(d->det);
+		stall_dismiss(d->stall);
+	}
+	return ev;
+}

@@ -1,0 +1,157 @@
+/* Tests of the pipeline's decision (stats/decide.c): which model speaks is a property of the
+ * job, not of the moment the hang began (issue 35), and the models are dismissed with the
+ * window. */
+#include <math.h>
+
+#include "../../stats/decide.h"
+#include "../../stats/ranksets.h"
+#include "../../stats/rng.h"
+#include "suites.h"
+
+/* A demo-like job (the README's demo: 4 ranks, two sets of C = 2 sampled in turns): S is 2, 1
+ * or 0 ranks outside MPI; the ranks in MPI move between samples. From hang_ms on, one rank
+ * computes forever: its set shows S = 1 (it, and a rank waiting unmoved), the other S = 0 (two
+ * ranks waiting). What the first suspicion was (none after 120 s: suspected false). */
+struct demo_run {
+	enum confirm_basis basis;
+	bool suspected;
+	bool window_failed_at_fault; /* the latest runs-test windows rejected randomness then */
+};
+
+static struct demo_run demo_job(uint64_t seed, double hang_ms, double confirm_s)
+{
+	struct detector_config cfg;
+	struct rng r;
+	struct stall st;
+	struct confirm conf;
+	struct demo_run run = { 0 };
+
+	detector_config_default(&cfg);
+	cfg.set_size = 2;
+	cfg.seed = seed;
+
+	struct detector *det = detector_new(&cfg);
+
+	ck_assert_ptr_nonnull(det);
+	stall_init(&st, cfg.alpha);
+	confirm_init(&conf, confirm_s);
+	rng_seed(&r, seed);
+
+	struct decide d = { det, &st, &conf, false };
+	bool before = true;
+
+	long i = 0;
+
+	for (double t = 0; t < 120000; t += detector_next_step_ms(det), i++) {
+		struct decide_input in = { .t_ms = t, .live = 2 };
+		bool faulty_set = (i / RANKSETS_SWITCH_EVERY) % 2 == 0;
+		struct decide_out out;
+
+		if (t < hang_ms) {
+			double u = rng_uniform(&r);
+
+			in.out = u < 0.67 ? 2 : u < 0.94 ? 1 : 0;
+			in.moved = 2 - in.out;
+		} else {
+			if (before) {
+				struct detector_info di;
+
+				detector_get_info(det, &di);
+				run.window_failed_at_fault = !di.random_ok;
+				before = false;
+			}
+			in.out = faulty_set ? 1 : 0;
+			in.still = 2 - in.out;
+		}
+		if (decide_step(&d, &in, &out) == CONFIRM_SUSPECTED) {
+			run.suspected = true;
+			run.basis = conf.basis;
+			break;
+		}
+	}
+	detector_free(det);
+	return run;
+}
+
+/* Forty demo jobs (the README's: a fault 25 s in, a 15 s window): the model of S suspects every
+ * one, including those whose latest runs-test window had just failed. */
+START_TEST(a_hang_after_healthy_history_is_the_models)
+{
+	int failed_windows = 0;
+
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		struct demo_run run = demo_job(seed, 25000, 15);
+
+		ck_assert_msg(run.suspected, "seed %llu: no suspicion", (unsigned long long)seed);
+		ck_assert_msg(run.basis == CONFIRM_BY_MODEL, "seed %llu: suspected by %d, not the model",
+			      (unsigned long long)seed, run.basis);
+		failed_windows += run.window_failed_at_fault;
+	}
+	/* The case of issue 35 is among them: the old rule gave these to the evidence. */
+	ck_assert_int_gt(failed_windows, 0);
+}
+END_TEST
+
+/* A hang right after the start, before any history: the evidence's. */
+START_TEST(a_hang_before_any_history_is_the_evidences)
+{
+	struct demo_run run = demo_job(7, 1500, 15);
+
+	ck_assert(run.suspected);
+	ck_assert_int_eq(run.basis, CONFIRM_BY_EVIDENCE);
+}
+END_TEST
+
+/* Timeliness is reached within half a window, then held within a whole one, lost beyond it. */
+START_TEST(timeliness_has_hysteresis)
+{
+	struct detector_config cfg;
+	struct stall st;
+	struct confirm conf;
+	struct rng r;
+
+	detector_config_default(&cfg);
+	cfg.set_size = 2;
+
+	struct detector *det = detector_new(&cfg);
+
+	stall_init(&st, cfg.alpha);
+	rng_seed(&r, 3);
+
+	double t = 0;
+
+	for (int i = 0; i < 200; i++)
+		detector_add(det, t += 400, rng_uniform(&r) < 0.67 ? 2 : 1);
+
+	double eta = detector_verdict_eta_ms(det);
+
+	ck_assert(isfinite(eta));
+
+	struct decide d = { det, &st, &conf, false };
+
+	confirm_init(&conf, 1.5 * eta / 1e3); /* half a window < eta < a window */
+	ck_assert(!decide_s_timely(&d, 0));
+	confirm_init(&conf, 3 * eta / 1e3);   /* eta < half a window: reached */
+	ck_assert(decide_s_timely(&d, 0));
+	confirm_init(&conf, 1.5 * eta / 1e3); /* held */
+	ck_assert(decide_s_timely(&d, 0));
+	confirm_init(&conf, 0.9 * eta / 1e3); /* lost */
+	ck_assert(!decide_s_timely(&d, 0));
+	confirm_init(&conf, 1.5 * eta / 1e3); /* and not held again */
+	ck_assert(!decide_s_timely(&d, 0));
+	detector_free(det);
+}
+END_TEST
+
+Suite *decide_suite(void)
+{
+	Suite *s = suite_create("decide");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, a_hang_after_healthy_history_is_the_models);
+	tcase_add_test(tc, a_hang_before_any_history_is_the_evidences);
+	tcase_add_test(tc, timeliness_has_hysteresis);
+	suite_add_tcase(s, tc);
+	return s;
+}
