@@ -56,22 +56,12 @@ static json_t *replay_json(const struct replay_result *r, const struct detector_
 			 "longest_healthy_run_ms", in->longest_healthy_ms, "model", model);
 }
 
-static const char *basis_words(enum confirm_basis b)
-{
-	switch (b) {
-	case CONFIRM_BY_MODEL: return "model";
-	case CONFIRM_BY_STALL: return "stall model";
-	case CONFIRM_BY_EVIDENCE: return "progress evidence";
-	}
-	return "unknown";
-}
-
 static json_t *decision_json(const struct replay_decision *d, double confirm_s)
 {
 	return json_pack("{s:s, s:f, s:o, s:o, s:o, s:o, s:i, s:i, s:I, s:{s:b, s:f, s:f, s:i, s:f}}",
 			 "verdict", d->hang ? "hang" : "none", "confirm_s", confirm_s,
 			 "suspected_at_ms", d->suspected ? json_real(d->suspected_ms) : json_null(),
-			 "basis", d->suspected ? json_string(basis_words(d->basis)) : json_null(),
+			 "basis", d->suspected ? json_string(confirm_basis_name(d->basis)) : json_null(),
 			 "window_start_ms", d->suspected ? json_real(d->window_start_ms) : json_null(),
 			 "confirmed_at_ms", d->hang ? json_real(d->hang_ms) : json_null(),
 			 "suspicions", d->suspicions, "dismissed", d->dismissed,
@@ -106,7 +96,7 @@ static void decision_summary(const struct replay_decision *d, double confirm_s)
 	printf("decision (both models, the basis rule, a %g s confirmation window, on the progress letters):\n",
 	       confirm_s);
 	if (d->suspected)
-		printf("  suspected at %.3f ms by the %s%s\n", d->suspected_ms, basis_words(d->basis),
+		printf("  suspected at %.3f ms by the %s%s\n", d->suspected_ms, confirm_basis_name(d->basis),
 		       d->basis == CONFIRM_BY_EVIDENCE ? " (nothing moved since before a model could judge)" : "");
 	else
 		printf("  no suspicion up to %.3f ms\n", d->last_ms);

@@ -170,3 +170,13 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 	}
 	return CONFIRM_NOTHING;
 }
+
+const char *confirm_basis_name(enum confirm_basis b)
+{
+	switch (b) {
+	case CONFIRM_BY_MODEL: return "model";
+	case CONFIRM_BY_STALL: return "stall model";
+	case CONFIRM_BY_EVIDENCE: return "progress evidence";
+	}
+	return "unknown";
+}

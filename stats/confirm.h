@@ -1,6 +1,8 @@
 /* confirm — the second of the three steps after the model (design.md §4): suspect, confirm,
- * act. A suspicion of either model (S's, detector.h; the stall model, stall.h), or - for a hang that began before the model had a history -
- * half a confirmation window in which no sampled rank got anywhere, opens a confirmation; any rank waiting in MPI that is seen to move, or samples that
+ * act. A suspicion of either model (S's, detector.h; the stall model, stall.h), or - for a
+ * hang that began before a model could judge it - half a confirmation window in which no
+ * sampled rank got anywhere (two whole windows for any other hang no model suspected), opens a
+ * confirmation; any rank waiting in MPI that is seen to move, or samples that
  * show the job computing again, dismiss it; a window with evidence that nothing moves confirms
  * the hang. Pure: it sees only what each sample found (no ptrace, no MPI, no clock). */
 #ifndef PARASTACK_CONFIRM_H
@@ -75,6 +77,8 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 void confirm_dismiss(struct confirm *c, double t_ms);
 /* The window in force now, in ms (grows with the job's longest healthy suspicion run). */
 double confirm_window_ms(const struct confirm *c, double longest_healthy_ms);
+/* The report's and replay's word for a basis: "model", "stall model", "progress evidence". */
+const char *confirm_basis_name(enum confirm_basis b);
 /* The confirmed hang was one of ranks stuck in the kernel (every sample of the window). */
 bool confirm_is_io(const struct confirm *c);
 

@@ -21,24 +21,13 @@ static double snapshot_gap_ms(struct monitor *m)
 	return gap > SNAPSHOT_GAP_MAX_MS ? SNAPSHOT_GAP_MAX_MS : gap < SNAPSHOT_GAP_MIN_MS ? SNAPSHOT_GAP_MIN_MS : gap;
 }
 
-/* The JSON report's confirmation.basis: which detector suspected (man parastack). */
-static const char *hang_basis_name(enum confirm_basis b)
-{
-	switch (b) {
-	case CONFIRM_BY_MODEL: return "model";
-	case CONFIRM_BY_STALL: return "stall model";
-	case CONFIRM_BY_EVIDENCE: return "progress evidence";
-	}
-	return "unknown";
-}
-
 /* What the JSON report says of the three steps: when each happened and on what basis. */
 static json_t *steps_json(const struct monitor *m, double confirmed_at)
 {
 	json_t *steps = json_pack("{s:f, s:f, s:f, s:s, s:i, s:b}", "suspected_at", m->suspected_wall,
 				  "confirmed_at", confirmed_at, "window_s", m->conf.window_ms > 0 ?
 				  (confirmed_at - m->suspected_wall) : 0.0, "basis",
-				  hang_basis_name(m->conf.basis),
+				  confirm_basis_name(m->conf.basis),
 				  "dismissed_before", m->conf.dismissed, "ranks_in_kernel",
 				  confirm_is_io(&m->conf));
 
