@@ -31,7 +31,7 @@ struct confirm_sample {
 	int kernel; /* in uninterruptible sleep (D) */
 	int init;   /* inside MPI_Init */
 	bool model_ready; /* a model could judge a hang beginning now: the stall model has a
-			   * history, or S's could reach a verdict within half a window (hang.c) */
+			   * history, or S's could reach a verdict within a window (decide.c) */
 	bool stall_hang;    /* the stall model's verdict for this sample is a hang (stall.h) */
 	bool stall_ongoing; /* stall_hang_ongoing(): it still sees the hang */
 };

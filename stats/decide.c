@@ -3,9 +3,10 @@
  * Which model speaks is a rule, not a race: the stall model covers what the model of S cannot
  * judge in time; where S can, a rank computing alone (a computation hang) is its to name. A
  * model "can judge" a hang that begins now once the stall model has a history, or once the
- * model of S could reach its verdict within half a confirmation window (its prediction,
+ * model of S could reach its verdict within a confirmation window (its prediction,
  * detector_verdict_eta_ms: a property of the job, not of whether its latest runs-test window
- * happened to pass - issue 35; once timely, it stays so within a whole window). Otherwise progress evidence alone may suspect, as before any
+ * happened to pass - issue 35; once timely, it stays so within two windows, where a hang no
+ * model suspected goes to the evidence anyway: confirm.c). Otherwise progress evidence alone may suspect, as before any
  * history (confirm.c). */
 #include "decide.h"
 
@@ -13,7 +14,7 @@ bool decide_s_timely(struct decide *d, double longest_ms)
 {
 	double eta = detector_verdict_eta_ms(d->det), window = confirm_window_ms(d->conf, longest_ms);
 
-	d->s_timely = eta < (d->s_timely ? window : window / 2);
+	d->s_timely = eta < (d->s_timely ? 2 * window : window);
 	return d->s_timely;
 }
 

@@ -36,10 +36,12 @@ struct decide {
 	bool s_timely; /* the model of S was timely at the latest sample (decide_s_timely) */
 };
 
-/* Can the model of S reach a verdict within half a confirmation window of a hang's start
+/* Can the model of S reach a verdict within a confirmation window of a hang's start
  * (detector_verdict_eta_ms)? Where S is 0 in most healthy samples its q is near 1: it cannot.
- * Once it could, it stays so until its prediction passes a whole window: a q that wavers
- * around the bound does not hand the same job to the model and the evidence by turns. */
+ * Once it could, it stays so until its prediction passes two windows: a q that wavers around
+ * the bound does not hand the same job to the model and the evidence by turns. (A window, not
+ * half of one: the README's demo, q up to 0.7 at its fault 25 s in, k = 20 suspicions, 8 s,
+ * was handed to the evidence by a half window of 7.5 s in about one run in twenty.) */
 bool decide_s_timely(struct decide *d, double longest_ms);
 
 /* Feed one sample to both models and the confirmation; returns its event. A MOVED or RESOLVED

@@ -102,7 +102,7 @@ START_TEST(a_hang_before_any_history_is_the_evidences)
 }
 END_TEST
 
-/* Timeliness is reached within half a window, then held within a whole one, lost beyond it. */
+/* Timeliness is reached within a window, then held within two, lost beyond them. */
 START_TEST(timeliness_has_hysteresis)
 {
 	struct detector_config cfg;
@@ -129,15 +129,15 @@ START_TEST(timeliness_has_hysteresis)
 
 	struct decide d = { det, &st, &conf, false };
 
-	confirm_init(&conf, 1.5 * eta / 1e3); /* half a window < eta < a window */
+	confirm_init(&conf, 0.9 * eta / 1e3); /* a window < eta */
 	ck_assert(!decide_s_timely(&d, 0));
-	confirm_init(&conf, 3 * eta / 1e3);   /* eta < half a window: reached */
+	confirm_init(&conf, 1.5 * eta / 1e3); /* eta < a window: reached */
 	ck_assert(decide_s_timely(&d, 0));
-	confirm_init(&conf, 1.5 * eta / 1e3); /* held */
+	confirm_init(&conf, 0.6 * eta / 1e3); /* a window < eta < two: held */
 	ck_assert(decide_s_timely(&d, 0));
-	confirm_init(&conf, 0.9 * eta / 1e3); /* lost */
+	confirm_init(&conf, 0.4 * eta / 1e3); /* two windows < eta: lost */
 	ck_assert(!decide_s_timely(&d, 0));
-	confirm_init(&conf, 1.5 * eta / 1e3); /* and not held again */
+	confirm_init(&conf, 0.6 * eta / 1e3); /* and not held again */
 	ck_assert(!decide_s_timely(&d, 0));
 	detector_free(det);
 }
