@@ -97,7 +97,7 @@ shape_run() {
 			-x PS_INJECT_CALL=1 -x PS_INJECT_WHEN="$go" -x PS_INJECT_FUNC="$func" "$app" "$sh"
 	fi
 	[ "$kind" = healthy ] && rank=-
-	say "livesinmpi: run $RUN: $sh, $np ranks, $mpi, $kind${rank:+ on rank $rank}"
+	say "livesinmpi: run $RUN: $sh, $np ranks, $mpi, $kind$([ "$rank" = - ] || echo " on rank $rank")"
 	start=$(now)
 	bg "$out" "$PARASTACK" run --seed "$RUN" --report "$rep" -- "$@"
 	run_pid=$BG

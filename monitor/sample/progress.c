@@ -140,7 +140,11 @@ enum progress_result progress_update(struct progress *p, long seq, long since, i
 	 * sample stays the one to compare with. */
 	if (state == RANK_IN_MPI && fp.app == 0)
 		return PROGRESS_UNKNOWN;
-	if (p->seq > 0 && p->seq >= since) {
+	/* Only a recent sample compares: a rank's set is sampled in turns, and its first sample
+	 * after the other set's turn would compare with one from before it - "moved" then says
+	 * nothing of the stretch since (a hang's first quiet stretch was ended by it and taught
+	 * to the stall model as a healthy 24 s standstill: bench/livesinmpi.sh, the ring). */
+	if (p->seq > 0 && p->seq >= since && seq - p->seq <= PROGRESS_MAX_GAP) {
 		if (state != p->state) {
 			r = PROGRESS_MOVED;
 			what = PROGRESS_PART_STATE;

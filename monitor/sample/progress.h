@@ -64,6 +64,10 @@ struct progress_print {
 struct progress_print progress_fingerprint(const struct maps *mp, const uint64_t *ips,
 					   const uint64_t *fhash, int n, struct progress_loops *loops);
 
+/* Sample rounds between a rank's previous sample and this one for the two to be compared
+ * (a failed unwind or a moment in the kernel skips one or two). */
+#define PROGRESS_MAX_GAP 3
+
 /* What the monitor remembers of a rank between its samples. */
 struct progress {
 	long seq;        /* sample round of the previous sample; 0: none */
@@ -102,7 +106,7 @@ struct sample_counts {
 #define SAMPLE_COUNTS_INTS 6
 
 /* Compare the sample of round seq with the rank's previous one (only if taken in round
- * `since` or later), then remember it; *part (may be NULL) says what differed. A sample in MPI
+ * `since` or later, and at most PROGRESS_MAX_GAP rounds before), then remember it; *part (may be NULL) says what differed. A sample in MPI
  * without a fingerprint (app 0) is no evidence and is not remembered. */
 enum progress_result progress_update(struct progress *p, long seq, long since, int state,
 				     struct progress_print fp, enum progress_part *part);

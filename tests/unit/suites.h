@@ -22,5 +22,6 @@ Suite *record_check_suite(void);
 Suite *stall_suite(void);
 Suite *pyframes_suite(void);
 Suite *decide_suite(void);
+Suite *progress_suite(void);
 
 #endif
