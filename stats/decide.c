@@ -46,11 +46,14 @@ enum confirm_event decide_step(struct decide *d, const struct decide_input *in,
 				     .stall_ongoing = stall_hang_ongoing(d->stall) };
 	enum confirm_event ev = confirm_add(d->conf, &cs);
 
-	/* The job moved after a suspicion, or after a reported hang: neither model's run is a
-	 * hang to learn, and the next must outlast it. */
-	if (ev == CONFIRM_MOVED || ev == CONFIRM_RESOLVED) {
-		detector_dismiss(d->det);
-		stall_dismiss(d->stall);
-	}
+	/* The job moved after a suspicion, or after a reported hang. */
+	if (ev == CONFIRM_MOVED || ev == CONFIRM_RESOLVED)
+		decide_dismiss(d);
 	return ev;
+}
+
+void decide_dismiss(const struct decide *d)
+{
+	detector_dismiss(d->det);
+	stall_dismiss(d->stall);
 }

@@ -44,6 +44,10 @@ struct decide {
  * was handed to the evidence by a half window of 7.5 s in about one run in twenty.) */
 bool decide_s_timely(struct decide *d, double longest_ms);
 
+/* The job moved after a verdict: neither model's run is a hang to learn, and the next must
+ * outlast it. */
+void decide_dismiss(const struct decide *d);
+
 /* Feed one sample to both models and the confirmation; returns its event. A MOVED or RESOLVED
  * event has dismissed both models' runs already. */
 enum confirm_event decide_step(struct decide *d, const struct decide_input *in,

@@ -143,8 +143,6 @@ static int trace_parse_progress(const char **pp, struct trace_point *pt, char *e
 {
 	const char *p = *pp;
 	size_t n = strcspn(p, " \t\r");
-	int s_out = 0;
-
 	if ((long)n != pt->c) {
 		snprintf(err, errlen, "the progress field has %zu letters, not one per sampled rank (C = %d)",
 			 n, pt->c);
@@ -155,7 +153,7 @@ static int trace_parse_progress(const char **pp, struct trace_point *pt, char *e
 		char ch = p[i];
 		char lo = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
 
-		if (!strchr("masiouk-", lo) || lo == '\0') {
+		if (!strchr(TRACE_PROGRESS_LETTERS, lo)) {
 			snprintf(err, errlen, "progress letter '%c' is not one of m a s i o u k - (or M A S I O U K)",
 				 ch);
 			return -1;
@@ -167,9 +165,7 @@ static int trace_parse_progress(const char **pp, struct trace_point *pt, char *e
 		pt->moved += lo == 'm' || lo == 'a';
 		pt->still += lo == 's' || lo == 'i';
 		pt->kernel += lo == 'k';
-		s_out += lo == 'o';
 	}
-	(void)s_out;
 	pt->has_progress = true;
 	*pp = p + n;
 	return 0;

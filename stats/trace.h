@@ -17,6 +17,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The progress letters (lower case; upper case inside MPI_Init): progress.h's progress_code. */
+#define TRACE_PROGRESS_LETTERS "masiouk-"
+
 struct trace_point {
 	double t_ms;
 	int s;

@@ -36,13 +36,6 @@ static json_t *steps_json(const struct monitor *m, double confirmed_at)
 	return steps;
 }
 
-/* Both detectors' dismissal: the job moved after a suspicion. */
-static void dismiss_models(struct monitor *m)
-{
-	detector_dismiss(m->det);
-	stall_dismiss(&m->stall);
-}
-
 static void strip_frames(json_t *snap)
 {
 	size_t i;
@@ -76,7 +69,7 @@ static int diagnose(struct monitor *m)
 			output_say(m, "a suspected hang was a transient slowdown (%s); monitoring continues", why);
 			for (int i = 0; i <= k; i++)
 				json_decref(snaps[i]);
-			dismiss_models(m);
+			decide_dismiss(&m->decide);
 			return 0;
 		}
 	}

@@ -1,6 +1,8 @@
 /* comm — MPI-1 only: Send/Irecv/Test, Allreduce, Allgather(v). */
 #include "comm.h"
 
+#include "../../stats/trace.h"
+
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,10 +169,11 @@ void comm_recv_counts(int from, struct sample_counts *c, char *codes, int n)
 	wait_quietly(&req, MPI_STATUS_IGNORE, 1);
 	*c = (struct sample_counts){ v[0], v[1], v[2], v[3], v[4], v[5] };
 	/* A follower's letters are its word: only the alphabet of progress_code passes. */
-	for (int i = 0; i < n; i++)
-		codes[i] = v[SAMPLE_COUNTS_INTS + i] > 0 && v[SAMPLE_COUNTS_INTS + i] < 128 &&
-				   strchr("masiouk-MASIOUK", v[SAMPLE_COUNTS_INTS + i]) ?
-			   (char)v[SAMPLE_COUNTS_INTS + i] : '-';
+	for (int i = 0; i < n; i++) {
+		int l = v[SAMPLE_COUNTS_INTS + i], lo = l >= 'A' && l <= 'Z' ? l - 'A' + 'a' : l;
+
+		codes[i] = l > 0 && strchr(TRACE_PROGRESS_LETTERS, lo) ? (char)l : '-';
+	}
 	free(v);
 }
 
