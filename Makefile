@@ -66,7 +66,7 @@ APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded 
 	$(B)/tests/apps/busywait $(B)/tests/apps/phases $(B)/tests/apps/commfaults \
 	$(B)/tests/apps/commfaults_f $(B)/tests/apps/commfaults_fh $(B)/tests/apps/commfaults_f08 \
 	$(B)/tests/apps/layercheck $(B)/tests/apps/mt_stress $(B)/tests/apps/halo $(B)/tests/apps/masterworker \
-	$(B)/tests/apps/transpose $(B)/tests/apps/shapes
+	$(B)/tests/apps/transpose $(B)/tests/apps/shapes $(B)/tests/apps/subcomm
 FIXTURES := $(APPS) $(B)/tests/libparastack-mpi-asan.so $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/dstate $(B)/tests/evilname $(B)/tests/remap $(B)/tests/libremap_a.so $(B)/tests/libremap_b.so \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so

@@ -130,9 +130,134 @@ static json_t *sorted(json_t *culprits)
 
 static json_t *culprits_of(json_t *snap, json_t *groups, json_t *faulty, json_t *wf);
 
-json_t *culprits_find(json_t *snap, json_t *groups, json_t *faulty, json_t *wf)
+/* Where a live rank is, for grouping: its recorded call ("MPI_Alltoall #12 on communicator
+ * …"), else its stack ("MPI_Alltoall (main > run > MPI_Alltoall)"). */
+static void position_of(json_t *r, char *buf, size_t len)
 {
-	return sorted(culprits_of(snap, groups, faulty, wf));
+	json_t *rec = json_object_get(r, "record"), *call = NULL, *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(rec, "calls"), i, c)
+		if (!call || json_is_true(json_object_get(c, "main")))
+			call = c;
+	if (call && wf_is_collective_call(call)) {
+		char name[160];
+
+		wf_comm_name(wf_comm_of(rec, str(call, "comm")), str(call, "comm"), name, sizeof(name));
+		snprintf(buf, len, "%s #%lld on %s", str(call, "func"), wf_int(call, "coll_seq"), name);
+	} else if (call) {
+		snprintf(buf, len, "%s at %s", str(call, "func"), str(call, "at") ? str(call, "at") : "?");
+	} else {
+		snprintf(buf, len, "%s (%s)", str(r, "mpi_call") ? str(r, "mpi_call") : "application code",
+			 str(r, "path") ? str(r, "path") : "?");
+	}
+}
+
+/* The live ranks grouped by position: each group's ranks (sorted) in a JSON object keyed by the
+ * position's words. */
+static json_t *positions(json_t *snap)
+{
+	json_t *by = json_object(), *r;
+	size_t i;
+
+	json_array_foreach(snap, i, r) {
+		char key[700];
+
+		if (same(str(r, "state"), "EXITED"))
+			continue;
+		position_of(r, key, sizeof(key));
+		if (!json_object_get(by, key))
+			json_object_set_new(by, key, json_array());
+		json_array_append_new(json_object_get(by, key), json_integer(rank_of(r)));
+	}
+	return by;
+}
+
+/* Too many culprits to be a diagnosis: the one position smaller than every other instead, as
+ * likely (records) or stacks, and *note says so. Returns the new list (or culprits). */
+static json_t *narrow(json_t *snap, json_t *culprits, char **note)
+{
+	size_t live = 0, i;
+	json_t *r, *by, *ranks, *small = NULL, *big = NULL;
+	const char *key, *small_key = NULL, *big_key = NULL;
+	size_t least = 0, second = 0;
+
+	json_array_foreach(snap, i, r)
+		live += !same(str(r, "state"), "EXITED");
+	if (live < 3 || 2 * json_array_size(culprits) <= live)
+		return culprits;
+	by = positions(snap);
+	json_object_foreach(by, key, ranks) {
+		size_t n = json_array_size(ranks);
+
+		if (!small || n < least) {
+			second = small ? least : second;
+			least = n;
+			small = ranks;
+			small_key = key;
+		} else if (!second || n < second) {
+			second = n;
+		}
+		if (!big || n > json_array_size(big)) {
+			big = ranks;
+			big_key = key;
+		}
+	}
+
+	int *v = calloc(json_array_size(culprits) + 1, sizeof(int)), nv = 0;
+	json_t *c;
+
+	json_array_foreach(culprits, i, c)
+		if (v)
+			v[nv++] = rank_of(c);
+	char *all = v ? wf_ranges_of(v, nv) : NULL, text[1800];
+	bool minority = small && second && least < second && least < json_array_size(culprits);
+
+	snprintf(text, sizeof(text), "the analysis cannot separate ranks %s (%d of the %zu live ranks)%s", all ? all : "?",
+		 nv, live, minority ? "; it names the ranks in the one position fewer ranks are in" : "");
+	*note = strdup(text);
+	if (minority) {
+		const char *evidence = any_record(snap) ? "likely" : "stacks";
+		json_t *out = json_array(), *x;
+
+		int *m = calloc(least + 1, sizeof(int)), nm = 0;
+
+		json_array_foreach(small, i, x)
+			if (m)
+				m[nm++] = (int)json_integer_value(x);
+
+		char *mr = m ? wf_ranges_of(m, nm) : NULL;
+
+		json_array_foreach(small, i, x)
+			if (json_object_size(by) == 2)
+				wf_culprit(out, (int)json_integer_value(x), evidence,
+					   "%s %s %s the only rank%s outside %s, where the %zu others are: %s in %s",
+					   least > 1 ? "ranks" : "rank", mr ? mr : "?", least > 1 ? "are" : "is",
+					   least > 1 ? "s" : "", big_key, json_array_size(big),
+					   least > 1 ? "they are" : "it is", small_key);
+			else
+				wf_culprit(out, (int)json_integer_value(x), evidence,
+					   "fewer ranks are in %s (%s %s) than in any other place; the most, %zu, are in %s",
+					   small_key, least > 1 ? "ranks" : "rank", mr ? mr : "?", json_array_size(big), big_key);
+		free(mr);
+		free(m);
+		json_decref(culprits);
+		culprits = out;
+	}
+	free(all);
+	free(v);
+	json_decref(by);
+	return culprits;
+}
+
+json_t *culprits_find(json_t *snap, json_t *groups, json_t *faulty, json_t *wf, char **note)
+{
+	json_t *culprits = culprits_of(snap, groups, faulty, wf);
+
+	*note = NULL;
+	if (!json_array_size(faulty))
+		culprits = narrow(snap, culprits, note);
+	return sorted(culprits);
 }
 
 static json_t *culprits_of(json_t *snap, json_t *groups, json_t *faulty, json_t *wf)

@@ -532,7 +532,8 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 	}
 
 	/* One truth: faulty_ranks is the culprits' list, whatever named them. */
-	json_t *culprits = culprits_find(snap, groups, faulty, wf);
+	char *note = NULL;
+	json_t *culprits = culprits_find(snap, groups, faulty, wf, &note);
 	json_t *report_faulty = culprits_ranks(culprits);
 	json_t *next = next_step(snap, groups, report_faulty);
 	/* rank_list served the diagnosis and the culprits; the report keeps the compact ranges. */
@@ -546,6 +547,9 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 
 	json_object_set_new(report, "tree", tree);
 	json_object_set_new(report, "culprits", culprits);
+	if (note)
+		json_object_set_new(report, "culprits_note", json_string(note));
+	free(note);
 	if (wf)
 		json_object_set_new(report, "wait_for", wf);
 	return report;

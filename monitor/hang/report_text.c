@@ -150,6 +150,8 @@ static void print_tree(FILE *out, json_t *tree)
 	report_print_tree(out, tree, 40);
 }
 
+#define PRINTED_CULPRITS 8
+
 /* Each culprit with its evidence in words: what the report knows, and how well. */
 static void print_culprits(FILE *out, json_t *culprits)
 {
@@ -159,6 +161,12 @@ static void print_culprits(FILE *out, json_t *culprits)
 	json_array_foreach(culprits, i, c) {
 		const char *e = str(c, "evidence");
 
+		/* Bounded: the JSON report's faulty_ranks and culprits have them all. */
+		if (i == PRINTED_CULPRITS && json_array_size(culprits) > PRINTED_CULPRITS + 1) {
+			fprintf(out, "    … and %zu more (every culprit, with why, is in the JSON report)\n",
+				json_array_size(culprits) - i);
+			break;
+		}
 		fprintf(out, "    rank %d, %s: %s\n", rank_of(c),
 			same(e, "certain") ? "certain" : same(e, "likely") ? "likely" : "from the stacks alone",
 			str(c, "why") ? str(c, "why") : "?");
@@ -185,6 +193,8 @@ void report_print(FILE *out, json_t *report)
 				ranks[n++] = (int)json_integer_value(v);
 		r = ranges_dup(ranks, n);
 		fprintf(out, "  faulty rank(s): %s\n", r ? r : "?");
+		if (str(report, "culprits_note"))
+			fprintf(out, "    (%s)\n", str(report, "culprits_note"));
 		free(r);
 		free(ranks);
 		print_culprits(out, json_object_get(report, "culprits"));

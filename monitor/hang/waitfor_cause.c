@@ -458,7 +458,13 @@ const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
 			continue;
 
 		const char *r = size == 1 ? lone_cause(g, &g->n[member], culprits) :
-				p2p_only ? cycle_cause(g, c, size, cycles, culprits) : mixed_cause(g, c, culprits);
+				p2p_only ? cycle_cause(g, c, size, cycles, culprits) : NULL;
+
+		/* Through collectives: first the order of collectives each rank kept. */
+		if (!r && size > 1 && !p2p_only)
+			r = wf_order_cause(g, c, culprits);
+		if (!r && size > 1 && !p2p_only)
+			r = mixed_cause(g, c, culprits);
 
 		why = why ? why : r;
 	}

@@ -107,6 +107,12 @@ void wf_match(struct graph *g);
  * cycles into cycles. Returns the sentence's reason for the diagnosis, or NULL. */
 const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits);
 
+/* The ranks out of step in sink component c whose waits go through collectives on several
+ * communicators (waitfor_order.c): those that entered a collective the others' order puts later
+ * without the one the others wait in; or both sides of a symmetric cycle. Returns the reason
+ * for the diagnosis, or NULL when the counts say nothing (then the other rules judge). */
+const char *wf_order_cause(struct graph *g, int c, json_t *culprits);
+
 /* A culprit: {"rank", "evidence", "why"}, once per rank. */
 void wf_culprit(json_t *culprits, int rank, const char *evidence, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

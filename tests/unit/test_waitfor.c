@@ -562,11 +562,13 @@ START_TEST(without_records_the_stacks_name_the_culprit)
 							   "path", r != 3 ? "main > MPI_Allreduce" : "main > other"));
 
 		json_t *groups = report_groups(s), *faulty = json_array();
-		json_t *c = culprits_find(s, groups, faulty, NULL), *ranks = culprits_ranks(c);
+		char *note = NULL;
+		json_t *c = culprits_find(s, groups, faulty, NULL, &note), *ranks = culprits_ranks(c);
 		char *got = json_dumps(ranks, JSON_COMPACT);
 
 		ck_assert_str_eq(got, "[3]");
 		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c, 0), "evidence")), "stacks");
+		ck_assert_ptr_null(note);
 		free(got);
 		json_decref(ranks);
 		json_decref(c);

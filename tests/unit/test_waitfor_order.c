@@ -1,0 +1,234 @@
+/* Tests of the order of collectives in the wait-for analysis (monitor/hang/waitfor_order.c):
+ * a rank that skipped a collective on one communicator and went on to another (NPB FT's case),
+ * a rank that called two collectives in the other order, a grid whose row communicators have
+ * another id in every row, and a genuine symmetric cycle, on synthetic records as mpirecord.c
+ * makes them. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../monitor/hang/waitfor.h"
+#include "suites.h"
+
+#define WORLD "0000000000000001"
+
+/* A rank with a record and no call yet: only MPI_COMM_WORLD, no collective on it. */
+static json_t *rank_new(int rank, int size)
+{
+	char members[32];
+
+	snprintf(members, sizeof(members), "0-%d", size - 1);
+	return json_pack("{s:i, s:s, s:i, s:s, s:{s:s, s:i, s:b, s:i, s:[], s:[], s:[{s:s, s:i, s:i, s:s, s:[]}], "
+			 "s:[], s:b}}",
+			 "rank", rank, "host", "n1", "pid", 1000 + rank, "state", "IN_MPI", "record", "library",
+			 "test", "world_rank", rank, "finalized", 0, "dropped", 0, "calls", "requests", "comms", "id",
+			 WORLD, "size", size, "coll_seq", 0, "members", members, "history", "channels",
+			 "channels_complete", 1);
+}
+
+/* The rank has entered seq collectives on communicator id (members, size), the latest ones
+ * func at site at. */
+static void comm_count(json_t *rank, const char *id, int size, const char *members, long long seq, const char *func,
+		       const char *at)
+{
+	json_t *comms = json_object_get(json_object_get(rank, "record"), "comms"), *c = NULL, *e, *h = json_array();
+	size_t i;
+
+	json_array_foreach(comms, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "id")), id))
+			c = e;
+	if (!c) {
+		c = json_pack("{s:s, s:i, s:s}", "id", id, "size", size, "members", members);
+		json_array_append_new(comms, c);
+	}
+	for (long long n = seq > 3 ? seq - 3 : 1; n <= seq; n++)
+		json_array_append_new(h, json_pack("{s:I, s:s, s:i, s:i, s:s}", "coll_seq", (json_int_t)n, "func", func,
+						   "root", -1, "bytes", 8, "at", at));
+	json_object_set_new(c, "coll_seq", json_integer(seq));
+	json_object_set_new(c, "history", h);
+}
+
+/* The rank waits in collective number seq (already counted) on communicator id. */
+static void waits_in(json_t *rank, const char *id, const char *func, long long seq, const char *at)
+{
+	json_array_append_new(json_object_get(json_object_get(rank, "record"), "calls"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:I, s:s, s:i, s:[], s:b}", "tid", 100,
+					"func", func, "comm", id, "peer", -2, "tag", 0, "root", -1, "bytes", 8,
+					"coll_seq", (json_int_t)seq, "at", at, "nreqs", 0, "reqs", "main", 1));
+}
+
+static char *faulty_of(json_t *wf)
+{
+	return json_dumps(json_object_get(wf, "faulty_ranks"), JSON_COMPACT);
+}
+
+static const char *evidence_of(json_t *wf, int rank)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(wf, "culprits"), i, c)
+		if (json_integer_value(json_object_get(c, "rank")) == rank)
+			return json_string_value(json_object_get(c, "evidence"));
+	return "none";
+}
+
+static bool diagnosis_says(json_t *wf, const char *words)
+{
+	char *text = json_dumps(json_object_get(wf, "diagnosis"), 0);
+	bool found = text && strstr(text, words);
+
+	if (!found)
+		fprintf(stderr, "diagnosis without \"%s\": %s\n", words, text ? text : "?");
+	free(text);
+	return found;
+}
+
+/* The analysis of s names exactly want, with evidence for rank; frees s and the analysis. */
+static void expect(json_t *s, const char *want, int rank, const char *evidence, const char *words)
+{
+	json_t *wf = waitfor_analyze(s);
+	char *got = faulty_of(wf);
+
+	if (strcmp(got, want))
+		fprintf(stderr, "faulty_ranks %s, want %s\n", got, want);
+	ck_assert_str_eq(got, want);
+	ck_assert_str_eq(evidence_of(wf, rank), evidence);
+	if (words)
+		ck_assert(diagnosis_says(wf, words));
+	free(got);
+	json_decref(wf);
+	json_decref(s);
+}
+
+/* NPB FT, 16 ranks: rank 5 skipped MPI_Alltoall #12 on FT's own communicator (a duplicate of
+ * the world) and waits in MPI_Reduce #18 on MPI_COMM_WORLD; the fifteen others wait in the
+ * Alltoall. Only rank 5 kept another order. */
+START_TEST(cross_communicator_skip_names_the_rank_out_of_step)
+{
+	const char *ft = "00000000000000aa";
+	json_t *s = json_array();
+
+	for (int r = 0; r < 16; r++) {
+		json_t *x = rank_new(r, 16);
+
+		comm_count(x, ft, 16, "0-15", r == 5 ? 11 : 12, "MPI_Alltoall", "ft.f:123");
+		comm_count(x, WORLD, 16, "0-15", r == 5 ? 18 : 17, "MPI_Reduce", "ft.f:300");
+		if (r == 5)
+			waits_in(x, WORLD, "MPI_Reduce", 18, "ft.f:300");
+		else
+			waits_in(x, ft, "MPI_Alltoall", 12, "ft.f:123");
+		json_array_append_new(s, x);
+	}
+	expect(s, "[5]", 5, "certain", "out of step");
+}
+END_TEST
+
+/* 8 ranks call MPI_Bcast on a duplicate, then MPI_Allreduce on the world; rank 3 calls the two
+ * the other way round. */
+START_TEST(reordered_collectives_name_the_reordering_rank)
+{
+	const char *dup = "00000000000000d1";
+	json_t *s = json_array();
+
+	for (int r = 0; r < 8; r++) {
+		json_t *x = rank_new(r, 8);
+
+		comm_count(x, dup, 8, "0-7", r == 3 ? 40 : 41, "MPI_Bcast", "app.c:50");
+		comm_count(x, WORLD, 8, "0-7", r == 3 ? 41 : 40, "MPI_Allreduce", "app.c:52");
+		if (r == 3)
+			waits_in(x, WORLD, "MPI_Allreduce", 41, "app.c:52");
+		else
+			waits_in(x, dup, "MPI_Bcast", 41, "app.c:50");
+		json_array_append_new(s, x);
+	}
+	expect(s, "[3]", 3, "certain", "entered the second without the first");
+}
+END_TEST
+
+/* A 2 x 2 grid: rows {0,1}, {2,3}; columns {0,2}, {1,3}; each step a row then a column
+ * MPI_Allreduce, and at the end an MPI_Barrier on the world. Rank 1 skipped one row
+ * collective: its row partner 0 waits in the last row collective, rank 2 in its column one for
+ * rank 0, ranks 1 and 3 in the barrier. The rows have different ids: rank 2 and 3 vote on the
+ * order through their own row (same size, same call site). */
+START_TEST(grid_rows_vote_through_their_own_row)
+{
+	const char *row[2] = { "00000000000000a0", "00000000000000a1" };
+	const char *col[2] = { "00000000000000c0", "00000000000000c1" };
+	const char *rowm[2] = { "0-1", "2-3" }, *colm[2] = { "0,2", "1,3" };
+	json_t *s = json_array();
+	long long N = 30, z = 2;
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = rank_new(r, 4);
+		int rr = r / 2, cc = r % 2;
+
+		comm_count(x, row[rr], 2, rowm[rr], r == 1 ? N - 1 : N, "MPI_Allreduce", "grid.c:40");
+		comm_count(x, col[cc], 2, colm[cc], r == 0 ? N - 1 : N, "MPI_Allreduce", "grid.c:45");
+		comm_count(x, WORLD, 4, "0-3", r == 0 || r == 2 ? z - 1 : z, "MPI_Barrier", "grid.c:60");
+		if (r == 0)
+			waits_in(x, row[0], "MPI_Allreduce", N, "grid.c:40");
+		else if (r == 2)
+			waits_in(x, col[0], "MPI_Allreduce", N, "grid.c:45");
+		else
+			waits_in(x, WORLD, "MPI_Barrier", z, "grid.c:60");
+		json_array_append_new(s, x);
+	}
+	expect(s, "[1]", 1, "certain", "out of step");
+}
+END_TEST
+
+/* Two halves call the same two collectives in opposite orders (ranks 0-3: A then B; 4-7: B
+ * then A): a genuine symmetric cycle, both sides named as likely, the orders said. */
+START_TEST(symmetric_cycle_names_both_sides)
+{
+	const char *a = "00000000000000a0", *b = "00000000000000b0";
+	json_t *s = json_array();
+
+	for (int r = 0; r < 8; r++) {
+		json_t *x = rank_new(r, 8);
+		bool first_half = r < 4;
+
+		comm_count(x, a, 8, "0-7", first_half ? 1 : 0, "MPI_Bcast", "sym.c:10");
+		comm_count(x, b, 8, "0-7", first_half ? 0 : 1, "MPI_Bcast", "sym.c:20");
+		waits_in(x, first_half ? a : b, "MPI_Bcast", 1, first_half ? "sym.c:10" : "sym.c:20");
+		json_array_append_new(s, x);
+	}
+	expect(s, "[0,1,2,3,4,5,6,7]", 6, "likely", "symmetric cycle: ranks 0-3 call MPI_Bcast #1");
+}
+END_TEST
+
+/* Three ranks on one side, one on the other: not symmetric, but not two to one either: the odd
+ * rank is named, as likely. */
+START_TEST(a_narrow_majority_is_only_likely)
+{
+	const char *a = "00000000000000a0", *b = "00000000000000b0";
+	json_t *s = json_array();
+
+	for (int r = 0; r < 5; r++) {
+		json_t *x = rank_new(r, 5);
+		bool first = r < 3;
+
+		comm_count(x, a, 5, "0-4", first ? 1 : 0, "MPI_Bcast", "n.c:10");
+		comm_count(x, b, 5, "0-4", first ? 0 : 1, "MPI_Bcast", "n.c:20");
+		waits_in(x, first ? a : b, "MPI_Bcast", 1, first ? "n.c:10" : "n.c:20");
+		json_array_append_new(s, x);
+	}
+	expect(s, "[3,4]", 3, "likely", "out of step");
+}
+END_TEST
+
+Suite *waitfor_order_suite(void)
+{
+	Suite *s = suite_create("waitfor_order");
+	TCase *t = tcase_create("order");
+
+	tcase_add_test(t, cross_communicator_skip_names_the_rank_out_of_step);
+	tcase_add_test(t, reordered_collectives_name_the_reordering_rank);
+	tcase_add_test(t, grid_rows_vote_through_their_own_row);
+	tcase_add_test(t, symmetric_cycle_names_both_sides);
+	tcase_add_test(t, a_narrow_majority_is_only_likely);
+	suite_add_tcase(s, t);
+	return s;
+}
