@@ -12,12 +12,21 @@
 # culprits that is the injected rank), and wrong certain claims (a culprit marked certain that
 # is not the injected rank). A fault that does not hang the job (a skipped send whose next
 # message takes its place; an exit the launcher turns into an abort) is counted as such.
+# Issue 37 adds applications with sub-communicators (tests/apps/subcomm.c), at 4 and 16 ranks:
+# a 2-D process grid (row and column communicators from MPI_Comm_split), NPB FT's shape (the
+# transposes on a duplicate of the world, the checksum on MPI_COMM_WORLD), a periodic Cartesian
+# grid (MPI_Cart_create, MPI_Cart_sub rows) and MPI_Comm_create_group of the even ranks; each
+# with skip, block and reorder (the collective put off past the next one on another
+# communicator) faults.
 # Runs per (application, kind, layer): CULPRIT_RUNS, default 2 (quick) or 20 (full).
-# Writes results/culprits.md.
+# CULPRIT_APPS narrows the applications (default: all); CULPRIT_NPS the sub-communicator
+# applications' sizes (default "4 16"). Writes results/culprits.md.
 . "$(dirname "$0")/lib.sh"
 RUNS=${CULPRIT_RUNS:-$(pick 2 20)}
 INJ=$BUILD/tests/libpsinject.so
 RUN=0
+APPLIST=${CULPRIT_APPS:-halo stencil transpose farm grid dup cart group}
+NPS=${CULPRIT_NPS:-4 16}
 : >"$WORK/runs.tsv"
 
 # app NAME: its program, the environment that bounds a healthy run, and its faults as
@@ -26,12 +35,29 @@ app_program() {
 	case $1 in
 	halo) echo "$APPS/halo" ;; stencil) echo "$APPS/stencil" ;;
 	transpose) echo "$APPS/transpose" ;; farm) echo "$APPS/masterworker" ;;
+	grid | dup | cart | group) echo "$APPS/subcomm" ;;
 	esac
 }
 app_bound() {
 	case $1 in
 	halo) echo PS_ITERS=3000 ;; stencil) echo PS_ITERS=300 ;;
 	transpose) echo PS_ITERS=3000 ;; farm) echo PS_TASKS=300 ;;
+	grid | cart | group) echo PS_ITERS=4000 ;; dup) echo PS_ITERS=1500 ;;
+	esac
+}
+# app_env APP: the environment that picks the program's shape and the reorder's reach.
+app_env() {
+	case $1 in
+	grid | cart | group) echo "PS_SHAPE=$1" ;;
+	dup) echo "PS_SHAPE=dup" ;;
+	*) echo "PS_BENCH=1" ;;
+	esac
+}
+# app_nps APP: the sizes it runs at.
+app_nps() {
+	case $1 in
+	grid | dup | cart | group) echo "$NPS" ;;
+	*) echo 4 ;;
 	esac
 }
 app_faults() {
@@ -70,47 +96,68 @@ app_faults() {
 	exit recv exit 2 20
 	EOF
 	;;
+	grid | cart | group) cat <<-EOF
+	skip-collective allreduce skip 20 400
+	block allreduce block 20 400
+	reorder allreduce reorder 20 400
+	EOF
+	;;
+	dup) cat <<-EOF
+	skip-collective alltoall skip 5 200
+	block alltoall block 5 200
+	reorder alltoall reorder 5 200
+	EOF
+	;;
 	esac
 }
 
-# one APP KIND FUNC INJKIND LO HI LAYER: one run; a line of runs.tsv.
+# one APP KIND FUNC INJKIND LO HI LAYER NP: one run; a line of runs.tsv. The application's
+# name in the table carries its size when it runs at several ("grid/16").
 one() {
 	RUN=$((RUN + 1))
-	rank=$(randint 0 3)
+	rank=$(randint 0 $(($8 - 1)))
 	call=$(randint "$5" "$6")
 	rep=$WORK/report-$RUN.json
+	name=$1
+	[ "$(app_nps "$1")" = 4 ] || name=$1/$8
 	rm -f "$rep"
-	say "culprits: run $RUN: $1 $2 (rank $rank, call $call of $3), layer $7"
+	say "culprits: run $RUN: $name $2 (rank $rank, call $call of $3), layer $7"
 	norecord=""
 	[ "$7" = no ] && norecord=--no-record
+	# The checksum's MPI_Reduce may return at once on a leaf: FT's reorder goes past the Bcast.
+	defer=1
+	[ "$1" = dup ] && defer=2
 	bg "$WORK/run-$RUN.out" "$PARASTACK" run $norecord --seed "$RUN" --confirm 10 --report "$rep" \
-		-- mpirun --oversubscribe --bind-to none -np 4 -x LD_PRELOAD="$INJ" -x "$(app_bound "$1")" \
+		-- mpirun --oversubscribe --bind-to none -np "$8" -x LD_PRELOAD="$INJ" -x "$(app_bound "$1")" \
+		-x "$(app_env "$1")" -x PS_INJECT_DEFER=$defer \
 		-x PS_INJECT_FUNC="$3" -x PS_INJECT_KIND="$4" -x PS_INJECT_RANK="$rank" -x PS_INJECT_CALL="$call" \
 		"$(app_program "$1")"
 	finish_bg "$BG" 300
 	if [ -s "$rep" ] && [ "$(jq -r .verdict "$rep")" = hang ]; then
-		jq -r --arg a "$1" --arg k "$2" --arg l "$7" --argjson r "$rank" --arg n "$RUN" '
+		jq -r --arg a "$name" --arg k "$2" --arg l "$7" --argjson r "$rank" --arg n "$RUN" '
 			[$a, $k, $l, $n, "hang", ($r | tostring), (.faulty_ranks | map(tostring) | join(",")),
 			 (if (.faulty_ranks | index($r)) != null then 1 else 0 end),
 			 (if (.faulty_ranks | length) > 0 then ([.faulty_ranks[] | select(. == $r)] | length) / (.faulty_ranks | length) else 0 end),
 			 ([.culprits[]? | select(.evidence == "certain" and .rank != $r)] | length),
 			 ([.culprits[]?.evidence] | unique | join("+")), .hang_type] | @tsv' "$rep" >>"$WORK/runs.tsv"
 	else
-		printf '%s\t%s\t%s\t%s\tno hang (exit %s)\t%s\t-\t-\t-\t0\t-\t-\n' "$1" "$2" "$7" "$RUN" "$RC" "$rank" >>"$WORK/runs.tsv"
+		printf '%s\t%s\t%s\t%s\tno hang (exit %s)\t%s\t-\t-\t-\t0\t-\t-\n' "$name" "$2" "$7" "$RUN" "$RC" "$rank" >>"$WORK/runs.tsv"
 	fi
 }
 
-for a in halo stencil transpose farm; do
+for a in $APPLIST; do
 	app_faults "$a" >"$WORK/faults"
-	while read -r kind func inj lo hi; do
-		for layer in yes no; do
-			i=0
-			while [ "$i" -lt "$RUNS" ]; do
-				one "$a" "$kind" "$func" "$inj" "$lo" "$hi" "$layer" </dev/null
-				i=$((i + 1))
+	for np in $(app_nps "$a"); do
+		while read -r kind func inj lo hi; do
+			for layer in yes no; do
+				i=0
+				while [ "$i" -lt "$RUNS" ]; do
+					one "$a" "$kind" "$func" "$inj" "$lo" "$hi" "$layer" "$np" </dev/null
+					i=$((i + 1))
+				done
 			done
-		done
-	done <"$WORK/faults"
+		done <"$WORK/faults"
+	done
 done
 
 # table: per application, kind and layer, then per kind over the applications.
@@ -137,10 +184,12 @@ summary() {
 {
 	header "Culprit accuracy of communication hangs"
 	cat <<EOF
-\`bench/culprits.sh\`: 4 ranks per job on this machine's cores, \`parastack run --confirm 10\`,
+\`bench/culprits.sh\`: 4 ranks per job on this machine's cores (the sub-communicator
+applications of \`tests/apps/subcomm.c\` also at 16: "grid/16"), \`parastack run --confirm 10\`,
 faults injected from outside (\`tests/fixtures/psinject.c\` preloaded by \`mpirun -x LD_PRELOAD\`,
 before the recording layer) into a random rank at a random call number; $RUNS run(s) per
-application, kind and layer. AC_f: runs whose culprits include the injected rank, of the runs
+application, kind and layer. Applications: $APPLIST. reorder: the collective put off past the
+next one on another communicator (FT's: past the next two). AC_f: runs whose culprits include the injected rank, of the runs
 that hung; PR_f: the mean share of the culprits that is the injected rank; wrong certain: culprits
 marked certain that are not the injected rank (goal: 0). Evidence: the levels the culprits carried.
 

@@ -54,6 +54,9 @@ static int chan_get(int ci, int32_t peer, int32_t tag)
 		__atomic_store_n(&p->used, 2, __ATOMIC_RELEASE);
 		return (int)i;
 	}
+	/* Said on the communicator too: matching on the others stays exact (mpi4py's collectives
+	 * of Python objects use a new tag each time on a communicator of their own). */
+	__atomic_fetch_add(&A->comms[ci].chans_lost, 1, __ATOMIC_RELAXED);
 	chan_lost();
 	return -1;
 }

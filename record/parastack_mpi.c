@@ -109,6 +109,7 @@ static int comm_add(MPI_Comm c, uint64_t id)
 		p->id = id;
 		p->size = size;
 		p->coll_seq = 0;
+		p->chans_lost = 0;
 		memset(p->history, 0, sizeof(p->history));
 		p->first = -1;
 
@@ -218,6 +219,18 @@ static int64_t type_bytes(int count, MPI_Datatype t)
 	return (int64_t)count * size;
 }
 
+/* Does a call of func start a request (and no blocking wait)? Those stay in the thread's step. */
+static bool starts_request(enum psrec_func func)
+{
+	switch (kind_of(func)) {
+	case PSREC_KIND_ISEND: case PSREC_KIND_IRECV: case PSREC_KIND_IMRECV: case PSREC_KIND_INIT_SEND:
+	case PSREC_KIND_INIT_RECV: case PSREC_KIND_ICOLL: case PSREC_KIND_ICALL:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static struct psrec_call *call_enter(const struct call_args *a)
 {
 	struct psrec_call *c = recording ? my_call() : NULL;
@@ -244,6 +257,8 @@ static struct psrec_call *call_enter(const struct call_args *a)
 		seq_close(&p->seq);
 	}
 	seq_open(&c->seq);
+	if (!starts_request(a->func))
+		c->step++;
 	c->func = a->func;
 	c->comm = ci;
 	c->peer = a->peer == PSREC_NO_PEER ? PSREC_NO_PEER : world_rank_of(ci, a->peer);
@@ -316,6 +331,7 @@ static void req_add(MPI_Request r, const struct call_args *a, int persistent)
 	unsigned h = req_hash(r);
 	int ci = comm_slot(a->comm);
 	int ch = req_chan(ci, a, persistent);
+	const struct psrec_call *me = my_call();
 
 	for (unsigned k = 0; k < REQ_PROBES; k++) {
 		struct psrec_req *p = &A->reqs[(h + k) % PSREC_REQS];
@@ -342,6 +358,8 @@ static void req_add(MPI_Request r, const struct call_args *a, int persistent)
 		p->active = !persistent;
 		p->chan = ch;
 		p->bytes = a->bytes;
+		p->step = me ? me->step : 0;
+		p->tid = me ? me->tid : 0;
 		seq_close(&p->seq);
 		return;
 	}

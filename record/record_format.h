@@ -11,7 +11,7 @@
 
 #define PSREC_SYMBOL "parastack_record"
 #define PSREC_MAGIC 0x3130434552535053ULL /* "PSREC01" little-endian */
-#define PSREC_VERSION 5
+#define PSREC_VERSION 6
 #define PSREC_THREADS 64    /* threads that called MPI (more: not recorded) */
 #define PSREC_COMMS 256     /* live communicators */
 #define PSREC_REQS 4096     /* live nonblocking requests */
@@ -56,6 +56,9 @@ struct psrec_call {
 			   * ranks differ by design (Gatherv, Scatterv, Alltoallv) */
 	uint64_t coll_seq;/* the communicator's collective number of this call */
 	uint64_t caller;  /* return address into the caller of the MPI function */
+	uint64_t step;    /* the thread's calls so far that start no request (blocking calls,
+			   * Waits, Tests): requests started in this step (psrec_req.step) were started
+			   * since its previous blocking call, as part of the exchange it is in now */
 	int32_t reqs[PSREC_WAITREQS]; /* their slots in reqs, -1 unrecorded, -2 MPI_REQUEST_NULL */
 };
 
@@ -77,6 +80,9 @@ struct psrec_comm {
 	uint64_t id;
 	int32_t size;
 	int32_t first;     /* into members, -1 when the pool was full */
+	uint32_t chans_lost; /* point-to-point calls on it not counted (the table full): its
+			      * counters alone are incomplete, the others' stay exact */
+	uint32_t pad;
 	uint64_t coll_seq; /* collectives started on it (blocking or not) */
 	struct psrec_coll history[PSREC_HISTORY]; /* collective n at history[n % PSREC_HISTORY] */
 };
@@ -95,6 +101,9 @@ struct psrec_req {
 	uint8_t pad[2];
 	int32_t chan;      /* its envelope's counters in chans, -1 none */
 	int64_t bytes;     /* count x type size */
+	uint64_t step;     /* the starting thread's step (psrec_call.step) when it was started */
+	int32_t tid;       /* that thread */
+	int32_t pad2;
 };
 
 /* Point-to-point traffic per envelope, counted since MPI_Init: what lets the monitor match a

@@ -173,6 +173,28 @@ static json_t *positions(json_t *snap)
 	return by;
 }
 
+/* Is every rank of the list one of the culprits? (Sorted and searched: a job of 100,000.) */
+static bool among(json_t *culprits, json_t *ranks)
+{
+	size_t i, n = json_array_size(culprits);
+	int *v = calloc(n + 1, sizeof(int));
+	bool all = v != NULL;
+	json_t *x;
+
+	json_array_foreach(culprits, i, x)
+		if (v)
+			v[i] = rank_of(x);
+	if (v)
+		qsort(v, n, sizeof(int), wf_compare_int);
+	json_array_foreach(ranks, i, x) {
+		int key = (int)json_integer_value(x);
+
+		all &= v && bsearch(&key, v, n, sizeof(int), wf_compare_int) != NULL;
+	}
+	free(v);
+	return all;
+}
+
 /* Too many culprits to be a diagnosis: the one position smaller than every other instead, as
  * likely (records) or stacks, and *note says so. Returns the new list (or culprits). */
 static json_t *narrow(json_t *snap, json_t *culprits, char **note)
@@ -182,10 +204,16 @@ static json_t *narrow(json_t *snap, json_t *culprits, char **note)
 	const char *key, *small_key = NULL, *big_key = NULL;
 	size_t least = 0, second = 0;
 
+	json_t *c;
+
 	json_array_foreach(snap, i, r)
 		live += !same(str(r, "state"), "EXITED");
 	if (live < 3 || 2 * json_array_size(culprits) <= live)
 		return culprits;
+	/* A proven deadlock of most of the job is a finding, not a failure to separate. */
+	json_array_foreach(culprits, i, c)
+		if (same(str(c, "evidence"), "certain"))
+			return culprits;
 	by = positions(snap);
 	json_object_foreach(by, key, ranks) {
 		size_t n = json_array_size(ranks);
@@ -205,13 +233,13 @@ static json_t *narrow(json_t *snap, json_t *culprits, char **note)
 	}
 
 	int *v = calloc(json_array_size(culprits) + 1, sizeof(int)), nv = 0;
-	json_t *c;
 
 	json_array_foreach(culprits, i, c)
 		if (v)
 			v[nv++] = rank_of(c);
 	char *all = v ? wf_ranges_of(v, nv) : NULL, text[1800];
-	bool minority = small && second && least < second && least < json_array_size(culprits);
+	bool minority = small && second && least < second && least < json_array_size(culprits) &&
+			among(culprits, small);
 
 	snprintf(text, sizeof(text), "the analysis cannot separate ranks %s (%d of the %zu live ranks)%s", all ? all : "?",
 		 nv, live, minority ? "; it names the ranks in the one position fewer ranks are in" : "");

@@ -143,11 +143,11 @@ static json_t *calls_json(const struct area_view *v)
 		for (int k = 0; k < c->nreqs && k < PSREC_WAITREQS; k++)
 			json_array_append_new(reqs, json_integer(c->reqs[k]));
 		json_array_append_new(calls, json_pack(
-			"{s:i, s:s, s:o, s:i, s:i, s:i, s:I, s:I, s:o, s:i, s:o, s:b}", "tid", c->tid,
+			"{s:i, s:s, s:o, s:i, s:i, s:i, s:I, s:I, s:o, s:i, s:o, s:b, s:I}", "tid", c->tid,
 			"func", func_name(c->func), "comm", comm_id(a, c->comm), "peer", c->peer,
 			"tag", c->tag, "root", c->root, "bytes", (json_int_t)c->bytes, "coll_seq",
 			(json_int_t)c->coll_seq, "at", v->site(v->arg, c->caller), "nreqs", c->nreqs,
-			"reqs", reqs, "main", c->tid == v->pid));
+			"reqs", reqs, "main", c->tid == v->pid, "step", (json_int_t)c->step));
 	}
 	return calls;
 }
@@ -162,10 +162,11 @@ static json_t *requests_json(const struct area_view *v)
 
 		if (!r->used || !psrec_settled(r->seq) || !r->active)
 			continue;
-		json_array_append_new(reqs, json_pack("{s:i, s:s, s:o, s:i, s:i, s:I, s:b, s:o}", "slot", i,
+		json_array_append_new(reqs, json_pack("{s:i, s:s, s:o, s:i, s:i, s:I, s:b, s:o, s:I, s:i}", "slot", i,
 						      "func", func_name(r->func), "comm", comm_id(a, r->comm),
 						      "peer", r->peer, "tag", r->tag, "bytes", (json_int_t)r->bytes,
-						      "persistent", r->persistent, "at", v->site(v->arg, r->caller)));
+						      "persistent", r->persistent, "at", v->site(v->arg, r->caller),
+						      "step", (json_int_t)r->step, "tid", r->tid));
 	}
 	return reqs;
 }
@@ -224,9 +225,10 @@ static json_t *comms_json(const struct area_view *v)
 			free(ranges);
 			free(sorted);
 		}
-		json_array_append_new(comms, json_pack("{s:o, s:i, s:I, s:o, s:o}", "id", comm_id(a, i),
+		json_array_append_new(comms, json_pack("{s:o, s:i, s:I, s:o, s:o, s:b}", "id", comm_id(a, i),
 						       "size", c->size, "coll_seq", (json_int_t)c->coll_seq,
-						       "members", members, "history", history_json(v, c)));
+						       "members", members, "history", history_json(v, c),
+						       "channels_complete", c->chans_lost == 0));
 	}
 	return comms;
 }

@@ -32,6 +32,7 @@ struct node {
 	bool owed;      /* it waits for an envelope its peer sent it before, one message short */
 	char blocked_on[320]; /* the blocked operation, for sentences */
 	int maybe;      /* a peer it may wait on, unproven (its counters incomplete), or ANY - 1 */
+	bool maybe_edge; /* with no proven wait, its one edge is that unproven one (waitfor_cause.c) */
 	bool late;      /* it has not entered a collective that others wait in */
 	int comp;       /* its strongly connected component of the wait-for graph */
 };

@@ -109,17 +109,46 @@ static int *candidates(struct node *n, const struct op *o, int *count)
 	return c;
 }
 
+/* Does the rank's record count every point-to-point call it made on communicator comm? (All of
+ * them, or that one's: a full table loses the envelopes of one communicator, not the others'.) */
+static bool counted_on(struct node *n, const char *comm)
+{
+	return n->counted || (n->rec && json_object_get(n->rec, "channels") &&
+			      json_is_true(json_object_get(wf_comm_of(n->rec, comm), "channels_complete")));
+}
+
+/* Is n's count of one envelope (comm, peer, tag) exact? When every call on comm was counted;
+ * else when that envelope is in the table: an entry is claimed at the envelope's first call or
+ * never (entries are never freed), so one that is there has counted every call. A wildcard
+ * sums envelopes that may be missing. */
+static bool envelope_exact(struct node *n, const char *comm, long long peer, long long tag)
+{
+	size_t i;
+	json_t *c;
+
+	if (counted_on(n, comm))
+		return true;
+	if (!n->rec || peer == ANY || tag == ANY)
+		return false;
+	json_array_foreach(json_object_get(n->rec, "channels"), i, c)
+		if (wf_is(wf_str(c, "comm"), comm) && wf_int(c, "peer") == peer && wf_int(c, "tag") == tag)
+			return true;
+	return false;
+}
+
 static void judge_recv(struct graph *g, struct node *n, struct op *o, const struct op *ops, int nops)
 {
 	int nc = 0, *cand = candidates(n, o, &nc);
-	bool known = n->counted && nc > 0;
+	/* Blocked needs the senders' counts exact, not its own: a receive it did not count can
+	 * only have taken more, which leaves fewer messages still to take. */
+	bool known = nc > 0;
 	long long needed = 0;
 
 	o->sent = 0;
 	for (int k = 0; k < nc; k++) {
 		struct node *p = wf_node_of(g, cand[k]);
 
-		if (p && p->rec && p->counted)
+		if (p && p->rec && envelope_exact(p, o->comm, n->rank, o->tag))
 			o->sent += chan_sum(p->rec, o->comm, "sent", sent_to, o, n->rank);
 		else if (!p || !p->exited)
 			known = false; /* a peer without counters: it may have sent */
@@ -139,7 +168,7 @@ static void judge_recv(struct graph *g, struct node *n, struct op *o, const stru
 
 	if (known && left < needed)
 		o->v = BLOCKED;
-	else if (n->counted && left >= needed && stolen == 0)
+	else if (counted_on(n, o->comm) && left >= needed && stolen == 0)
 		o->v = SATISFIED;
 	else
 		o->v = UNKNOWN;
@@ -154,7 +183,8 @@ static void judge_send(struct graph *g, struct node *n, struct op *o)
 		o->v = SATISFIED; /* it went out at once: completes without its receive */
 		return;
 	}
-	if (!d || !n->counted || (!d->exited && (!d->rec || !d->counted))) {
+	if (!d || !envelope_exact(n, o->comm, o->peer, o->tag) ||
+	    (!d->exited && (!d->rec || !counted_on(d, o->comm)))) {
 		o->v = UNKNOWN;
 		return;
 	}

@@ -11,6 +11,10 @@
  *   lostisend    rank F MPI_Isend's to F+1 with tag 7 and never waits; F+1 receives tag 8
  *   finalize     rank F calls MPI_Finalize while the others wait in MPI_Barrier
  *   skip         rank F skips an MPI_Allreduce and waits in MPI_Recv from rank F+1
+ *   oddrecv      every rank steps on (a ring exchange as a library's sendrecv does it: MPI_Isend,
+ *                MPI_Recv, MPI_Wait; then MPI_Allreduce and MPI_Bcast), rank F first waits, at a
+ *                line of its own, for a message from F+1 with a tag nobody uses: F+1 then waits
+ *                for F's ring message (a cycle whose odd member is F), the rest in the Allreduce
  *   vskip        Scan, Exscan, Reduce_scatter(_block), Alltoallv, Scatterv (results checked) and
  *                an MPI_Gatherv whose counts differ by rank, all correct; then rank F skips an
  *                MPI_Allgatherv and waits in MPI_Recv from rank F+1
@@ -122,6 +126,30 @@ __attribute__((noinline)) static void lost_isend(int rank, int size, int f)
 	barrier();
 }
 
+/* One step every rank takes: a ring exchange (the send started, the receive, the Wait), the
+ * residual and the decision. */
+__attribute__((noinline)) static void ring_step(int rank, int size)
+{
+	int x = rank, in = 0, sum = 0;
+	MPI_Request r;
+
+	MPI_Isend(&x, 1, MPI_INT, peer(rank, 1, size), 1, MPI_COMM_WORLD, &r); /* site: ring-isend */
+	MPI_Recv(&in, 1, MPI_INT, peer(rank, -1, size), 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* site: ring-recv */
+	MPI_Wait(&r, MPI_STATUS_IGNORE);
+	MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	MPI_Bcast(&sum, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
+
+__attribute__((noinline)) static void odd_recv(int rank, int size, int f)
+{
+	int x;
+
+	if (rank == f)
+		MPI_Recv(&x, 1, MPI_INT, peer(f, 1, size), 999, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* site: odd-recv */
+	for (;;)
+		ring_step(rank, size);
+}
+
 __attribute__((noinline)) static void finalize_early(int rank, int f)
 {
 	if (rank == f) {
@@ -228,6 +256,8 @@ int main(int argc, char **argv)
 		lost_isend(rank, size, fr);
 	else if (!strcmp(what, "finalize"))
 		finalize_early(rank, fr);
+	else if (!strcmp(what, "oddrecv"))
+		odd_recv(rank, size, fr);
 	else if (!strcmp(what, "vskip"))
 		skip_allgatherv(rank, size, fr);
 	else if (!strcmp(what, "skip"))

@@ -4,6 +4,9 @@
 # default 3) on rank PS_FAULT_RANK (default 2):
 #   spin     the rank loops forever in relax() (a computation hang in Python code)
 #   recv     the rank waits in comm.recv() for a message nobody sends (a communication hang)
+#   oddrecv  at the top of the next iteration, before its halo exchange, the rank waits in
+#            comm.recv() from its right neighbour with a tag nobody uses: its neighbours then
+#            wait for its halos (a cycle with one odd member), the others in comm.allreduce
 #   alone    rank 0 computes alone in Python for PS_ALONE seconds (default 20) while the others
 #            wait in comm.bcast, then the job goes on: a healthy job
 # PS_ITERS bounds the iterations (unset: until ended). Each rank prints "rank R pid P" when
@@ -55,8 +58,11 @@ u = [float(rank)] * 64
 t0 = time.time()
 it = 0
 fired = False
+odd = False
 while iters < 0 or it < iters:
     it += 1
+    if odd:
+        comm.recv(source=(rank + 1) % size, tag=999)  # site: py-oddrecv
     u = exchange(u)
     u = relax(u, 20)
     fire = comm.bcast(not fired and time.time() - t0 >= after, root=0)
@@ -66,6 +72,7 @@ while iters < 0 or it < iters:
             spin_forever(u)
         if fault == "recv" and rank == fault_rank:
             comm.recv(source=(rank + 1) % size, tag=77)  # site: py-recv
+        odd = fault == "oddrecv" and rank == fault_rank
         if fault == "alone":
             if rank == 0:
                 compute_alone(float(os.environ.get("PS_ALONE", "20")))

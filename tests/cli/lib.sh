@@ -201,7 +201,9 @@ expect_agree() {
 	printf '%s\n' "$ERR" | grep -q -- "HANG DETECTED at .* — $want_type error" || problems="$problems; headline not '$want_type'"
 	printf '%s\n' "$ERR" | grep -q -x -- "  faulty rank(s): $want_ranks.*" ||
 		problems="$problems; no line 'faulty rank(s): $want_ranks'"
-	lines=$(jq -r '.culprits[] | "    rank \(.rank), \(if .evidence == "stacks" then "from the stacks alone" else .evidence end): "' \
+	# The text prints at most 8 culprits (then "… and N more"); the JSON has them all.
+	lines=$(jq -r '(.culprits | if length > 9 then .[0:8] else . end)[] |
+		"    rank \(.rank), \(if .evidence == "stacks" then "from the stacks alone" else .evidence end): "' \
 		"$REPORT" 2>/dev/null)
 	n=0
 	while IFS= read -r l; do

@@ -7,6 +7,8 @@
 #   - a genuine cycle of 4 ranks through MPI_Irecv/MPI_Waitall: the cycle named, certain;
 #   - a task farm whose master waits in MPI_Recv from MPI_ANY_SOURCE for a worker that never
 #     answers: the worker is named, not the master;
+#   - NPB FT's shape at 16 ranks (tests/apps/subcomm.c): a rank that skipped a collective on a
+#     duplicate of the world and went on to one on the world is named alone;
 #   - without the layer: the stacks' culprit, and a rank in MPI_Finalize named with and without.
 # Every report's text and JSON are checked to agree. Every run has a hard timeout.
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +45,16 @@ expect_status "task farm, worker 3 never answers: the job was ended" 86
 jreport "task farm: worker 3, not the master" '.faulty_ranks == [3] and .culprits[0].evidence == "likely"'
 jreport "task farm: the master waits for rank 3 (the workers that finished are no candidates)" '[.wait_for.waits[] | select(.rank == 0) | .waits_for] == [[3]]'
 expect_agree "task farm: text and JSON"
+
+# NPB FT's shape at 16 ranks (issue 37): the transposes on a duplicate of the world, the
+# checksum on MPI_COMM_WORLD; rank 5 skips its 12th MPI_Alltoall and goes on to the world's
+# MPI_Reduce, the fifteen others wait in the Alltoall. Rank 5 alone, certain, first.
+prun ft16 16 "$BUILD/tests/apps/subcomm" -x PS_SHAPE=dup -x PS_INJECT_FUNC=alltoall -x PS_INJECT_KIND=skip \
+	-x PS_INJECT_RANK=5 -x PS_INJECT_CALL=12
+jreport "FT, rank 5 skips an Alltoall on a duplicate: rank 5 alone, certain" '.faulty_ranks == [5] and .culprits[0].evidence == "certain"'
+expect_grep "FT: the first culprit line is rank 5's, with the two collectives" "^    rank 5, certain: rank 5 went on to MPI_Reduce #[0-9]* on MPI_COMM_WORLD .* without entering MPI_Alltoall #12 on communicator" "$ERR"
+expect_grep "FT: the order each side kept" "15 ranks call the two in that order, rank 5 the other way round" "$ERR"
+expect_agree "FT: text and JSON"
 
 # Without the layer, the stacks alone: the culprit carries "stacks".
 REPORT=$TMP/halo-norecord.json

@@ -43,6 +43,17 @@ jreport "comm.recv(): rank 1" '.hang_type == "communication" and .faulty_ranks =
 expect_grep "comm.recv(): the waiting rank's Python line in the diagnosis" "rank 1 waits in MPI_Mprobe from rank 2 (tag 77) at pysolver.py:$(line py-recv) (Python, in <module>)" "$ERR"
 expect_agree "comm.recv(): text and JSON"
 
+# Issue 37's case: rank 1, at a line of its own, waits for a tag nobody uses from rank 2, which
+# then waits for rank 1's halo (a cycle whose odd member is rank 1); the others wait in the
+# collectives. After 6 s mpi4py's collectives of Python objects (a new tag each time, on a
+# communicator of their own) may have filled the layer's table: matching on the world stays
+# exact. The Isend inside the neighbours' comm.sendrecv is no "started and not completed".
+pyrun oddrecv 4 PS_FAULT=oddrecv PS_FAULT_RANK=1 PS_FAULT_AFTER=6
+jreport "odd receive in a cycle: rank 1 alone, likely or certain" '.faulty_ranks == [1] and (.culprits[0].evidence | IN("likely", "certain"))'
+jreport "odd receive in a cycle: no request inside a sendrecv reported" '.wait_for.requests == []'
+expect_grep "odd receive in a cycle: its Python line" "rank 1 waits in MPI_Mprobe from rank 2 (tag 999) at pysolver.py:$(line py-oddrecv) (Python, in <module>)" "$ERR"
+expect_agree "odd receive in a cycle: text and JSON"
+
 # Healthy: rank 0 computes alone in Python for 20 s while the others wait in comm.bcast, watched
 # with the default confirmation window, as users run (a window shorter than the phase would
 # end it: that is what --confirm asks for).

@@ -52,6 +52,14 @@ crun lostisend lostisend 4
 jreport "lost Isend: the receiver, and the Isend never completed" '.faulty_ranks == [2] and .wait_for.requests == [{"rank": 1, "call": "MPI_Isend", "peer": 2, "tag": 7, "at": "'"$(site isend)"'"}]'
 expect_grep "lost Isend: the send's tag and site" "its MPI_Isend to rank 2 has tag 7 (at $(site isend))" "$ERR"
 
+# A cycle with one odd member (issue 37): rank 1 waits, at a line of its own, for a tag nobody
+# uses; rank 2 waits for rank 1's ring message. Rank 1 alone; rank 2's Isend, started in the
+# exchange it waits in, is no "started and not completed".
+crun oddrecv oddrecv 4
+jreport "odd receive in a cycle: rank 1 alone" '.faulty_ranks == [1] and (.culprits[0].evidence | IN("likely", "certain"))'
+jreport "odd receive in a cycle: no request of the exchange reported" '.wait_for.requests == []'
+expect_grep "odd receive in a cycle: its call site" "rank 1 waits in MPI_Recv from rank 2 (tag 999) at $(site odd-recv)" "$ERR"
+
 crun finalize finalize 4
 jreport "early MPI_Finalize: rank 1" '.faulty_ranks == [1] and ([.wait_for.waits[] | select(.rank == 1) | .call] == ["MPI_Finalize"])'
 
@@ -129,7 +137,8 @@ jreport "--no-record: the stack-based diagnosis" '(has("wait_for") | not) and .f
 start "$TMP/healthy.out" env PS_PRINT_PIDS=1 PS_FAULT_AFTER=60 "$PARASTACK" run --seed 3 -- \
 	mpirun --oversubscribe -np 2 "$APP"
 RUNNER=$BG
-if wait_for "$TMP/healthy.out" "rank 1 pid" 60; then
+# Each rank prints its own line, in either order: wait for both.
+if wait_for "$TMP/healthy.out" "rank 1 pid" 60 && wait_for "$TMP/healthy.out" "rank 0 pid" 60; then
 	r0=$(rank_pid "$TMP/healthy.out" 0)
 	launcher=$(awk '{ print $4 }' "/proc/$r0/stat")
 	if grep -q libparastack-mpi "/proc/$r0/maps"; then ok; else fail "the layer is not in rank 0"; fi

@@ -1,8 +1,10 @@
-/* Tests of the order of collectives in the wait-for analysis (monitor/hang/waitfor_order.c):
- * a rank that skipped a collective on one communicator and went on to another (NPB FT's case),
- * a rank that called two collectives in the other order, a grid whose row communicators have
- * another id in every row, and a genuine symmetric cycle, on synthetic records as mpirecord.c
- * makes them. */
+/* Tests of the culprits of the wait-for analysis (issue 37), on synthetic records as
+ * mpirecord.c makes them: a rank that skipped a collective on one communicator and went on to
+ * another (NPB FT's case), a rank that called two collectives in the other order, a grid whose
+ * row communicators have another id in every row, a genuine symmetric cycle
+ * (monitor/hang/waitfor_order.c); and a point-to-point cycle with one odd member whose
+ * counters are incomplete on another communicator (mpi4py), with the requests of the exchange
+ * a rank waits in not reported as left behind. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,9 +221,135 @@ START_TEST(a_narrow_majority_is_only_likely)
 }
 END_TEST
 
-Suite *waitfor_order_suite(void)
+/* A rank waiting in a point-to-point call on the world (thread 100, its step). */
+static void waits_p2p(json_t *rank, const char *func, int peer, int tag, long long step)
 {
-	Suite *s = suite_create("waitfor_order");
+	json_array_append_new(json_object_get(json_object_get(rank, "record"), "calls"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:i, s:[], s:b, s:I}", "tid",
+					100, "func", func, "comm", WORLD, "peer", peer, "tag", tag, "root", -1, "bytes",
+					8, "coll_seq", 0, "at", "ring.py:50", "nreqs", 0, "reqs", "main", 1, "step",
+					(json_int_t)step));
+}
+
+/* The rank's counters of one envelope on comm. */
+static void chan(json_t *rank, const char *comm, int peer, int tag, long long sent, long long posted, long long done)
+{
+	json_array_append_new(json_object_get(json_object_get(rank, "record"), "channels"),
+			      json_pack("{s:s, s:i, s:i, s:I, s:I, s:I}", "comm", comm, "peer", peer, "tag", tag,
+					"sent", (json_int_t)sent, "posted", (json_int_t)posted, "done",
+					(json_int_t)done));
+}
+
+/* A live Isend the rank's thread 100 started in the given step. */
+static void isend(json_t *rank, int slot, int peer, int tag, long long step)
+{
+	json_array_append_new(json_object_get(json_object_get(rank, "record"), "requests"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:I, s:i}", "slot", slot, "func",
+					"MPI_Isend", "comm", WORLD, "peer", peer, "tag", tag, "bytes", 8, "persistent", 0,
+					"at", "MPI.so+0x71f84", "step", (json_int_t)step, "tid", 100));
+}
+
+/* The rank's counters are incomplete (a full table), on comm only or on all of them. */
+static void incomplete(json_t *rank, const char *comm)
+{
+	json_t *rec = json_object_get(rank, "record"), *c;
+	size_t i;
+
+	json_object_set_new(rec, "channels_complete", json_false());
+	json_array_foreach(json_object_get(rec, "comms"), i, c)
+		json_object_set_new(c, "channels_complete",
+				    json_boolean(comm && strcmp(json_string_value(json_object_get(c, "id")), comm)));
+}
+
+/* mpi4py, 4 ranks, each step a ring comm.sendrecv (tag 1: an Isend to the right, MPI_Mprobe
+ * from the left), then collectives. Rank 1, at a line of its own, waits for tag 999 from rank
+ * 2, which waits for rank 1's ring message; ranks 0 and 3 wait in MPI_Bcast. mpi4py's pickled
+ * collectives filled every rank's table on their own communicator, and rank 1's tag-999
+ * envelope found no room on the world. Rank 1 alone; rank 2's Isend, started in the exchange it
+ * waits in, is not left behind; an Isend started before an earlier blocking call is. */
+START_TEST(odd_member_of_a_cycle_with_a_full_table)
+{
+	const char *pickled = "1a6fa660cc0d9845";
+	json_t *s = json_array();
+	long long n = 7000;
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = rank_new(r, 4);
+		int right = (r + 1) % 4, left = (r + 3) % 4;
+
+		comm_count(x, pickled, 4, "0-3", 0, "MPI_Barrier", "MPI.so+0x1");
+		comm_count(x, WORLD, 4, "0-3", r == 0 || r == 3 ? n + 1 : n, "MPI_Bcast", "ring.py:60");
+		/* Ring messages: n each; rank 2 took all n of rank 1's and probes for one more. */
+		chan(x, WORLD, right, 1, n, 0, 0);
+		chan(x, WORLD, left, 1, 0, r == 2 ? n + 1 : n, n);
+		incomplete(x, pickled);
+		if (r == 1)
+			incomplete(x, NULL);
+		if (r == 0 || r == 3)
+			waits_in(x, WORLD, "MPI_Bcast", n + 1, "ring.py:60");
+		else if (r == 1)
+			waits_p2p(x, "MPI_Mprobe", 2, 999, 3 * n + 1);
+		else
+			waits_p2p(x, "MPI_Mprobe", 1, 1, 3 * n + 1);
+		if (r == 2)
+			isend(x, 7, 3, 1, 3 * n);
+		if (r == 0)
+			isend(x, 9, 2, 5, 3 * n - 2);
+		json_array_append_new(s, x);
+	}
+
+	json_t *wf = waitfor_analyze(s);
+	char *got = faulty_of(wf), *req = json_dumps(json_object_get(wf, "requests"), JSON_COMPACT);
+
+	ck_assert_str_eq(got, "[1]");
+	ck_assert_str_eq(evidence_of(wf, 1), "likely");
+	ck_assert(diagnosis_says(wf, "its receive waits for a message its peer never sent"));
+	/* Rank 0's Isend of an earlier step stays reported; rank 2's of this one does not. */
+	ck_assert_ptr_nonnull(strstr(req, "\"rank\":0"));
+	ck_assert_ptr_null(strstr(req, "\"rank\":2"));
+	free(req);
+	free(got);
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
+/* The same without the per-communicator word (every count unknown on rank 1): rank 2's wait on
+ * rank 1 stays provable from rank 1's ring envelope, which is in its table. */
+START_TEST(an_envelope_in_the_table_is_exact)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < 3; r++) {
+		json_t *x = rank_new(r, 3);
+
+		comm_count(x, WORLD, 3, "0-2", r == 0 ? 6 : 5, "MPI_Allreduce", "a.c:9");
+		if (r == 0)
+			waits_in(x, WORLD, "MPI_Allreduce", 6, "a.c:9");
+		json_array_append_new(s, x);
+	}
+
+	json_t *r1 = json_array_get(s, 1), *r2 = json_array_get(s, 2);
+
+	chan(r1, WORLD, 2, 1, 40, 0, 0);
+	json_object_set_new(json_object_get(r1, "record"), "channels_complete", json_false());
+	waits_p2p(r1, "MPI_Recv", 2, 999, 10);
+	chan(r2, WORLD, 1, 1, 0, 41, 40);
+	waits_p2p(r2, "MPI_Recv", 1, 1, 10);
+
+	json_t *wf = waitfor_analyze(s);
+	char *got = faulty_of(wf);
+
+	ck_assert_str_eq(got, "[1]");
+	free(got);
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
+Suite *waitfor_culprits_suite(void)
+{
+	Suite *s = suite_create("waitfor_culprits");
 	TCase *t = tcase_create("order");
 
 	tcase_add_test(t, cross_communicator_skip_names_the_rank_out_of_step);
@@ -229,6 +357,8 @@ Suite *waitfor_order_suite(void)
 	tcase_add_test(t, grid_rows_vote_through_their_own_row);
 	tcase_add_test(t, symmetric_cycle_names_both_sides);
 	tcase_add_test(t, a_narrow_majority_is_only_likely);
+	tcase_add_test(t, odd_member_of_a_cycle_with_a_full_table);
+	tcase_add_test(t, an_envelope_in_the_table_is_exact);
 	suite_add_tcase(s, t);
 	return s;
 }
