@@ -45,14 +45,15 @@ static json_t *replay_json(const struct replay_result *r, const struct detector_
 		json_object_set_new(model, "q", json_null());
 		json_object_set_new(model, "threshold", json_null());
 	}
-	return json_pack("{s:s, s:o, s:f, s:f, s:I, s:I, s:s, s:{s:i, s:i, s:i, s:b}, s:f, s:o}",
+	return json_pack("{s:s, s:o, s:f, s:f, s:I, s:I, s:s, s:{s:i, s:i, s:i, s:i, s:b}, s:f, s:o}",
 			 "verdict", r->hang ? "hang" : "none",
 			 "detected_at_ms", r->hang ? json_real(r->detected_at_ms) : json_null(),
 			 "interval_ms", in->interval_ms, "last_sample_ms", r->last_ms,
 			 "samples", (json_int_t)in->samples, "trace_points", (json_int_t)points,
 			 "state", detector_verdict_name(in->verdict),
 			 "randomness", "windows_passed", in->windows_passed, "windows_failed",
-			 in->windows_failed, "doublings", in->doublings, "random", in->random_ok,
+			 in->windows_failed, "windows_constant", in->windows_constant, "doublings", in->doublings,
+			 "random", in->random_ok,
 			 "longest_healthy_run_ms", in->longest_healthy_ms, "model", model);
 }
 
@@ -129,8 +130,9 @@ static void replay_summary(const char *path, const struct replay_result *r,
 		       in->threshold, in->p_hat, in->e, in->q, cfg->alpha, in->model_size);
 	else
 		printf("model: still building (n = %.1f, no usable tolerance level)\n", in->model_size);
-	printf("interval: %.0f ms after %d doubling(s); randomness windows: %d passed, %d failed\n",
-	       in->interval_ms, in->doublings, in->windows_passed, in->windows_failed);
+	printf("interval: %.0f ms after %d doubling(s); randomness windows: %d passed, %d failed, %d constant "
+	       "(untested)\n", in->interval_ms, in->doublings, in->windows_passed, in->windows_failed,
+	       in->windows_constant);
 }
 
 static int replay_load(const char *path, struct trace *tr)

@@ -2,13 +2,10 @@
  * (communicator id, peer's world rank, tag), the sends this rank posted and the receives it
  * posted and completed. They let the monitor tell a receive whose message was sent from one
  * whose message never was, and a send whose receive is posted from one whose is not — the
- * matching behind the wait-for graph's edges. Included by parastack_mpi.c (after the
- * communicators, whose ids key the counters); lock-free: a claimed entry is published once,
- * counters are atomic adds. */
+ * matching behind the wait-for graph's edges. Keyed by the communicators' ids (layer.c);
+ * lock-free: a claimed entry is published once, counters are atomic adds. */
+#include "layer.h"
 
-#define FUNC_KIND(name, text, kind) [PSREC_##name] = PSREC_KIND_##kind,
-static const uint8_t func_kind[PSREC_NFUNCS] = { PSREC_FUNCS(FUNC_KIND) };
-#undef FUNC_KIND
 
 #define CHAN_PROBES 16
 
@@ -72,21 +69,13 @@ static void chan_add(int ch, enum chan_count what)
 				   __ATOMIC_RELAXED);
 }
 
-static enum psrec_kind kind_of(uint32_t func)
-{
-	return func < PSREC_NFUNCS ? (enum psrec_kind)func_kind[func] : PSREC_KIND_NONE;
-}
 
-static int32_t tag_of(int tag)
-{
-	return tag == MPI_ANY_TAG ? PSREC_ANY_TAG : tag;
-}
 
 /* A blocking point-to-point call starts: its send counted as posted, its receive as posted
  * (MPI_Mprobe's too: it takes the message off the queue). c is the call as call_enter recorded
  * it (its communicator slot already looked up), or NULL. Returns the receive's
  * counters, for p2p_leave to count it completed; -1 when it has none. */
-static int p2p_enter(const struct call_args *a, const struct psrec_call *c)
+int p2p_enter(const struct call_args *a, const struct psrec_call *c)
 {
 	enum psrec_kind kind = kind_of(a->func);
 
@@ -103,14 +92,14 @@ static int p2p_enter(const struct call_args *a, const struct psrec_call *c)
 	return kind == PSREC_KIND_SEND ? -1 : ch;
 }
 
-static void p2p_leave(int ch)
+void p2p_leave(int ch)
 {
 	chan_add(ch, CHAN_DONE);
 }
 
 /* A request's envelope counted: a nonblocking send or receive as it is posted, a persistent
  * one each time it is started (req_chan_started). Returns its counters. */
-static int req_chan(int ci, const struct call_args *a, int persistent)
+int req_chan(int ci, const struct call_args *a, int persistent)
 {
 	enum psrec_kind kind = kind_of(a->func);
 	int ch;
@@ -125,7 +114,7 @@ static int req_chan(int ci, const struct call_args *a, int persistent)
 }
 
 /* A persistent request started: its send or receive posted again. */
-static void req_chan_started(const struct psrec_req *p)
+void req_chan_started(const struct psrec_req *p)
 {
 	enum psrec_kind kind = kind_of(p->func);
 
@@ -134,7 +123,7 @@ static void req_chan_started(const struct psrec_req *p)
 }
 
 /* A request completed: a receive's envelope counts one more completed. */
-static void req_chan_done(const struct psrec_req *p)
+void req_chan_done(const struct psrec_req *p)
 {
 	enum psrec_kind kind = kind_of(p->func);
 

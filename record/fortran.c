@@ -1,21 +1,23 @@
-/* fortran — the Fortran side of the recording layer (Open MPI only), included by
- * parastack_mpi.c before the generated twins: how a twin finds the library's own entry point,
+/* fortran — the Fortran side of the recording layer (Open MPI only; the generated twins in
+ * build/gen/record_wrappers.c use it): how a twin finds the library's own entry point,
  * how Fortran request arrays are read, and MPI_Init/MPI_Finalize in every symbol form (their
  * Fortran signatures are not the C ones). A Fortran INTEGER handle is converted with
  * PMPI_*_f2c only to be recorded: the library's own function gets the caller's arguments
  * untouched. `use mpi_f08`'s ierror is optional: ierr may be NULL there. */
 
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdio.h>
+
+#include "layer.h"
+
+#if PSREC_FORTRAN
 
 /* Fortran entry points have no C header to declare them. */
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
 
-typedef MPI_Fint F; /* a Fortran INTEGER */
-
-#define FORT_OK(ierr) (!(ierr) || *(ierr) == MPI_SUCCESS)
-
 /* The library's own definition of sym (the next one after this layer), looked up once. */
-static int f_resolve(void **real, const char *sym)
+int f_resolve(void **real, const char *sym)
 {
 	void *p = __atomic_load_n(real, __ATOMIC_ACQUIRE);
 
@@ -28,19 +30,12 @@ static int f_resolve(void **real, const char *sym)
 
 /* A twin whose library function is missing (a binding the library lacks): fail as MPI would
  * rather than jump to NULL. */
-static void f_missing(F *ierr, const char *sym)
+void f_missing(F *ierr, const char *sym)
 {
 	fprintf(stderr, "parastack: recording layer: %s is not in this job's MPI library\n", sym);
 	if (ierr)
 		*ierr = MPI_ERR_INTERN;
 }
-
-/* A Fortran request array, as C handles and record slots. */
-struct f_reqs {
-	int n;
-	MPI_Request r[SLOTS_MAX];
-	struct req_refs refs;
-};
 
 static void f_reqs_convert(struct f_reqs *q, const F *reqs)
 {
@@ -49,7 +44,7 @@ static void f_reqs_convert(struct f_reqs *q, const F *reqs)
 }
 
 /* Before a Wait/Test twin: the requests' slots (and, with c, the waiting call's list). */
-static void f_reqs_before(struct f_reqs *q, struct psrec_call *c, F n, const F *reqs)
+void f_reqs_before(struct f_reqs *q, struct psrec_call *c, F n, const F *reqs)
 {
 	q->n = n < 0 ? 0 : n < SLOTS_MAX ? n : SLOTS_MAX;
 	f_reqs_convert(q, reqs);
@@ -57,7 +52,7 @@ static void f_reqs_before(struct f_reqs *q, struct psrec_call *c, F n, const F *
 }
 
 /* After it: what completed (handles now null; Fortran's indices count from 1). */
-static void f_reqs_after(struct f_reqs *q, const F *reqs, int all_done, const F *idx, int nidx)
+void f_reqs_after(struct f_reqs *q, const F *reqs, int all_done, const F *idx, int nidx)
 {
 	int c_idx[SLOTS_MAX], m = 0;
 
@@ -68,7 +63,7 @@ static void f_reqs_after(struct f_reqs *q, const F *reqs, int all_done, const F 
 }
 
 /* MPI_Start/MPI_Startall twins: the persistent requests are active again. */
-static void f_reqs_started(F n, const F *reqs)
+void f_reqs_started(F n, const F *reqs)
 {
 	struct f_reqs q; /* not zeroed: only the first n are read */
 
@@ -125,3 +120,4 @@ static void f_reqs_started(F n, const F *reqs)
 F_FORMS(F_INIT, mpi_init, MPI_INIT)
 F_FORMS(F_INIT_THREAD, mpi_init_thread, MPI_INIT_THREAD)
 F_FORMS(F_FINALIZE, mpi_finalize, MPI_FINALIZE)
+#endif

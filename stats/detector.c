@@ -72,6 +72,7 @@ struct detector {
 
 	long samples;
 	int windows_passed, windows_failed, doublings;
+	int windows_constant; /* windows of the one value the job ever showed: no test */
 	bool settled; /* the window rule held once: later re-tuning does not unsettle the job */
 	enum detector_verdict last;
 };
@@ -201,12 +202,30 @@ static bool detector_in_run(const struct detector *d)
 	return d->runs[0].len > 0 || d->runs[1].len > 0;
 }
 
+/* A window that says nothing of randomness: every sample the one value the job has ever shown
+ * (a job that lives in MPI: S = 0 throughout). No interval makes a constant stream random, so
+ * doubling I for it would only starve the stall model (stall.h), the detector such jobs have.
+ * A constant window after the job has shown other values is a long phase, and is tested. */
+static bool detector_window_uninformative(const struct detector *d)
+{
+	int v = (int)d->window[0];
+
+	for (int i = 1; i < DETECTOR_WINDOW; i++)
+		if (d->window[i] != d->window[0])
+			return false;
+	return v >= 0 && v <= d->cfg.set_size && d->hist[v] >= d->n - 1e-9;
+}
+
 static void detector_window_push(struct detector *d, int s)
 {
 	d->window[d->window_len++] = s;
 	if (d->window_len < DETECTOR_WINDOW)
 		return;
 	d->window_len = 0;
+	if (detector_window_uninformative(d)) {
+		d->windows_constant++;
+		return;
+	}
 
 	/* Rule a: against the model's mean, a window inside one long phase (all high or all low)
 	 * fails, as it should; against its own mean it passes on its noise. */
@@ -477,6 +496,7 @@ void detector_get_info(const struct detector *d, struct detector_info *info)
 	info->random_ok = detector_random_ok(d);
 	info->windows_passed = d->windows_passed;
 	info->windows_failed = d->windows_failed;
+	info->windows_constant = d->windows_constant;
 	info->doublings = d->doublings;
 	info->longest_healthy_ms = d->longest_healthy_ms;
 }

@@ -78,6 +78,7 @@ struct detector_info {
 	double run_product;            /* product of q over the current run */
 	bool random_ok;                /* the remembered windows do not reject randomness */
 	int windows_passed, windows_failed; /* over the whole run */
+	int windows_constant; /* not tested: every sample the one value the job ever showed */
 	int doublings;
 	double longest_healthy_ms;     /* longest suspicion run that ended by itself */
 };

@@ -7,28 +7,11 @@
  * records: a rank without counters, alternatives (any source, Waitany), or a cycle whose one
  * odd member (a receive its peer never sent on, a rank outside the collective the others wait
  * in) is named instead of the whole cycle. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "waitfor_graph.h"
-
-void wf_culprit(json_t *culprits, int rank, const char *evidence, const char *fmt, ...)
-{
-	char why[1400];
-	va_list ap;
-	size_t i;
-	json_t *c;
-
-	json_array_foreach(culprits, i, c)
-		if (wf_int(c, "rank") == rank)
-			return;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	json_array_append_new(culprits, json_pack("{s:i, s:s, s:s}", "rank", rank, "evidence", evidence, "why", why));
-}
 
 static int index_of(struct graph *g, int rank)
 {

@@ -247,3 +247,18 @@ void wf_doing(struct node *n, char *buf, size_t len)
 		snprintf(buf, len, "waits in %s at %s", wf_str(c, "func"), wf_site(n, c, site, sizeof(site)));
 }
 
+void wf_culprit(json_t *culprits, int rank, const char *evidence, const char *fmt, ...)
+{
+	char why[1400];
+	va_list ap;
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(culprits, i, c)
+		if (wf_int(c, "rank") == rank)
+			return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	json_array_append_new(culprits, json_pack("{s:i, s:s, s:s}", "rank", rank, "evidence", evidence, "why", why));
+}

@@ -1,13 +1,13 @@
 /* subcomm — collectives on communicators beside MPI_COMM_WORLD, as grid and spectral codes make
  * them. PS_SHAPE picks the program:
  *   grid   a 2-D process grid from MPI_Comm_split: each iteration an MPI_Allreduce along the
- *          row, then one along the column; every 10 iterations a residual on the world
+ *          row, one along the column, and the residual on the world
  *   dup    NPB FT's shape: MPI_Comm_dup of the world for the transposes (MPI_Alltoall), the
  *          checksum with MPI_Reduce and MPI_Bcast on MPI_COMM_WORLD each iteration
  *   cart   MPI_Cart_create (periodic 2-D) with MPI_Cart_shift halos (MPI_Sendrecv) and
  *          MPI_Cart_sub rows: an MPI_Allreduce along the row, an MPI_Allreduce on the grid
- *   group  MPI_Comm_create_group of the even ranks: an MPI_Bcast among them, then an
- *          MPI_Allreduce on the world
+ *   group  MPI_Comm_create_group of the even ranks and of the odd ranks: an MPI_Bcast in
+ *          each, then an MPI_Allreduce on the world
  * Runs PS_ITERS iterations (unset: until ended), then an MPI_Barrier. Healthy by itself:
  * faults come from outside (tests/fixtures/psinject.c, preloaded: skip, block, reorder). */
 #include <math.h>
@@ -56,8 +56,7 @@ static void run_grid(int rank, int size, long iters)
 		x = compute(a, BLOCK);
 		MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, row); /* site: grid-row */
 		MPI_Allreduce(&y, &x, 1, MPI_DOUBLE, MPI_SUM, col); /* site: grid-col */
-		if (k % 10 == 9)
-			MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); /* site: grid-residual */
+		MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD); /* site: grid-residual */
 		a[0] = x * 1e-9;
 	}
 	MPI_Comm_free(&col);
@@ -112,29 +111,26 @@ static void run_cart(int rank, int size, long iters)
 
 static void run_group(int rank, int size, long iters)
 {
-	MPI_Group world, evens;
-	MPI_Comm even = MPI_COMM_NULL;
-	int n = (size + 1) / 2, *members = malloc(sizeof(int) * (size_t)n);
+	MPI_Group world, mine;
+	MPI_Comm parity;
+	int n = 0, *members = malloc(sizeof(int) * (size_t)size);
 	double a[BLOCK], x, y;
 
-	for (int i = 0; i < n; i++)
-		members[i] = 2 * i;
+	for (int r = rank % 2; r < size; r += 2)
+		members[n++] = r;
 	MPI_Comm_group(MPI_COMM_WORLD, &world);
-	MPI_Group_incl(world, n, members, &evens);
-	if (rank % 2 == 0)
-		MPI_Comm_create_group(MPI_COMM_WORLD, evens, 5, &even);
+	MPI_Group_incl(world, n, members, &mine);
+	MPI_Comm_create_group(MPI_COMM_WORLD, mine, 5 + rank % 2, &parity);
 	for (int i = 0; i < BLOCK; i++)
 		a[i] = rank + i * 1e-3;
 	for (long k = 0; iters < 0 || k < iters; k++) {
 		x = compute(a, BLOCK);
-		if (even != MPI_COMM_NULL)
-			MPI_Bcast(&x, 1, MPI_DOUBLE, 0, even); /* site: group-bcast */
+		MPI_Bcast(&x, 1, MPI_DOUBLE, 0, parity); /* site: group-bcast */
 		MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* site: group-all */
 		a[0] = y * 1e-9;
 	}
-	if (even != MPI_COMM_NULL)
-		MPI_Comm_free(&even);
-	MPI_Group_free(&evens);
+	MPI_Comm_free(&parity);
+	MPI_Group_free(&mine);
 	MPI_Group_free(&world);
 	free(members);
 }

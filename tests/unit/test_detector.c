@@ -297,6 +297,47 @@ START_TEST(independent_samples_never_double)
 }
 END_TEST
 
+/* A job that lives in MPI: S = 0 in every sample, 2 minutes. No window says anything of
+ * randomness, so the interval stays (a longer one would starve the stall model); then the same
+ * constant windows after the job has shown other values are long phases, tested and failed. */
+START_TEST(a_stream_of_one_value_keeps_the_interval)
+{
+	struct detector_config cfg;
+	struct detector_info info;
+	double t = 0.0;
+
+	detector_config_default(&cfg);
+
+	struct detector *d = detector_new(&cfg);
+
+	for (int i = 0; i < 300; i++)
+		ck_assert_int_ne(detector_add(d, t += 400, 0), DETECTOR_HANG);
+	detector_get_info(d, &info);
+	ck_assert_int_eq(info.doublings, 0);
+	ck_assert_double_eq(info.interval_ms, 400);
+	ck_assert_int_eq(info.windows_failed, 0);
+	ck_assert_int_ge(info.windows_constant, 300 / DETECTOR_WINDOW - 1);
+	detector_free(d);
+
+	/* One value after a healthy history (a long phase out of MPI: no suspicions) is tested,
+	 * and fails. */
+	struct rng r;
+	int prev = -1, failed;
+
+	d = detector_new(&cfg);
+	rng_seed(&r, 5);
+	for (int i = 0; i < 200; i++)
+		detector_add(d, t += 400, healthy_sample(&r, &prev));
+	detector_get_info(d, &info);
+	failed = info.windows_failed;
+	for (int i = 0; i < 5 * DETECTOR_WINDOW; i++)
+		detector_add(d, t += 400, cfg.set_size);
+	detector_get_info(d, &info);
+	ck_assert_int_gt(info.windows_failed + info.doublings, failed);
+	detector_free(d);
+}
+END_TEST
+
 START_TEST(bad_configurations_are_refused)
 {
 	struct detector_config cfg;
@@ -425,6 +466,7 @@ Suite *detector_suite(void)
 	tcase_add_test(tc, non_random_sampling_doubles_interval_and_halves_model);
 	tcase_add_test(tc, interval_is_capped);
 	tcase_add_test(tc, independent_samples_never_double);
+	tcase_add_test(tc, a_stream_of_one_value_keeps_the_interval);
 	tcase_add_test(tc, bad_configurations_are_refused);
 	tcase_add_loop_test(tc, verdict_eta_is_what_a_run_takes, 0, 5);
 	tcase_add_test(tc, a_failed_window_before_the_hang_keeps_the_model_timely);
