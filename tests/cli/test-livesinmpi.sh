@@ -10,7 +10,8 @@
 #      Allreduce (psinject, from outside) once the watch has 35 s of history: suspected,
 #      confirmed, rank 3 named; its trace's progress letters say every sampled rank was still
 #      after the fault, and `parastack replay` on the trace reproduces the live decision;
-#   5. its healthy twin beside it: not ended.
+#   5. its healthy twin beside it: not ended;
+#   6. the ring under MPICH, whose ranks never leave MPI: suspected by the stall model.
 # Seeds fixed; a short confirmation window for the hangs (what is tested is the suspicion);
 # every run has a hard timeout.
 . "$(dirname "$0")/lib.sh"
@@ -114,4 +115,26 @@ finished twin "$TWIN" 400
 if [ "$RC" -eq 0 ]; then ok; else fail "ring's healthy twin: exit status $RC, want 0: $(tail -5 "$TMP/twin.out")"; fi
 jreport "ring's healthy twin: no hang" '.verdict == "none"'
 [ -n "$fault_ms" ] || fail "ring: the trace never reached 35 s"
+
+# --- 6: the same ring under MPICH with no compute (PS_WORK=0): its ranks never leave MPI, S = 0
+# in every sample, the model of S has nothing to test and the interval stays; the stall model
+# has its history by the fault (90 samples with progress letters, polled from the trace), and
+# it suspects; rank 3 is named.
+if command -v mpiexec.mpich >/dev/null 2>&1; then
+	MINJ=$(cd "$BUILD/mpich/tests" && pwd)/libpsinject.so
+	start "$TMP/mring.out" timeout 400 env PS_WORK=0 "$PARASTACK" run --seed 23 --confirm 20 --report "$TMP/mring.json" \
+		--trace "$TMP/mring.trace" -- mpiexec.mpich -n 8 -genv LD_PRELOAD "$MINJ" -genv PS_INJECT_RANK 3 \
+		-genv PS_INJECT_CALL 1 -genv PS_INJECT_WHEN "$TMP/mring.go" -genv PS_INJECT_FUNC allreduce \
+		"$BUILD/mpich/tests/apps/shapes" ring
+	MRING=$BG
+	deadline=$(($(date +%s) + 200))
+	until [ "$(awk '!/^#/ && NF == 4 && $4 !~ /^u+$/' "$TMP/mring.trace" 2>/dev/null | wc -l)" -ge 90 ] ||
+		[ "$(date +%s)" -ge "$deadline" ]; do sleep 0.2; done
+	touch "$TMP/mring.go"
+	finished mring "$MRING" 400
+	if [ "$RC" -eq 86 ]; then ok; else fail "MPICH ring: exit status $RC, want 86: $(tail -5 "$TMP/mring.out")"; fi
+	jreport "MPICH ring: rank 3, suspected by the stall model" '(.faulty_ranks | index(3) != null) and .confirmation.basis == "stall model"'
+else
+	fail "mpiexec.mpich is not installed (scripts/install-deps installs mpich)"
+fi
 finish
