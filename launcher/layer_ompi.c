@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "layer_place.h"
+#include "layer_ompi.h"
 #include "layer_util.h"
 
 /* What mpirun's line says about passing environment variables. */

@@ -1,6 +1,6 @@
 /* layer_util — what the launch-line placements of the recording layer share (layer_place.c,
  * layer_ompi.c): strings kept with a placement, small files read without blocking, programs
- * found in PATH, and the new line adopted. Internal to launcher/. */
+ * found in PATH, and the new line adopted (layer_util.c). Internal to launcher/. */
 #ifndef PARASTACK_LAYER_UTIL_H
 #define PARASTACK_LAYER_UTIL_H
 
@@ -10,6 +10,8 @@
 #include "layer_place.h"
 
 #define LAYER_FILE_MAX (64 * 1024) /* what is read of a --tune, appfile or parameter file */
+/* The shims' private directory, in the environment of the launchers a job script runs. */
+#define SHIM_DIR_ENV "PARASTACK_SHIM_DIR"
 
 const char *layer_base_name(const char *path);
 /* Keep s (malloc'd) with the placement, to be freed with it; NULL when full or s is NULL. */
@@ -28,10 +30,9 @@ bool layer_opt_is(const char *t, const char *name);
 char *layer_preload_value(struct layer_placement *p, const char *user, const char *lib);
 /* A private directory for a copied file: the shims' when running as one, else a new one. */
 bool layer_tmpdir(struct layer_placement *p);
+/* A new private directory (p->tmpdir), always. */
+bool layer_new_tmpdir(struct layer_placement *p);
 /* The new line (n words) is the placement's, unless a word of it could not be made (-1). */
 int layer_adopt_argv(struct layer_placement *p, char **out, int n, const char *how);
-
-/* layer_ompi.c: the layer into an Open MPI line. 0 (placed, or p->why_not), -1 out of memory. */
-int layer_place_ompi(struct layer_placement *p, char **argv, const char *lib);
 
 #endif
