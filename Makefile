@@ -31,7 +31,7 @@ STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
 MONITOR_MPI_SRC := monitor/job/comm.c monitor/job/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
-	monitor/daemon/watch.c monitor/daemon/output.c monitor/hang/hang.c
+	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/gather.c
 # The Slurm lookups link libslurm: only the programs that ask Slurm take them.
 SLURM_SRC    := monitor/job/sched_slurm.c
 MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*/*.c))

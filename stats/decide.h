@@ -1,7 +1,7 @@
 /* decide — one sample through the hang pipeline's decision (design.md §4), pure: both models
  * (the model of S, detector.h; the stall model, stall.h), the rule of which of them may speak,
  * and the confirmation window (confirm.h), with the models' dismissal when the job moves. The
- * live monitor (monitor/hang/hang.c) and `parastack replay` run this same step, so a recorded
+ * live monitor (monitor/daemon/pipeline.c) and `parastack replay` run this same step, so a recorded
  * trace with its progress letters replays the live decision. What is done about an event
  * (the lines, the snapshots, the report) is the caller's. */
 #ifndef PARASTACK_DECIDE_H

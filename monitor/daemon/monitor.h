@@ -4,7 +4,7 @@
  *   job.c     finding the job: this node's ranks, every monitor's (the rank table), targets
  *   watch.c   the watch loop: the leader's tick, one sampling round (sample one rank:
  *             target.c, unwind_libunwind.c, classify, progress.c), the model (stats/)
- *   hang.c    suspect -> confirm (stats/confirm.c) -> act: snapshots, diagnosis, report
+ *   pipeline.c suspect -> confirm (stats/confirm.c) -> act: snapshots, diagnosis (hang/), report
  *   output.c  what the job's output and the report get: lines, JSON, status, cores
  * (monitor/README has the map of the rest, room by room.) Each module touches only the part of struct
  * monitor its comment names; what the loops share is passed as this struct, no globals. */
@@ -87,7 +87,7 @@ struct monitor {
 	struct ranksets sets;
 	struct detector *det;
 	struct stall stall;     /* the second detector: how long nothing has moved */
-	/* hang.c: the confirmation step and what it reports. */
+	/* pipeline.c: the confirmation step and what it reports. */
 	struct confirm conf;
 	struct decide decide;   /* the models and the window, as stats/decide.c steps them */
 	double confirm_s;       /* --confirm */

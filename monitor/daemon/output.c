@@ -10,7 +10,7 @@
 #include <sys/resource.h>
 #include "../hang/cores.h"
 #include "outfile.h"
-#include "watch.h"
+#include "gather.h"
 
 /* Where the job's output gets parastack's lines and report: standard error, or standard output
  * when PARASTACK_REPORT_STREAM=stdout (Torque jobs, whose stderr goes to a file of its own
@@ -204,7 +204,7 @@ void output_write_cores(struct monitor *m, json_t *report)
 		if (mon != m->c.me)
 			comm_send_cmd(mon, CMD_CORE, ranks, n);
 	all = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir, m->c.host, &m->files_owner);
-	watch_gather_replies(m, all);
+	gather_replies(m, all);
 	json_object_set_new(report, "cores", all);
 
 	json_t *first = json_array_get(json_object_get(report, "faulty_ranks"), 0);

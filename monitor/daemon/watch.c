@@ -10,7 +10,8 @@
 #include "../hang/mpirecord.h"
 #include "../hang/report.h"
 #include "signals.h"
-#include "../hang/hang.h"
+#include "gather.h"
+#include "pipeline.h"
 #include "../job/job.h"
 #include "output.h"
 
@@ -114,74 +115,6 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 	}
 }
 
-/* The job's size as the records are checked against it: every rank watched, numbered from 0
- * (a rank numbered past the count widens it). */
-static int job_size(const struct monitor *m)
-{
-	int n = m->nranks;
-
-	for (int i = 0; i < m->nranks; i++)
-		if (m->table[i].rank >= n)
-			n = m->table[i].rank + 1;
-	return n;
-}
-
-/* Every local rank as JSON; with_record: and what its recording layer says (unless
- * --no-record), for the report's wait-for analysis. A record that fails its check is left out
- * and said to be unreadable: the rank is read from its stack. */
-static json_t *capture_local(struct monitor *m, bool with_record)
-{
-	json_t *arr = json_array();
-	int size = job_size(m);
-
-	for (int i = 0; i < m->nlocal; i++) {
-		struct symbolizer *sy = symbolizer_pool_get(&m->syms, &m->targets[i].maps);
-		json_t *rank = capture_rank(&m->targets[i], sy, m->c.host);
-		json_t *rec = with_record && !m->no_record ? mpirecord_json(&m->targets[i], sy, size) : NULL;
-		json_t *unreadable = json_object_get(rec, "unreadable");
-
-		if (unreadable)
-			json_object_set(rank, "record_unreadable", unreadable);
-		if (rec && !unreadable)
-			json_object_set(rank, "record", rec);
-		json_decref(rec);
-		/* Was the layer there at all: a diagnosis from stacks alone is never mistaken for one
-		 * with records (a layer the launch line could not place, --no-record). */
-		json_object_set_new(rank, "recording_layer",
-				    json_boolean(maps_has_module(&m->targets[i].maps, "libparastack-mpi")));
-		json_array_append_new(arr, rank);
-	}
-	return arr;
-}
-
-/* Leader: append every other monitor's reply (a JSON array) to all. */
-void watch_gather_replies(struct monitor *m, json_t *all)
-{
-	for (int mon = 0; mon < m->c.size; mon++) {
-		if (mon == m->c.me)
-			continue;
-
-		json_t *part = comm_recv_json(mon);
-
-		if (json_is_array(part))
-			json_array_extend(all, part);
-		json_decref(part);
-	}
-}
-
-/* Leader: a snapshot of every rank of the job, sorted by rank. The other monitors capture
- * their ranks while the leader captures its own. */
-json_t *watch_snapshot_all(struct monitor *m, bool with_record)
-{
-	comm_send_to_followers(&m->c, with_record ? CMD_CAPTURE_RECORD : CMD_CAPTURE);
-
-	json_t *all = capture_local(m, with_record);
-
-	watch_gather_replies(m, all);
-	report_sort_by_rank(all);
-	return all;
-}
-
 /* Sleep until the monotonic time `until`, waking early when asked to stop or when the job ends. */
 static bool wait_until(struct monitor *m, double until)
 {
@@ -248,7 +181,7 @@ static int leader_loop(struct monitor *m)
 			fflush(m->trace);
 		}
 
-		if (hang_confirm_step(m, t, &c) == MONITOR_EXIT_HANG)
+		if (pipeline_step(m, t, &c) == MONITOR_EXIT_HANG)
 			return MONITOR_EXIT_HANG;
 		next = t + detector_next_step_ms(m->det);
 	}
@@ -284,7 +217,7 @@ static int follower_loop(struct monitor *m)
 			comm_send_json(j);
 			json_decref(j);
 		} else if (cmd == CMD_CAPTURE || cmd == CMD_CAPTURE_RECORD) {
-			json_t *j = capture_local(m, cmd == CMD_CAPTURE_RECORD);
+			json_t *j = gather_local(m, cmd == CMD_CAPTURE_RECORD);
 
 			comm_send_json(j);
 			json_decref(j);

@@ -6,13 +6,6 @@
 
 #include "monitor.h"
 
-/* Leader: append every other monitor's reply (a JSON array) to all. */
-void watch_gather_replies(struct monitor *m, json_t *all);
-
-/* Leader: a snapshot of every rank of the job, sorted by rank. The other monitors capture
- * their ranks while the leader captures its own. */
-json_t *watch_snapshot_all(struct monitor *m, bool with_record);
-
 /* Release one round's targets, table and model. */
 void watch_round_release(struct monitor *m);
 

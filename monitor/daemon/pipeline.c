@@ -1,13 +1,12 @@
-/* hang — the hang pipeline after each sample (design.md §4): suspect (one line now), confirm
+/* pipeline — the hang pipeline after each sample (design.md §4): suspect (one line now), confirm
  * (the window: progress evidence, stats/confirm.c), act (snapshots of every rank, the faulty
  * ones, the report and the action). What it owns of struct monitor is said in monitor.h. */
-#include "hang.h"
+#include "pipeline.h"
 
-
-#include "../daemon/exitcodes.h"
-#include "report.h"
-#include "../daemon/output.h"
-#include "../daemon/watch.h"
+#include "exitcodes.h"
+#include "../hang/report.h"
+#include "output.h"
+#include "gather.h"
 
 /* The snapshot gap: near the sampling interval, within bounds. */
 static double snapshot_gap_ms(struct monitor *m)
@@ -56,10 +55,10 @@ static int diagnose(struct monitor *m)
 	bool check_moved = m->conf.window_ms == 0;
 
 	/* Snapshot 0 and 1 are the transient-slowdown check; 1..5 decide the faulty ranks. */
-	snaps[0] = watch_snapshot_all(m, false);
+	snaps[0] = gather_all(m, false);
 	for (int k = 1; k <= SNAPSHOTS; k++) {
 		sleep_ms(gap);
-		snaps[k] = watch_snapshot_all(m, k == SNAPSHOTS);
+		snaps[k] = gather_all(m, k == SNAPSHOTS);
 		/* Only the last snapshot's frames go into the report: the earlier ones keep each
 		 * rank's state, call and path (what the checks compare), so a large job's report
 		 * does not hold six copies of every stack. */
@@ -98,7 +97,7 @@ static int diagnose(struct monitor *m)
 /* Step 1, suspect: one line in the job output now, with what one snapshot shows. */
 static void announce_suspicion(struct monitor *m, double window_ms)
 {
-	json_t *snap = watch_snapshot_all(m, false);
+	json_t *snap = gather_all(m, false);
 	char what[512], when[32];
 
 	report_summary(snap, what, sizeof(what));
@@ -135,7 +134,7 @@ static void note_progress(struct monitor *m, double t, int out, const struct det
 		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
 }
 
-int hang_confirm_step(struct monitor *m, double t, const struct sample_counts *c)
+int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 {
 	struct decide_input in = { .t_ms = t - m->t0_ms, .out = c->out, .live = c->live,
 				   .moved = c->moved, .still = c->still, .kernel = c->kernel,

@@ -1,14 +1,14 @@
-/* hang — the hang pipeline after each sample (design.md §4): suspect (one line now), confirm
+/* pipeline — the hang pipeline after each sample (design.md §4): suspect (one line now), confirm
  * (the window: progress evidence, stats/confirm.c), act (snapshots of every rank, the faulty
  * ones, the report and the action). */
-#ifndef PARASTACK_HANG_H
-#define PARASTACK_HANG_H
+#ifndef PARASTACK_PIPELINE_H
+#define PARASTACK_PIPELINE_H
 
-#include "../daemon/monitor.h"
+#include "monitor.h"
 
 /* One sample (taken at t, monotonic ms; c what it counted) through both models and
  * suspect -> confirm -> act (stats/decide.c decides; this acts: the line said, the report
  * written). MONITOR_EXIT_HANG to stop here, else 0 (watching goes on). */
-int hang_confirm_step(struct monitor *m, double t, const struct sample_counts *c);
+int pipeline_step(struct monitor *m, double t, const struct sample_counts *c);
 
 #endif
