@@ -274,7 +274,7 @@ $(B)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c tests/fuzz/forged_areas.h $(RECO
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
 
 $(B)/fuzz/fuzz_waitfor: tests/fuzz/fuzz_waitfor.c tests/fuzz/forged_areas.h $(RECORD_READER_SRC) \
-		$(filter-out monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/hang/cores.c monitor/hang/hang.c,$(wildcard monitor/hang/*.c)) $(GEN)/psrec_funcs.h
+		$(filter-out monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/hang/cores.c,$(wildcard monitor/hang/*.c)) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
 
