@@ -99,10 +99,13 @@ static int vote(const struct count *a, long long aseq, const struct count *b, lo
 	return 0;
 }
 
+/* n's collective among the positions; past ORDER_MAX_POS of them, *npos says so (one more). */
 static void position_add(struct position *pos, int *npos, struct node *n)
 {
 	json_t *c = n->call;
 
+	if (*npos > ORDER_MAX_POS)
+		return;
 	for (int k = 0; k < *npos; k++)
 		if (wf_is(pos[k].comm, wf_str(c, "comm")) && pos[k].seq == wf_int(c, "coll_seq")) {
 			wf_push_int(&pos[k].ranks, &pos[k].n, n->rank);

@@ -347,6 +347,36 @@ START_TEST(an_envelope_in_the_table_is_exact)
 }
 END_TEST
 
+/* 20 ranks in a ring of 20 two-member communicators, each waiting in its own: more positions
+ * than the order rule reads (ORDER_MAX_POS): it steps aside, the analysis still ends. */
+START_TEST(more_positions_than_the_order_rule_reads)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < 20; r++) {
+		json_t *x = rank_new(r, 20);
+		char mine[32], prev[32], mm[32], pm[32];
+		int p = (r + 19) % 20;
+
+		snprintf(mine, sizeof(mine), "00000000000001%02d", r);
+		snprintf(prev, sizeof(prev), "00000000000001%02d", p);
+		snprintf(mm, sizeof(mm), "%d,%d", r < (r + 1) % 20 ? r : (r + 1) % 20, r < (r + 1) % 20 ? (r + 1) % 20 : r);
+		snprintf(pm, sizeof(pm), "%d,%d", p < r ? p : r, p < r ? r : p);
+		comm_count(x, mine, 2, mm, 1, "MPI_Bcast", "ring.c:10");
+		comm_count(x, prev, 2, pm, 0, "MPI_Bcast", "ring.c:10");
+		waits_in(x, mine, "MPI_Bcast", 1, "ring.c:10");
+		json_array_append_new(s, x);
+	}
+
+	json_t *wf = waitfor_analyze(s);
+
+	ck_assert_ptr_nonnull(wf);
+	ck_assert_int_gt(json_array_size(json_object_get(wf, "faulty_ranks")), 0);
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
 Suite *waitfor_culprits_suite(void)
 {
 	Suite *s = suite_create("waitfor_culprits");
@@ -359,6 +389,7 @@ Suite *waitfor_culprits_suite(void)
 	tcase_add_test(t, a_narrow_majority_is_only_likely);
 	tcase_add_test(t, odd_member_of_a_cycle_with_a_full_table);
 	tcase_add_test(t, an_envelope_in_the_table_is_exact);
+	tcase_add_test(t, more_positions_than_the_order_rule_reads);
 	suite_add_tcase(s, t);
 	return s;
 }
