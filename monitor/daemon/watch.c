@@ -7,8 +7,6 @@
 #include <string.h>
 #include "../hang/cores.h"
 #include "exitcodes.h"
-#include "../hang/mpirecord.h"
-#include "../hang/report.h"
 #include "signals.h"
 #include "gather.h"
 #include "pipeline.h"

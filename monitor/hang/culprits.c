@@ -195,16 +195,80 @@ static bool among(json_t *culprits, json_t *ranks)
 	return all;
 }
 
+/* The ranks of an array (integers, or objects with "rank") as ranges (malloc'd, or NULL). */
+static char *ranges_of_array(json_t *a)
+{
+	int *v = calloc(json_array_size(a) + 1, sizeof(int)), n = 0;
+	size_t i;
+	json_t *x;
+	char *r;
+
+	if (!v)
+		return NULL;
+	json_array_foreach(a, i, x)
+		v[n++] = json_is_integer(x) ? (int)json_integer_value(x) : rank_of(x);
+	r = wf_ranges_of(v, n);
+	free(v);
+	return r;
+}
+
+/* The position fewer ranks are in than any other (NULL: none), and the one most are in. */
+static json_t *smallest_position(json_t *by, const char **small_key, json_t **big, const char **big_key)
+{
+	json_t *small = NULL, *ranks;
+	const char *key;
+	size_t least = 0, second = 0;
+
+	*big = NULL;
+	json_object_foreach(by, key, ranks) {
+		size_t n = json_array_size(ranks);
+
+		if (!small || n < least) {
+			second = small ? least : second;
+			least = n;
+			small = ranks;
+			*small_key = key;
+		} else if (!second || n < second) {
+			second = n;
+		}
+		if (!*big || n > json_array_size(*big)) {
+			*big = ranks;
+			*big_key = key;
+		}
+	}
+	return small && second && least < second ? small : NULL;
+}
+
+/* The ranks of position small (key sk) as the culprits, beside the one most are in (big, bk). */
+static json_t *position_culprits(json_t *snap, json_t *by, json_t *small, const char *sk, json_t *big, const char *bk)
+{
+	const char *evidence = any_record(snap) ? "likely" : "stacks";
+	size_t n = json_array_size(small), i;
+	char *mr = ranges_of_array(small);
+	json_t *out = json_array(), *x;
+
+	json_array_foreach(small, i, x)
+		if (json_object_size(by) == 2)
+			wf_culprit(out, (int)json_integer_value(x), evidence,
+				   "%s %s %s the only rank%s outside %s, where the %zu others are: %s in %s",
+				   n > 1 ? "ranks" : "rank", mr ? mr : "?", n > 1 ? "are" : "is", n > 1 ? "s" : "", bk,
+				   json_array_size(big), n > 1 ? "they are" : "it is", sk);
+		else
+			wf_culprit(out, (int)json_integer_value(x), evidence,
+				   "fewer ranks are in %s (%s %s) than in any other place; the most, %zu, are in %s", sk,
+				   n > 1 ? "ranks" : "rank", mr ? mr : "?", json_array_size(big), bk);
+	free(mr);
+	return out;
+}
+
 /* Too many culprits to be a diagnosis: the one position smaller than every other instead, as
  * likely (records) or stacks, and *note says so. Returns the new list (or culprits). */
 static json_t *narrow(json_t *snap, json_t *culprits, char **note)
 {
 	size_t live = 0, i;
-	json_t *r, *by, *ranks, *small = NULL, *big = NULL;
-	const char *key, *small_key = NULL, *big_key = NULL;
-	size_t least = 0, second = 0;
-
-	json_t *c;
+	json_t *r, *c, *by, *small, *big;
+	const char *small_key = NULL, *big_key = NULL;
+	char *all, text[1800];
 
 	json_array_foreach(snap, i, r)
 		live += !same(str(r, "state"), "EXITED");
@@ -215,65 +279,18 @@ static json_t *narrow(json_t *snap, json_t *culprits, char **note)
 		if (same(str(c, "evidence"), "certain"))
 			return culprits;
 	by = positions(snap);
-	json_object_foreach(by, key, ranks) {
-		size_t n = json_array_size(ranks);
-
-		if (!small || n < least) {
-			second = small ? least : second;
-			least = n;
-			small = ranks;
-			small_key = key;
-		} else if (!second || n < second) {
-			second = n;
-		}
-		if (!big || n > json_array_size(big)) {
-			big = ranks;
-			big_key = key;
-		}
-	}
-
-	int *v = calloc(json_array_size(culprits) + 1, sizeof(int)), nv = 0;
-
-	json_array_foreach(culprits, i, c)
-		if (v)
-			v[nv++] = rank_of(c);
-	char *all = v ? wf_ranges_of(v, nv) : NULL, text[1800];
-	bool minority = small && second && least < second && least < json_array_size(culprits) &&
-			among(culprits, small);
-
-	snprintf(text, sizeof(text), "the analysis cannot separate ranks %s (%d of the %zu live ranks)%s", all ? all : "?",
-		 nv, live, minority ? "; it names the ranks in the one position fewer ranks are in" : "");
+	small = smallest_position(by, &small_key, &big, &big_key);
+	if (small && (json_array_size(small) >= json_array_size(culprits) || !among(culprits, small)))
+		small = NULL;
+	all = ranges_of_array(culprits);
+	snprintf(text, sizeof(text), "the analysis cannot separate ranks %s (%zu of the %zu live ranks)%s", all ? all : "?",
+		 json_array_size(culprits), live, small ? "; it names the ranks in the one position fewer ranks are in" : "");
 	*note = strdup(text);
-	if (minority) {
-		const char *evidence = any_record(snap) ? "likely" : "stacks";
-		json_t *out = json_array(), *x;
-
-		int *m = calloc(least + 1, sizeof(int)), nm = 0;
-
-		json_array_foreach(small, i, x)
-			if (m)
-				m[nm++] = (int)json_integer_value(x);
-
-		char *mr = m ? wf_ranges_of(m, nm) : NULL;
-
-		json_array_foreach(small, i, x)
-			if (json_object_size(by) == 2)
-				wf_culprit(out, (int)json_integer_value(x), evidence,
-					   "%s %s %s the only rank%s outside %s, where the %zu others are: %s in %s",
-					   least > 1 ? "ranks" : "rank", mr ? mr : "?", least > 1 ? "are" : "is",
-					   least > 1 ? "s" : "", big_key, json_array_size(big),
-					   least > 1 ? "they are" : "it is", small_key);
-			else
-				wf_culprit(out, (int)json_integer_value(x), evidence,
-					   "fewer ranks are in %s (%s %s) than in any other place; the most, %zu, are in %s",
-					   small_key, least > 1 ? "ranks" : "rank", mr ? mr : "?", json_array_size(big), big_key);
-		free(mr);
-		free(m);
+	if (small) {
 		json_decref(culprits);
-		culprits = out;
+		culprits = position_culprits(snap, by, small, small_key, big, big_key);
 	}
 	free(all);
-	free(v);
 	json_decref(by);
 	return culprits;
 }

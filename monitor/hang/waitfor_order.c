@@ -125,11 +125,10 @@ static void position_add(struct position *pos, int *npos, struct node *n)
 }
 
 /* "MPI_Alltoall #12 on communicator 94867d5d (ranks 0-15) (at ft.f:123)" */
-static void position_text(struct graph *g, const struct position *p, char *buf, size_t len)
+static void position_text(const struct position *p, char *buf, size_t len)
 {
 	char name[160], site[400];
 
-	(void)g;
 	wf_comm_name(p->comm_obj, p->comm, name, sizeof(name));
 	snprintf(buf, len, "%s #%lld on %s (at %s)", p->func ? p->func : "?", p->seq, name,
 		 wf_site(p->first, p->first->call, site, sizeof(site)));
@@ -169,8 +168,8 @@ static void name_out_of_step(struct graph *g, int c, const struct position *firs
 	char *rf = wf_ranges_of(first->ranks, first->n), *ro = wf_ranges_of(odd, nodd);
 	const char *evidence = all_recorded(g, c) && vfirst >= 2 * vsecond ? "certain" : "likely";
 
-	position_text(g, first, tf, sizeof(tf));
-	position_text(g, second, ts, sizeof(ts));
+	position_text(first, tf, sizeof(tf));
+	position_text(second, ts, sizeof(ts));
 	for (int k = 0; k < nodd; k++) {
 		struct node *x = wf_node_of(g, odd[k]);
 		const struct count *kx = &kfirst[x - g->n];
@@ -201,8 +200,8 @@ static void name_symmetric(struct graph *g, const struct position *a, const stru
 	char ta[700], tb[700];
 	char *sa = wf_ranges_of(ra, nra), *sb = wf_ranges_of(rb, nrb);
 
-	position_text(g, a, ta, sizeof(ta));
-	position_text(g, b, tb, sizeof(tb));
+	position_text(a, ta, sizeof(ta));
+	position_text(b, tb, sizeof(tb));
 	wf_say(g->diag, "symmetric cycle: ranks %s call %s before %s; ranks %s call them in the other order; "
 	       "as many ranks keep each order, so the records cannot tell which side left the program's",
 	       sa ? sa : "?", ta, tb, sb ? sb : "?");
@@ -230,8 +229,8 @@ static bool judge_pair(struct graph *g, int c, struct position *a, struct positi
 		bool a_first = va > vb;
 		char *odd = wf_ranges_of(a_first ? rb : ra, a_first ? nrb : nra);
 
-		position_text(g, a_first ? a : b, tf, sizeof(tf));
-		position_text(g, a_first ? b : a, ts, sizeof(ts));
+		position_text(a_first ? a : b, tf, sizeof(tf));
+		position_text(a_first ? b : a, ts, sizeof(ts));
 		wf_say(g->diag, "collectives out of order: %d rank%s call %s before %s; rank%s %s entered the second "
 		       "without the first: out of step", a_first ? va : vb, (a_first ? va : vb) > 1 ? "s" : "", tf, ts,
 		       (a_first ? nrb : nra) > 1 ? "s" : "", odd ? odd : "?");

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../monitor/hang/culprits.h"
+#include "../../monitor/hang/report.h"
 #include "../../monitor/hang/waitfor.h"
 #include "suites.h"
 
@@ -181,43 +183,40 @@ START_TEST(grid_rows_vote_through_their_own_row)
 }
 END_TEST
 
+/* n ranks, each waiting in MPI_Bcast #1 on one of two communicators of all of them: ranks below
+ * first called A's (sym.c:10) and not B's, the others B's (sym.c:20) and not A's. */
+static json_t *opposite_orders(int n, int first)
+{
+	const char *a = "00000000000000a0", *b = "00000000000000b0";
+	char members[16];
+	json_t *s = json_array();
+
+	snprintf(members, sizeof(members), "0-%d", n - 1);
+	for (int r = 0; r < n; r++) {
+		json_t *x = rank_new(r, n);
+		bool a_first = r < first;
+
+		comm_count(x, a, n, members, a_first ? 1 : 0, "MPI_Bcast", "sym.c:10");
+		comm_count(x, b, n, members, a_first ? 0 : 1, "MPI_Bcast", "sym.c:20");
+		waits_in(x, a_first ? a : b, "MPI_Bcast", 1, a_first ? "sym.c:10" : "sym.c:20");
+		json_array_append_new(s, x);
+	}
+	return s;
+}
+
 /* Two halves call the same two collectives in opposite orders (ranks 0-3: A then B; 4-7: B
  * then A): a genuine symmetric cycle, both sides named as likely, the orders said. */
 START_TEST(symmetric_cycle_names_both_sides)
 {
-	const char *a = "00000000000000a0", *b = "00000000000000b0";
-	json_t *s = json_array();
-
-	for (int r = 0; r < 8; r++) {
-		json_t *x = rank_new(r, 8);
-		bool first_half = r < 4;
-
-		comm_count(x, a, 8, "0-7", first_half ? 1 : 0, "MPI_Bcast", "sym.c:10");
-		comm_count(x, b, 8, "0-7", first_half ? 0 : 1, "MPI_Bcast", "sym.c:20");
-		waits_in(x, first_half ? a : b, "MPI_Bcast", 1, first_half ? "sym.c:10" : "sym.c:20");
-		json_array_append_new(s, x);
-	}
-	expect(s, "[0,1,2,3,4,5,6,7]", 6, "likely", "symmetric cycle: ranks 0-3 call MPI_Bcast #1");
+	expect(opposite_orders(8, 4), "[0,1,2,3,4,5,6,7]", 6, "likely", "symmetric cycle: ranks 0-3 call MPI_Bcast #1");
 }
 END_TEST
 
-/* Three ranks on one side, one on the other: not symmetric, but not two to one either: the odd
- * rank is named, as likely. */
+/* Three ranks on one side, two on the other: not symmetric, but not two to one either: the
+ * odd ranks are named, as likely. */
 START_TEST(a_narrow_majority_is_only_likely)
 {
-	const char *a = "00000000000000a0", *b = "00000000000000b0";
-	json_t *s = json_array();
-
-	for (int r = 0; r < 5; r++) {
-		json_t *x = rank_new(r, 5);
-		bool first = r < 3;
-
-		comm_count(x, a, 5, "0-4", first ? 1 : 0, "MPI_Bcast", "n.c:10");
-		comm_count(x, b, 5, "0-4", first ? 0 : 1, "MPI_Bcast", "n.c:20");
-		waits_in(x, first ? a : b, "MPI_Bcast", 1, first ? "n.c:10" : "n.c:20");
-		json_array_append_new(s, x);
-	}
-	expect(s, "[3,4]", 3, "likely", "out of step");
+	expect(opposite_orders(5, 3), "[3,4]", 3, "likely", "out of step");
 }
 END_TEST
 
@@ -377,6 +376,42 @@ START_TEST(more_positions_than_the_order_rule_reads)
 }
 END_TEST
 
+/* An analysis that would name all 6 ranks, none certain: the report says it cannot separate
+ * them and names the one rank outside the collective the 5 others are in, from the stacks. */
+START_TEST(more_than_half_named_narrows_to_the_odd_position)
+{
+	json_t *s = json_array(), *wf = json_pack("{s:[]}", "culprits");
+
+	for (int r = 0; r < 6; r++) {
+		json_array_append_new(s, json_pack("{s:i, s:s, s:s, s:s}", "rank", r, "state", "IN_MPI", "mpi_call",
+						   r == 5 ? "MPI_Reduce" : "MPI_Alltoall", "path",
+						   r == 5 ? "main > MPI_Reduce" : "main > MPI_Alltoall"));
+		json_array_append_new(json_object_get(wf, "culprits"),
+				      json_pack("{s:i, s:s, s:s}", "rank", r, "evidence", "likely", "why", "in a cycle"));
+	}
+
+	json_t *groups = report_groups(s), *faulty = json_array();
+	char *note = NULL;
+	json_t *c = culprits_find(s, groups, faulty, wf, &note), *ranks = culprits_ranks(c);
+	char *got = json_dumps(ranks, JSON_COMPACT);
+
+	ck_assert_str_eq(got, "[5]");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(c, 0), "evidence")), "stacks");
+	ck_assert_ptr_nonnull(note);
+	ck_assert_ptr_nonnull(strstr(note, "cannot separate ranks 0-5 (6 of the 6 live ranks)"));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(json_array_get(c, 0), "why")),
+				     "rank 5 is the only rank outside MPI_Alltoall"));
+	free(got);
+	free(note);
+	json_decref(ranks);
+	json_decref(c);
+	json_decref(faulty);
+	json_decref(groups);
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
 Suite *waitfor_culprits_suite(void)
 {
 	Suite *s = suite_create("waitfor_culprits");
@@ -390,6 +425,7 @@ Suite *waitfor_culprits_suite(void)
 	tcase_add_test(t, odd_member_of_a_cycle_with_a_full_table);
 	tcase_add_test(t, an_envelope_in_the_table_is_exact);
 	tcase_add_test(t, more_positions_than_the_order_rule_reads);
+	tcase_add_test(t, more_than_half_named_narrows_to_the_odd_position);
 	suite_add_tcase(s, t);
 	return s;
 }
