@@ -30,15 +30,15 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
-MONITOR_MPI_SRC := monitor/job/comm.c monitor/job/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
+MONITOR_MPI_SRC := monitor/job/comm.c monitor/daemon/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
 	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/gather.c
 # The Slurm lookups link libslurm: only the programs that ask Slurm take them.
-SLURM_SRC    := monitor/job/sched_slurm.c
-MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*/*.c))
+SLURM_SRC    := monitor/base/lookup_slurm.c
+MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*/*.c monitor/*/*/*.c))
 MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson
-# The schedulers' lookups (monitor/job/sched_slurm.c, sched_torque.c): the monitor's, used
-# by the front ends too. libslurm has no pkg-config file in Debian: -lslurm by name.
-TORQUE_SRC   := monitor/job/sched_torque.c
+# The schedulers' lookups (monitor/base/lookup_slurm.c, lookup_torque.c): the monitor's base,
+# used by the front ends too. libslurm has no pkg-config file in Debian: -lslurm by name.
+TORQUE_SRC   := monitor/base/lookup_torque.c
 SCHED_LIBS   := -lslurm
 TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -127,10 +127,10 @@ $(B)/mpich/tests/apps/%: tests/apps/%.c tests/apps/faults.h
 $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
-$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/daemon/options.c $(STATS_SRC))
+$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/base/options.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c monitor/daemon/options.c $(STATS_SRC) $(TORQUE_SRC))
+$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c monitor/base/options.c $(STATS_SRC) $(TORQUE_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 $(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c $(SLURM_SRC) $(TORQUE_SRC))
@@ -249,26 +249,28 @@ $(B)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c stats/trace.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lm
 
-$(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/job/pidlist.c monitor/job/discover.c monitor/sample/procfs.c monitor/sample/identity.c
+$(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/base/pidlist.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/sample/maps.c monitor/sample/procfs.c
+$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/sample/addr/maps.c monitor/sample/safe/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
-$(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c monitor/job/sched_torque.c
+$(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c monitor/base/lookup_torque.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-$(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/pyframes.c monitor/sample/maps.c monitor/sample/procfs.c
+$(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/stop/pyframes.c monitor/sample/addr/maps.c \
+		monitor/sample/safe/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
 # What a rank controls: its record, read into the report and the wait-for analysis.
-RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/sample/textsafe.c monitor/sample/watchdog.c \
-	monitor/sample/symbolize.c monitor/sample/maps.c monitor/sample/fscreds.c monitor/sample/procfs.c \
-	monitor/sample/identity.c
+RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c \
+	monitor/sample/safe/textsafe.c monitor/sample/safe/watchdog.c monitor/sample/safe/fscreds.c \
+	monitor/sample/safe/procfs.c monitor/sample/safe/identity.c monitor/sample/addr/symbolize.c \
+	monitor/sample/addr/maps.c
 $(B)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c tests/fuzz/forged_areas.h $(RECORD_READER_SRC) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
@@ -278,7 +280,7 @@ $(B)/fuzz/fuzz_waitfor: tests/fuzz/fuzz_waitfor.c tests/fuzz/forged_areas.h $(RE
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
 
-$(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c monitor/daemon/options.c $(STATS_SRC)
+$(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c monitor/base/options.c $(STATS_SRC)
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -DPARASTACK_VERSION='"fuzz"' -DPARASTACK_MPI='"fuzz"' -o $@ $^ -lm
 

@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../monitor/sample/procfs.h"
-#include "../monitor/sample/target.h"
+#include "../monitor/sample/safe/procfs.h"
+#include "../monitor/sample/stop/target.h"
 
 static int64_t now_ns(void)
 {

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../monitor/daemon/options.h"
+#include "../monitor/base/options.h"
 
 #define SCRIPT_MAX (16 << 20)
 

@@ -13,14 +13,14 @@
 #include <unistd.h>
 #include <limits.h>
 
-#include "../monitor/daemon/exitcodes.h"
-#include "../monitor/job/pidlist.h"
-#include "../monitor/sample/procfs.h"
-#include "../monitor/daemon/signals.h"
-#include "../monitor/job/sched_slurm.h"
+#include "../monitor/base/exitcodes.h"
+#include "../monitor/job/pidlist_check.h"
+#include "../monitor/sample/safe/procfs.h"
+#include "../monitor/base/signals.h"
+#include "../monitor/base/lookup_slurm.h"
 #include "commands.h"
 #include "monitors.h"
-#include "../monitor/daemon/options.h"
+#include "../monitor/base/options.h"
 
 static const char attach_usage[] =
 	"usage: parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID)\n"
@@ -81,7 +81,7 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'J':
-			if (sched_slurm_parse_jobid(optarg, &at->job) < 0) {
+			if (lookup_slurm_parse_jobid(optarg, &at->job) < 0) {
 				cmd_error("attach", "--slurm-job: '%s' is not a Slurm job id", optarg);
 				return -1;
 			}
@@ -139,12 +139,13 @@ static int check_entries(struct pid_entry *e, int n, bool all_local, uint32_t *s
 {
 	char err[512];
 	static const char *const job_vars[] = { "SLURM_JOB_ID", NULL };
+	struct proc_identity checked; /* the monitors check each rank again on their own nodes */
 
 	*slurm_job = 0;
 	for (int i = 0; i < n; i++) {
 		if (!monitors_is_this_machine(e[i].host))
 			continue;
-		if (pidlist_check(&e[i], err, sizeof(err)) < 0) {
+		if (pidlist_check(&e[i], &checked, err, sizeof(err)) < 0) {
 			cmd_error("attach", "%s; nothing was attached", err);
 			return -1;
 		}
@@ -204,7 +205,7 @@ static int prepare_pids(const struct attach *at, struct placement *pl, char *pid
 		if (monitors_running_job("attach", at->job, alloc, "its allocation cannot host the monitors") < 0)
 			return EXIT_INPUT;
 		pl->alloc = alloc;
-	} else if (remote && slurm_job && sched_slurm_job(slurm_job, alloc, err, sizeof(err)) == 0 &&
+	} else if (remote && slurm_job && lookup_slurm_job(slurm_job, alloc, err, sizeof(err)) == 0 &&
 		   !strcmp(alloc->state, "RUNNING")) {
 		pl->alloc = alloc;
 	}
@@ -253,8 +254,15 @@ static int watch(const struct attach *at, const struct placement *pl, const char
 	signals_catch();
 	signals_catch_usr1();
 
-	char *extra[40], words[7][64];
-	int a = watch_options_argv(&at->w, extra, words);
+	char *extra[40];
+	struct watch_words words;
+	int a = 0;
+
+	watch_options_words(&at->w, &words);
+	while (a < words.n) {
+		extra[a] = words.word[a];
+		a++;
+	}
 
 	extra[a++] = "--status-file=-";
 	extra[a] = NULL;
@@ -288,7 +296,7 @@ static int watch(const struct attach *at, const struct placement *pl, const char
 		return PARASTACK_EXIT_HUNG;
 	}
 	fprintf(stderr, "parastack: cancelling the hung Slurm job %u\n", at->job);
-	if (sched_slurm_cancel(at->job, err, sizeof(err)) < 0) {
+	if (lookup_slurm_cancel(at->job, err, sizeof(err)) < 0) {
 		cmd_error("attach", "%s", err);
 		return EXIT_INPUT;
 	}

@@ -16,7 +16,7 @@
 
 #include "../stats/stats.h"
 #include "commands.h"
-#include "../monitor/daemon/options.h"
+#include "../monitor/base/options.h"
 
 static const char plot_usage[] =
 	"usage: parastack plot [options] TRACE\n"

@@ -7,7 +7,7 @@
 
 #include "../stats/stats.h"
 #include "commands.h"
-#include "../monitor/daemon/options.h"
+#include "../monitor/base/options.h"
 
 static const char replay_usage[] =
 	"usage: parastack replay [options] FILE\n"

@@ -21,18 +21,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../monitor/daemon/exitcodes.h"
-#include "../monitor/job/pidlist.h"
-#include "../monitor/sample/procfs.h"
-#include "../monitor/daemon/signals.h"
-#include "../monitor/job/sched_slurm.h"
-#include "../monitor/job/sched_torque.h"
+#include "../monitor/base/exitcodes.h"
+#include "../monitor/base/pidlist.h"
+#include "../monitor/sample/safe/procfs.h"
+#include "../monitor/base/signals.h"
+#include "../monitor/base/lookup_slurm.h"
+#include "../monitor/base/lookup_torque.h"
 #include "commands.h"
 #include "monitors.h"
 #include "job_pattern.h"
 #include "layer_place.h"
 #include "layer_util.h"
-#include "../monitor/daemon/options.h"
+#include "../monitor/base/options.h"
 
 
 static const char run_usage[] =
@@ -160,7 +160,8 @@ static pid_t spawn(char **argv, bool as_monitor, bool in_slurm, const struct lay
 static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launcher,
 			   const char *status_file)
 {
-	char *argv[48], pid_s[16], job_s[16], words[7][64], host[256] = "";
+	char *argv[48], pid_s[16], job_s[16], host[256] = "";
+	struct watch_words words;
 	int a = monitors_mpirun_argv(argv, "--hostfile", r->torque ? r->hostfile : NULL,
 				 r->slurm_job || r->torque);
 
@@ -178,7 +179,9 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 		argv[a++] = "--launcher-host";
 		argv[a++] = host;
 	}
-	a += watch_options_argv(&r->w, argv + a, words);
+	watch_options_words(&r->w, &words);
+	for (int i = 0; i < words.n; i++)
+		argv[a++] = words.word[i];
 	argv[a++] = "--status-file";
 	argv[a++] = (char *)status_file;
 	argv[a] = NULL;
@@ -289,7 +292,7 @@ static bool find_torque_job(struct run *r, const char *dir)
 {
 	static struct torque_job job;
 	char err[512], host[256] = "";
-	int got = sched_torque_from_env(&job, err, sizeof(err));
+	int got = lookup_torque_from_env(&job, err, sizeof(err));
 
 	if (got < 0)
 		fprintf(stderr, "parastack: %s; not watching this as a Torque job\n", err);
@@ -307,7 +310,7 @@ static bool find_torque_job(struct run *r, const char *dir)
 		return false;
 	}
 	snprintf(r->hostfile, sizeof(r->hostfile), "%s/hosts", dir);
-	if (sched_torque_write_hostfile(&job, r->hostfile, err, sizeof(err)) < 0) {
+	if (lookup_torque_write_hostfile(&job, r->hostfile, err, sizeof(err)) < 0) {
 		fprintf(stderr, "parastack: %s; watching this node only\n", err);
 		return false;
 	}
@@ -330,9 +333,9 @@ static void find_slurm_job(struct run *r)
 
 	if (!id)
 		return;
-	if (sched_slurm_parse_jobid(id, &jobid) < 0)
+	if (lookup_slurm_parse_jobid(id, &jobid) < 0)
 		snprintf(err, sizeof(err), "not a job id");
-	else if (sched_slurm_job(jobid, &job, err, sizeof(err)) == 0)
+	else if (lookup_slurm_job(jobid, &job, err, sizeof(err)) == 0)
 		err[0] = '\0';
 	if (err[0]) {
 		fprintf(stderr, "parastack: SLURM_JOB_ID=%s, but Slurm does not answer for it (%s); "
@@ -368,7 +371,7 @@ static bool cancel_batch_job(const struct run *r)
 		fprintf(stderr, "parastack: ending the hung Torque job %s (qdel %s)\n", r->torque->id,
 			r->torque->id);
 		fflush(stderr);
-		if (sched_torque_delete(r->torque->id, err, sizeof(err)) == 0)
+		if (lookup_torque_delete(r->torque->id, err, sizeof(err)) == 0)
 			return true;
 		fprintf(stderr, "parastack: %s; ending the launcher instead\n", err);
 		return false;
@@ -380,7 +383,7 @@ static bool cancel_batch_job(const struct run *r)
 	}
 	fprintf(stderr, "parastack: cancelling the hung Slurm job %u\n", r->slurm_job);
 	fflush(stderr);
-	if (sched_slurm_cancel(r->slurm_job, err, sizeof(err)) < 0) {
+	if (lookup_slurm_cancel(r->slurm_job, err, sizeof(err)) < 0) {
 		fprintf(stderr, "parastack: %s; ending the launcher instead\n", err);
 		return false;
 	}

@@ -11,11 +11,11 @@
 #include <sys/wait.h>
 
 #include "../monitor/job/discover.h"
-#include "../monitor/job/pidlist.h"
-#include "../monitor/sample/pstack.h"
+#include "../monitor/base/pidlist.h"
+#include "../monitor/hang/report_stacks.h"
 #include "commands.h"
 #include "monitors.h"
-#include "../monitor/daemon/options.h"
+#include "../monitor/base/options.h"
 
 static const char stack_usage[] =
 	"usage: parastack stack [--json] [--tree] (PID... | --launcher PID | --pids-file FILE |\n"
@@ -174,7 +174,7 @@ static int stack_local(const pid_t *pids, int n, enum pstack_format f)
 	int failed = 0;
 	json_t *items = pstack_items(pids, NULL, n, NULL, f, &failed);
 
-	pstack_print_items(stdout, items, f);
+	report_print_stacks(stdout, items, f);
 	json_decref(items);
 	return failed ? EXIT_INPUT : 0;
 }
@@ -223,7 +223,7 @@ int cmd_stack(int argc, char **argv)
 			*(c == 'L' ? &launcher : &file) = optarg;
 			continue;
 		}
-		if (c == 'J' && sched_slurm_parse_jobid(optarg, &job) == 0)
+		if (c == 'J' && lookup_slurm_parse_jobid(optarg, &job) == 0)
 			continue;
 		if (c == 'J')
 			cmd_error("stack", "--slurm-job: '%s' is not a Slurm job id", optarg);

@@ -3,7 +3,7 @@
 #ifndef PARASTACK_LAYER_OMPI_H
 #define PARASTACK_LAYER_OMPI_H
 
-#include "layer_place.h"
+#include "layer_placement.h"
 
 /* 0 (placed, or p->why_not said why not), -1 out of memory. */
 int layer_place_ompi(struct layer_placement *p, char **argv, const char *lib);

@@ -23,20 +23,7 @@
 
 #include <stdbool.h>
 
-#define LAYER_ENV_MAX 4
-#define LAYER_STRS_MAX 64
-
-struct layer_placement {
-	char **argv;                  /* the line to exec (NULL-terminated) */
-	const char *env[LAYER_ENV_MAX][2]; /* variables to set in the launcher's environment */
-	int nenv;
-	const char *how;              /* how it was placed (for tests and the man page's words) */
-	char why_not[256];            /* empty when placed; else why not, as one phrase */
-	char tmpdir[64];              /* a private directory of shims or an appfile copy, or "" */
-	bool borrowed_tmpdir;         /* it is the shims' (a shim's placement): not removed */
-	char *strs[LAYER_STRS_MAX];   /* strings allocated for argv/env */
-	int nstrs;
-};
+#include "layer_placement.h"
 
 /* Place lib into the ranks of argv. 0 when placed or left out with a reason (p->why_not);
  * -1 only when memory runs out (p->argv is then argv itself). */

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "layer_place.h"
+#include "layer_placement.h"
 
 #define LAYER_FILE_MAX (64 * 1024) /* what is read of a --tune, appfile or parameter file */
 /* The shims' private directory, in the environment of the launchers a job script runs. */

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../monitor/daemon/exitcodes.h"
-#include "../monitor/daemon/options.h"
+#include "../monitor/base/exitcodes.h"
+#include "../monitor/base/options.h"
 
 #define ARGV_MAX 48
 
@@ -60,7 +60,7 @@ int monitors_running_job(const char *cmd, uint32_t id, struct slurm_job_info *jo
 {
 	char err[512];
 
-	if (sched_slurm_job(id, job, err, sizeof(err)) < 0) {
+	if (lookup_slurm_job(id, job, err, sizeof(err)) < 0) {
 		cmd_error(cmd, "%s", err);
 		return -1;
 	}

@@ -4,7 +4,7 @@
 
 #include "commands.h"
 #include "layer_place.h"
-#include "../monitor/daemon/options.h"
+#include "../monitor/base/options.h"
 #include "site_defaults.h"
 
 #ifndef PARASTACK_VERSION

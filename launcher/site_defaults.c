@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../monitor/daemon/options.h"
+#include "../monitor/base/options.h"
 
 #define DEFAULTS_FILE "/etc/parastack/options"
 #define DEFAULTS_MAX 64

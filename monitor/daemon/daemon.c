@@ -7,13 +7,13 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "../job/sched_slurm.h"
-#include "../job/sched_torque.h"
-#include "exitcodes.h"
-#include "../job/jobstack.h"
+#include "../base/lookup_slurm.h"
+#include "../base/lookup_torque.h"
+#include "../base/exitcodes.h"
+#include "jobstack.h"
 #include "outfile.h"
 #include "../hang/report.h"
-#include "signals.h"
+#include "../base/signals.h"
 #include "../job/job.h"
 #include "output.h"
 #include "watch.h"
@@ -67,76 +67,53 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 		{ "slurm-job", required_argument, NULL, 'J' },
 		{ "pbs-job", required_argument, NULL, 'P' },
 		{ "pids-file", required_argument, NULL, 'F' },
-		MODEL_LONGOPTS,
-		{ "on-hang", required_argument, NULL, 'H' },
-		{ "report", required_argument, NULL, 'R' },
-		{ "trace", required_argument, NULL, 'T' },
+		WATCH_LONGOPTS,
 		{ "status-file", required_argument, NULL, 'S' },
-		{ "confirm", required_argument, NULL, 'W' },
-		{ "no-record", no_argument, NULL, 'O' },
-		{ "core-dir", required_argument, NULL, 'C' },
-		{ "quiet", no_argument, NULL, 'Q' },
-		{ "progress", required_argument, NULL, 'G' },
 		{ "stack", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, idx, pid;
+	int c, idx, pid, applied;
 
-	common_options_default(&m->opt);
+	common_options_default(&m->w.opt);
 	opterr = 0; /* our own one-line message below */
-	m->kill_on_hang = true;
-	m->confirm_s = CONFIRM_DEFAULT_S;
+	m->w.kill_on_hang = true;
+	m->w.confirm_s = CONFIRM_DEFAULT_S;
+	m->w.paths_as_given = true;
 	while ((c = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
+		applied = watch_option_apply("monitor", &m->w, c, c ? NULL : longopts[idx].name, optarg);
+		if (applied < 0)
+			return -1;
+		if (applied == 0)
+			continue;
 		switch (c) {
-		case 0:
-			if (common_option_apply("monitor", &m->opt, longopts[idx].name, optarg) < 0)
-				return -1;
-			break;
 		case 'L':
 			if (option_int("monitor", "launcher-pid", optarg, 1, 4194304, &pid) < 0)
 				return -1;
-			m->launcher = pid;
+			m->job.launcher = pid;
 			break;
-		case 'H':
-			if (option_on_hang("monitor", optarg, &m->kill_on_hang) < 0)
-				return -1;
-			break;
-		case 'W':
-			if (option_confirm("monitor", optarg, &m->confirm_s) < 0)
-				return -1;
-			break;
-		case 'N': m->launcher_host = optarg; break;
-		case 'O': m->no_record = true; break;
-		case 'C': m->core_dir = optarg; break;
-		case 'Q': m->quiet = true; break;
-		case 'G':
-			if (option_progress("monitor", optarg, &m->progress_s) < 0)
-				return -1;
-			break;
+		case 'N': m->job.launcher_host = optarg; break;
 		case 'J':
-			if (sched_slurm_parse_jobid(optarg, &m->slurm_job) < 0) {
+			if (lookup_slurm_parse_jobid(optarg, &m->job.slurm_job) < 0) {
 				cmd_error("monitor", "--slurm-job: '%s' is not a Slurm job id", optarg);
 				return -1;
 			}
 			break;
 		case 'P':
-			if (!sched_torque_valid_jobid(optarg)) {
+			if (!lookup_torque_valid_jobid(optarg)) {
 				cmd_error("monitor", "--pbs-job: '%s' is not a Torque job id", optarg);
 				return -1;
 			}
-			m->pbs_job = optarg;
+			m->job.pbs_job = optarg;
 			break;
-		case 'F': m->pids_path = optarg; break;
+		case 'F': m->job.pids_path = optarg; break;
 		case 'K':
 			if ((m->stack_format = pstack_format_parse(optarg)) == PSTACK_NONE) {
 				cmd_error("monitor", "--stack: '%s' is none of text, json, tree, tree-json", optarg);
 				return -1;
 			}
 			break;
-		case 'R': m->report_path = optarg; break;
-		case 'T': m->trace_path = optarg; break;
 		case 'S': m->status_path = optarg; break;
 		case 'h': fputs(monitor_usage, stdout); exit(0);
 		case 'V': print_version("parastack-monitor"); exit(0);
@@ -145,11 +122,11 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			return -1;
 		}
 	}
-	if (!m->launcher && !m->slurm_job && !m->pbs_job && !m->pids_path) {
+	if (!m->job.launcher && !m->job.slurm_job && !m->job.pbs_job && !m->job.pids_path) {
 		cmd_error("monitor", "--launcher-pid, --slurm-job, --pbs-job or --pids-file is required");
 		return -1;
 	}
-	return common_options_check("monitor", &m->opt);
+	return common_options_check("monitor", &m->w.opt);
 }
 
 /* The outcome for the launcher: in the status file, or, for "-", as a line on standard output
@@ -181,15 +158,15 @@ static int stack_job(struct monitor *m)
 	int nlocal = 0;
 	long total = 0, world = -1;
 
-	if (m->pids) {
-		if (job_pids_all(m, local, &nlocal) < 0)
+	if (m->job.pids) {
+		if (job_pids_all(&m->job, local, &nlocal) < 0)
 			return MONITOR_EXIT_ERROR;
-		total = m->npids;
+		total = m->job.npids;
 	}
-	for (double until = mono_ms() + STACK_FIND_MS; !m->pids; sleep_ms(200)) {
+	for (double until = mono_ms() + STACK_FIND_MS; !m->job.pids; sleep_ms(200)) {
 		int size = -1;
 
-		nlocal = job_discover_local(m, local);
+		nlocal = job_discover_local(&m->job, local);
 		for (int i = 0; i < nlocal; i++)
 			size = local[i].world_size > size ? local[i].world_size : size;
 		total = comm_sum(nlocal);
@@ -198,15 +175,15 @@ static int stack_job(struct monitor *m)
 			break;
 	}
 	if (total == 0) {
-		if (m->c.me == 0)
+		if (m->comm.me == 0)
 			cmd_error("stack", "no MPI ranks found in the job's processes (it started no MPI "
 				  "program yet, or they carry no MPI rank in their environment)");
 		return MONITOR_EXIT_ERROR;
 	}
-	if (world > total && m->c.me == 0)
+	if (world > total && m->comm.me == 0)
 		cmd_error("stack", "%ld of the job's %ld ranks found; the others are not running yet or "
 			  "on nodes without a monitor", total, world);
-	return jobstack_print(&m->c, local, nlocal, m->stack_format) ? MONITOR_EXIT_ERROR : MONITOR_EXIT_NONE;
+	return jobstack_print(&m->comm, local, nlocal, m->stack_format) ? MONITOR_EXIT_ERROR : MONITOR_EXIT_NONE;
 }
 
 /* A monitor on a node whose ranks oversubscribe the cores competes with them for a CPU at each
@@ -231,11 +208,13 @@ int main(int argc, char **argv)
 	int status;
 
 	m->stop = &stop_requested;
+	m->job.stop = &stop_requested;
+	m->job.comm = &m->comm;
 	monitor_raise_priority();
 	signals_install(on_signal);
 	signals_catch_status();
 	signals_catch_fatal("the monitor");
-	if (comm_init(&argc, &argv, &m->c) < 0) {
+	if (comm_init(&argc, &argv, &m->comm) < 0) {
 		fprintf(stderr, "parastack: MPI_Init failed in the monitor\n");
 		return MONITOR_EXIT_ERROR;
 	}
@@ -243,13 +222,15 @@ int main(int argc, char **argv)
 		comm_finalize();
 		return MONITOR_EXIT_USAGE;
 	}
-	if (m->pids_path && job_load_pids(m) < 0) {
+	log_setup(is_leader(m), m->w.quiet);
+	if (m->job.pids_path && job_load_pids(&m->job) < 0) {
 		comm_finalize();
 		return MONITOR_EXIT_USAGE;
 	}
-	m->on_launcher_host = !m->launcher_host || !strcmp(m->launcher_host, m->c.host);
-	job_find_owner(m);
-	comm_elect_leader(&m->c, m->launcher && m->on_launcher_host && !m->stack_format);
+	m->job.on_launcher_host = !m->job.launcher_host || !strcmp(m->job.launcher_host, m->comm.host);
+	job_find_owner(&m->job);
+	comm_elect_leader(&m->comm, m->job.launcher && m->job.on_launcher_host && !m->stack_format);
+	log_setup(is_leader(m), m->w.quiet);
 	if (m->stack_format) {
 		status = stack_job(m);
 		comm_finalize();
@@ -263,13 +244,13 @@ int main(int argc, char **argv)
 	if (is_leader(m)) {
 		char err[PATH_MAX + 128];
 
-		if (m->trace_path && !(m->trace = outfile_open_stream(m->trace_path, &m->files_owner, err, sizeof(err))))
+		if (m->w.trace && !(m->trace = outfile_open_stream(m->w.trace, &m->job.files_owner, err, sizeof(err))))
 			fprintf(stderr, "parastack: the trace: %s\n", err);
 		if (m->trace) {
 			fprintf(m->trace, "# parastack trace: t_ms S C PROGRESS (alpha %g, seed %llu)\n",
-				m->opt.model.alpha, (unsigned long long)m->opt.model.seed);
-			trace_write_model(m->trace, m->opt.model.alpha, m->opt.model.interval_ms,
-					  m->opt.model.max_interval_ms);
+				m->w.opt.model.alpha, (unsigned long long)m->w.opt.model.seed);
+			trace_write_model(m->trace, m->w.opt.model.alpha, m->w.opt.model.interval_ms,
+					  m->w.opt.model.max_interval_ms);
 		}
 	}
 	m->t0_ms = mono_ms();
@@ -278,32 +259,35 @@ int main(int argc, char **argv)
 	for (int round = 0;; round++) {
 		double started = mono_ms();
 
-		status = watch_round(m, round);
+		enum round_end end = watch_round(m, round);
+
 		m->dismissed_total += m->conf.dismissed;
 		m->conf.dismissed = 0;
 		watch_round_release(m);
-		if (status != ROUND_AGAIN)
+		if (end != ROUND_AGAIN) {
+			status = (int)end; /* the other ends are exit statuses */
 			break;
+		}
 		/* A job whose ranks keep vanishing at once is not discovered again in a tight loop. */
 		if (mono_ms() - started < ROUND_MIN_MS)
 			sleep_ms(ROUND_MIN_MS - (mono_ms() - started));
 	}
 	if (is_leader(m)) {
 		if (status == MONITOR_EXIT_NONE && !m->last_model)
-			output_say(m, "no MPI ranks found: nothing was watched (the job started no MPI program, "
+			log_say("no MPI ranks found: nothing was watched (the job started no MPI program, "
 			    "or its processes carry no MPI rank in their environment)");
 		if (status == MONITOR_EXIT_NONE && m->last_model) {
 			char watched[32];
 
 			output_duration_text((mono_ms() - m->t0_ms) / 1e3, watched, sizeof(watched));
-			output_say_info(m, "watched %s, %ld samples, %d suspicion(s) dismissed, %s%s%s", watched,
+			log_info("watched %s, %ld samples, %d suspicion(s) dismissed, %s%s%s", watched,
 			    m->cost_samples, m->dismissed_total, m->reported ? "a hang reported" : "no hang",
 			    stop_requested ? "; stopped by SIG" : "",
 			    stop_requested ? sigabbrev_np(stop_requested) : "");
 		}
 		if (status == MONITOR_EXIT_ERROR)
-			output_say(m, "the monitor stops on the error above; the job is not watched from now on");
-		if (status == MONITOR_EXIT_NONE && !m->reported && m->report_path) {
+			log_say("the monitor stops on the error above; the job is not watched from now on");
+		if (status == MONITOR_EXIT_NONE && !m->reported && m->w.report) {
 			json_t *r = report_none(m->last_model ? json_incref(m->last_model) : json_null(),
 						m->last_model != NULL);
 
@@ -315,8 +299,8 @@ int main(int argc, char **argv)
 			fclose(m->trace);
 	}
 	/* The leader's verdict, for every monitor: with a PID list, each ends its own ranks. */
-	if (m->pids && comm_max(status == MONITOR_EXIT_HANG) && m->kill_on_hang)
-		job_end_listed(m);
+	if (m->job.pids && comm_max(status == MONITOR_EXIT_HANG) && m->w.kill_on_hang)
+		job_end_listed(&m->job);
 	comm_finalize();
 	if (is_leader(m) && m->status_path) {
 		write_status(m, status);

@@ -5,17 +5,18 @@
 
 #include "../hang/mpirecord.h"
 #include "../hang/report.h"
-#include "../sample/maps.h"
+#include "../sample/addr/maps.h"
+#include "../sample/print/capture.h"
 
 /* The job's size as the records are checked against it: every rank watched, numbered from 0
  * (a rank numbered past the count widens it). */
 static int job_size(const struct monitor *m)
 {
-	int n = m->nranks;
+	int n = m->job.nranks;
 
-	for (int i = 0; i < m->nranks; i++)
-		if (m->table[i].rank >= n)
-			n = m->table[i].rank + 1;
+	for (int i = 0; i < m->job.nranks; i++)
+		if (m->job.table[i].rank >= n)
+			n = m->job.table[i].rank + 1;
 	return n;
 }
 
@@ -27,10 +28,10 @@ json_t *gather_local(struct monitor *m, bool with_record)
 	json_t *arr = json_array();
 	int size = job_size(m);
 
-	for (int i = 0; i < m->nlocal; i++) {
-		struct symbolizer *sy = symbolizer_pool_get(&m->syms, &m->targets[i].maps);
-		json_t *rank = capture_rank(&m->targets[i], sy, m->c.host);
-		json_t *rec = with_record && !m->no_record ? mpirecord_json(&m->targets[i], sy, size) : NULL;
+	for (int i = 0; i < m->job.nlocal; i++) {
+		struct symbolizer *sy = symbolizer_pool_get(&m->job.syms, &m->job.targets[i].maps);
+		json_t *rank = capture_rank(&m->job.targets[i], sy, m->comm.host);
+		json_t *rec = with_record && !m->w.no_record ? mpirecord_json(&m->job.targets[i], sy, size) : NULL;
 		json_t *unreadable = json_object_get(rec, "unreadable");
 
 		if (unreadable)
@@ -41,7 +42,7 @@ json_t *gather_local(struct monitor *m, bool with_record)
 		/* Was the layer there at all: a diagnosis from stacks alone is never mistaken for one
 		 * with records (a layer the launch line could not place, --no-record). */
 		json_object_set_new(rank, "recording_layer",
-				    json_boolean(maps_has_module(&m->targets[i].maps, "libparastack-mpi")));
+				    json_boolean(maps_has_module(&m->job.targets[i].maps, "libparastack-mpi")));
 		json_array_append_new(arr, rank);
 	}
 	return arr;
@@ -50,8 +51,8 @@ json_t *gather_local(struct monitor *m, bool with_record)
 /* Leader: append every other monitor's reply (a JSON array) to all. */
 void gather_replies(struct monitor *m, json_t *all)
 {
-	for (int mon = 0; mon < m->c.size; mon++) {
-		if (mon == m->c.me)
+	for (int mon = 0; mon < m->comm.size; mon++) {
+		if (mon == m->comm.me)
 			continue;
 
 		json_t *part = comm_recv_json(mon);
@@ -66,7 +67,7 @@ void gather_replies(struct monitor *m, json_t *all)
  * their ranks while the leader captures its own. */
 json_t *gather_all(struct monitor *m, bool with_record)
 {
-	comm_send_to_followers(&m->c, with_record ? CMD_CAPTURE_RECORD : CMD_CAPTURE);
+	comm_send_to_followers(&m->comm, with_record ? CMD_CAPTURE_RECORD : CMD_CAPTURE);
 
 	json_t *all = gather_local(m, with_record);
 

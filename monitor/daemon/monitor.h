@@ -1,7 +1,8 @@
-/* monitor — the per-node monitor's shared state (struct monitor) and the clock helpers every
- * step uses. parastack-monitor is a pipeline; a sample passes through, in order:
+/* monitor — the per-node monitor's shared state (struct monitor). parastack-monitor is a
+ * pipeline; a sample passes through, in order:
  *   daemon.c  its life: options, start, signals, the rounds, the end (main)
- *   job.c     finding the job: this node's ranks, every monitor's (the rank table), targets
+ *   job/job.c finding the job: this node's ranks, every monitor's (the rank table), targets
+ *             (struct job, a part of this one)
  *   watch.c   the watch loop: the leader's tick, one sampling round (sample one rank:
  *             target.c, unwind_libunwind.c, classify, progress.c), the model (stats/)
  *   pipeline.c suspect -> confirm (stats/confirm.c) -> act: snapshots, diagnosis (hang/), report
@@ -20,62 +21,35 @@
 #include <jansson.h>
 
 #include "../../stats/stats.h"
-#include "../sample/capture.h"
-#include "../job/comm.h"
-#include "options.h"
-#include "../job/pidlist.h"
-#include "../sample/ownedfile.h"
-#include "../sample/pstack.h"
-#include "../sample/symbolize.h"
-#include "../sample/target.h"
+#include "../base/clock.h"
+#include "../base/options.h"
+#include "../job/job.h"
+#include "../sample/print/pstack.h"
 
-#define MAX_RANKS 65536
 #define SNAPSHOTS 5            /* snapshots that decide the faulty ranks */
 #define SNAPSHOT_GAP_MAX_MS 1000
 #define SNAPSHOT_GAP_MIN_MS 200
 #define IDLE_POLL_MS 50
 #define ACTIVE_POLL_MS 2
-#define GRACE_MS 5000   /* end_listed: SIGTERM to SIGKILL */
-#define ROUND_AGAIN 100 /* watch_round: discover the job's next MPI run */
 #define ROUND_MIN_MS 1000 /* rounds start at most this often */
 #define STACK_FIND_MS 10000 /* --stack: how long to wait for a job's ranks to appear */
 
 struct monitor {
 	/* daemon.c: set once from the command line; read by every module. */
-	struct comm c;
+	struct comm comm;
 	volatile int *stop; /* set by SIGTERM/SIGINT: end the watch */
-	struct common_options opt;
-	bool no_record; /* --no-record: the report leaves the recording layer's records unread */
+	/* The model and the watch, as run and attach pass them (options.h): --no-record leaves the
+	 * recording layer's records unread in the report; --core-dir writes core files of the
+	 * culprits before the job is ended; --confirm is the confirmation window. */
+	struct watch_options w;
 	int dismissed_total; /* suspicions dismissed in earlier rounds */
-	bool quiet;          /* --quiet: only suspicions, hangs and reports */
-	double progress_s;   /* --progress: a status line this often (0: none) */
 	double next_progress_ms;
-	const char *core_dir; /* --core-dir: core files of the culprits before the job is ended */
-	/* job.c (job_find_owner, before anything is written): the job's owner, whose processes
-	 * alone are its ranks, and whom the files written for it belong to (ownedfile.h). */
-	uid_t job_uid;
-	gid_t job_gid;
-	struct file_owner files_owner;
 	enum pstack_format stack_format; /* --stack: look once, print, exit */
-	bool kill_on_hang;
-	const char *report_path, *trace_path, *status_path;
-	pid_t launcher;
-	const char *launcher_host; /* where the launcher runs; NULL: on every monitor's node */
-	bool on_launcher_host;
-	uint32_t slurm_job;        /* 0, or the Slurm job whose steps hold the ranks */
-	const char *pbs_job;       /* NULL, or the Torque job (PBS_JOBID) whose processes hold them */
-	const char *pids_path;     /* NULL, or the file of the ranks the user named (attach) */
-	struct pid_entry *pids;
-	int npids;
+	const char *status_path;
 
-	/* job.c: the job's ranks (owned per round; watch_round_release frees them). */
-	struct table_entry *table;
-	int nranks;
-	struct target *targets; /* local ranks, parallel to local_rank */
-	struct progress *prog;  /* what the previous sample of each local rank showed */
-	struct symbolizer_pool syms; /* the ranks' symbolizers, one per executable */
-	int *local_rank;
-	int nlocal;
+	/* job.c: the job (its launcher, owner and ranks; struct job says which part is set when;
+	 * its ranks are owned per round and watch_round_release frees them). */
+	struct job job;
 
 	/* watch.c: the sampling rounds and the model. sample_set's scratch, sized once per round
 	 * (every rank; every monitor). */
@@ -90,7 +64,6 @@ struct monitor {
 	/* pipeline.c: the confirmation step and what it reports. */
 	struct confirm conf;
 	struct decide decide;   /* the models and the window, as stats/decide.c steps them */
-	double confirm_s;       /* --confirm */
 	long round;             /* sample rounds so far (the leader's) */
 	long since;             /* progress counts only against samples of this round or later */
 	double suspected_wall;  /* when the current confirmation window opened (Unix time) */
@@ -106,35 +79,9 @@ struct monitor {
 };
 
 
-static inline double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static inline double wall_s(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
-}
-
-static inline void sleep_ms(double ms)
-{
-	if (ms <= 0)
-		return;
-
-	struct timespec ts = { (time_t)(ms / 1000), (long)((ms - (time_t)(ms / 1000) * 1000) * 1e6) };
-
-	nanosleep(&ts, NULL);
-}
-
 static inline bool is_leader(const struct monitor *m)
 {
-	return m->c.me == m->c.leader;
+	return m->comm.me == m->comm.leader;
 }
 
 #endif

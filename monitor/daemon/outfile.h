@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../sample/ownedfile.h"
+#include "../sample/safe/ownedfile.h"
 
 /* Write j (indented) to path, replacing it whole. 0, or -1 with a one-line reason in err. */
 int outfile_replace_json(const char *path, json_t *j, const struct file_owner *o, char *err, size_t len);

@@ -12,49 +12,6 @@
 #include "outfile.h"
 #include "gather.h"
 
-/* Where the job's output gets parastack's lines and report: standard error, or standard output
- * when PARASTACK_REPORT_STREAM=stdout (Torque jobs, whose stderr goes to a file of its own
- * that users do not look in). */
-FILE *output_report_stream(void)
-{
-	const char *v = getenv("PARASTACK_REPORT_STREAM");
-
-	return v && !strcmp(v, "stdout") ? stdout : stderr;
-}
-
-static void say_v(struct monitor *m, const char *fmt, va_list ap)
-{
-	FILE *out = output_report_stream();
-
-	if (!is_leader(m))
-		return;
-	fputs("parastack: ", out);
-	vfprintf(out, fmt, ap);
-	fputc('\n', out);
-	fflush(out);
-}
-
-void output_say(struct monitor *m, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	say_v(m, fmt, ap);
-	va_end(ap);
-}
-
-/* A line of information only (what is watched, status, the summary): not with --quiet. */
-void output_say_info(struct monitor *m, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (m->quiet)
-		return;
-	va_start(ap, fmt);
-	say_v(m, fmt, ap);
-	va_end(ap);
-}
-
 /* Clock time of the Unix time t, "12:03:10 UTC". */
 void output_clock_text(double t, char *buf, size_t len)
 {
@@ -114,7 +71,7 @@ static json_t *cost_json(const struct monitor *m)
 	int nice = getpriority(PRIO_PROCESS, 0);
 
 	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:f, s:o}", "samples",
-			 (json_int_t)m->cost_samples, "monitors", m->c.size, "mean_ms", m->cost_ms_sum / n,
+			 (json_int_t)m->cost_samples, "monitors", m->comm.size, "mean_ms", m->cost_ms_sum / n,
 			 "max_ms", m->cost_ms_max, "messages_per_sample", m->cost_messages / n,
 			 "ranks_per_sample", m->cost_stopped / n, "leader_peak_rss_kb",
 			 (json_int_t)ru.ru_maxrss, "leader_rss_anon_kb",
@@ -142,7 +99,7 @@ json_t *output_model_json(struct monitor *m)
 	detector_get_info(m->det, &in);
 	return json_pack("{s:b, s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i, s:o, s:o}", "usable", in.usable, "interval_ms",
 			 in.interval_ms, "samples", (json_int_t)in.samples, "p_hat", in.p_hat, "e",
-			 in.e, "q", in.q, "alpha", m->opt.model.alpha, "threshold", in.threshold,
+			 in.e, "q", in.q, "alpha", m->w.opt.model.alpha, "threshold", in.threshold,
 			 "model_size", in.model_size, "set_size", m->sets.size, "run_length",
 			 in.run_length, "stall", stall_json(&m->stall), "sampling", cost_json(m));
 }
@@ -165,7 +122,7 @@ void output_write_report(struct monitor *m, json_t *report)
 {
 	char err[PATH_MAX + 128];
 
-	if (m->report_path && outfile_replace_json(m->report_path, report, &m->files_owner, err, sizeof(err)) < 0)
+	if (m->w.report && outfile_replace_json(m->w.report, report, &m->job.files_owner, err, sizeof(err)) < 0)
 		fprintf(stderr, "parastack: %s\n", err);
 }
 
@@ -199,11 +156,11 @@ void output_write_cores(struct monitor *m, json_t *report)
 	int ranks[256], n = core_ranks(report, ranks, 256);
 	json_t *all;
 
-	output_say(m, "writing core files of rank(s) chosen for the report in %s (gcore)", m->core_dir);
-	for (int mon = 0; mon < m->c.size; mon++)
-		if (mon != m->c.me)
+	log_say("writing core files of rank(s) chosen for the report in %s (gcore)", m->w.core_dir);
+	for (int mon = 0; mon < m->comm.size; mon++)
+		if (mon != m->comm.me)
 			comm_send_cmd(mon, CMD_CORE, ranks, n);
-	all = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir, m->c.host, &m->files_owner);
+	all = cores_dump(m->job.targets, m->job.nlocal, ranks, n, m->w.core_dir, m->comm.host, &m->job.files_owner);
 	gather_replies(m, all);
 	json_object_set_new(report, "cores", all);
 
@@ -217,9 +174,9 @@ void output_write_cores(struct monitor *m, json_t *report)
 		    json_object_get(c, "core")) {
 			const char *exe = NULL;
 
-			for (int t = 0; t < m->nlocal && !exe; t++)
-				if (m->targets[t].rank == (int)json_integer_value(first))
-					exe = m->targets[t].maps.exe;
+			for (int t = 0; t < m->job.nlocal && !exe; t++)
+				if (m->job.targets[t].rank == (int)json_integer_value(first))
+					exe = m->job.targets[t].maps.exe;
 			snprintf(next, sizeof(next), "gdb %s %s   (rank %lld's core, written before the job was ended)",
 				 exe ? exe : "EXECUTABLE", json_string_value(json_object_get(c, "core")),
 				 (long long)json_integer_value(first));
@@ -235,21 +192,21 @@ void output_say_status(struct monitor *m)
 	char watched[32], stall[160];
 
 	if (!m->det) {
-		output_say(m, "status: finding the job's ranks");
+		log_say("status: finding the job's ranks");
 		return;
 	}
 	detector_get_info(m->det, &in);
 	output_duration_text((mono_ms() - m->t0_ms) / 1e3, watched, sizeof(watched));
 	stall_status_text(&m->stall, stall, sizeof(stall));
 	if (in.usable)
-		output_say(m, "status: watching %d ranks for %s; %lld samples, I = %.0f ms, suspicion when S <= %d "
-		    "(suspicious samples in a row now: %d)%s, %d suspicion(s) dismissed%s", m->nranks, watched,
+		log_say("status: watching %d ranks for %s; %lld samples, I = %.0f ms, suspicion when S <= %d "
+		    "(suspicious samples in a row now: %d)%s, %d suspicion(s) dismissed%s", m->job.nranks, watched,
 		    (long long)in.samples, in.interval_ms, in.threshold, in.run_length, stall,
 		    m->dismissed_total + m->conf.dismissed,
 		    m->conf.state == WATCHING ? "" : "; a suspected hang is being confirmed");
 	else
-		output_say(m, "status: watching %d ranks for %s; %lld samples, the model is still building%s, "
-		    "%d suspicion(s) dismissed", m->nranks, watched, (long long)in.samples, stall,
+		log_say("status: watching %d ranks for %s; %lld samples, the model is still building%s, "
+		    "%d suspicion(s) dismissed", m->job.nranks, watched, (long long)in.samples, stall,
 		    m->dismissed_total + m->conf.dismissed);
 }
 

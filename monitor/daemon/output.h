@@ -5,19 +5,8 @@
 #define PARASTACK_OUTPUT_H
 
 #include "monitor.h"
+#include "../base/log.h"
 
-/* Where the job's output gets parastack's lines and report: standard error, or standard output
- * when PARASTACK_REPORT_STREAM=stdout (Torque jobs, whose stderr goes to a file of its own
- * that users do not look in). */
-FILE *output_report_stream(void);
-
-/* One line, "parastack: ...", in the job's output (the leader says it; the others do not). */
-void output_say(struct monitor *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* A line of information only (what is watched, status, the summary): not with --quiet. */
-void output_say_info(struct monitor *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* Clock time of the Unix time t, "12:03:10 UTC". */
 void output_clock_text(double t, char *buf, size_t len);

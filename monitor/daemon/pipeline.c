@@ -3,7 +3,7 @@
  * ones, the report and the action). What it owns of struct monitor is said in monitor.h. */
 #include "pipeline.h"
 
-#include "exitcodes.h"
+#include "../base/exitcodes.h"
 #include "../hang/report.h"
 #include "output.h"
 #include "gather.h"
@@ -65,7 +65,7 @@ static int diagnose(struct monitor *m)
 		if (k >= 2)
 			strip_frames(snaps[k - 2]);
 		if (check_moved && report_moved(snaps[k - 1], snaps[k], why, sizeof(why))) {
-			output_say(m, "a suspected hang was a transient slowdown (%s); monitoring continues", why);
+			log_say("a suspected hang was a transient slowdown (%s); monitoring continues", why);
 			for (int i = 0; i <= k; i++)
 				json_decref(snaps[i]);
 			decide_dismiss(&m->decide);
@@ -75,17 +75,17 @@ static int diagnose(struct monitor *m)
 
 	json_t *faulty = report_faulty(snaps + 1, SNAPSHOTS);
 	json_t *report = report_build(snaps[SNAPSHOTS], faulty, m->suspected_wall, output_model_json(m),
-				      m->kill_on_hang ? "ending the job (--on-hang=kill)" :
+				      m->w.kill_on_hang ? "ending the job (--on-hang=kill)" :
 				      "reported; still watching (--on-hang=report)");
 
 	if (confirm_is_io(&m->conf))
 		json_object_set_new(report, "hang_type", json_string("io"));
 	json_object_set_new(report, "confirmation", steps_json(m, wall_s()));
-	if (m->core_dir)
+	if (m->w.core_dir)
 		output_write_cores(m, report);
-	else if (m->kill_on_hang)
+	else if (m->w.kill_on_hang)
 		output_next_step_outlived(report);
-	report_print(output_report_stream(), report);
+	report_print(log_stream(), report);
 	output_write_report(m, report);
 	json_decref(report);
 	json_decref(faulty);
@@ -104,18 +104,18 @@ static void announce_suspicion(struct monitor *m, double window_ms)
 	json_decref(snap);
 	output_clock_text(m->suspected_wall + window_ms / 1e3, when, sizeof(when));
 	if (m->conf.basis == CONFIRM_BY_EVIDENCE)
-		output_say(m, "suspected hang — %s; nothing has moved for %.0f s%s — confirming; %s at %s unless "
+		log_say("suspected hang — %s; nothing has moved for %.0f s%s — confirming; %s at %s unless "
 		    "it moves", what, wall_s() - m->suspected_wall,
 		    detector_usable(m->det) || stall_usable(&m->stall) ?
 		    " (since before a model could judge it)" : " (no model yet)",
-		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
+		    m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
 	else if (m->conf.basis == CONFIRM_BY_STALL)
-		output_say(m, "suspected hang — %s; no sampled rank has moved for %.1f s, longer than this job's "
+		log_say("suspected hang — %s; no sampled rank has moved for %.1f s, longer than this job's "
 		    "history makes plausible — confirming; %s at %s unless it moves", what,
-		    m->stall.quiet_ms / 1e3, m->kill_on_hang ? "the job is ended" : "it is reported", when);
+		    m->stall.quiet_ms / 1e3, m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
 	else
-		output_say(m, "suspected hang — %s — confirming; %s at %s unless it moves", what,
-		    m->kill_on_hang ? "the job is ended" : "it is reported", when);
+		log_say("suspected hang — %s — confirming; %s at %s unless it moves", what,
+		    m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
 }
 
 static void trace_event(struct monitor *m, double t, enum trace_event_kind ev)
@@ -154,7 +154,7 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 		announce_suspicion(m, m->conf.deadline_ms - m->conf.suspected_ms);
 		return 0;
 	case CONFIRM_MOVED:
-		output_say(m, "the suspected hang moved on (%s); watching goes on",
+		log_say("the suspected hang moved on (%s); watching goes on",
 		    c->moved ? "a rank waiting in MPI got further" : "the sampled ranks compute again");
 		/* decide_step dismissed both models' runs. */
 		m->since = 0;
@@ -170,9 +170,9 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 		}
 		trace_event(m, t, TRACE_EVENT_HANG);
 		m->reported = true;
-		return m->kill_on_hang ? MONITOR_EXIT_HANG : 0;
+		return m->w.kill_on_hang ? MONITOR_EXIT_HANG : 0;
 	case CONFIRM_RESOLVED:
-		output_say(m, "the hang reported earlier is over: the job moves again; watching goes on");
+		log_say("the hang reported earlier is over: the job moves again; watching goes on");
 		m->since = 0;
 		return 0;
 	case CONFIRM_NOTHING:

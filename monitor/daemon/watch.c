@@ -6,8 +6,8 @@
 
 #include <string.h>
 #include "../hang/cores.h"
-#include "exitcodes.h"
-#include "signals.h"
+#include "../base/exitcodes.h"
+#include "../base/signals.h"
 #include "gather.h"
 #include "pipeline.h"
 #include "../job/job.h"
@@ -22,8 +22,8 @@ static void sample_local(struct monitor *m, const int *ranks, int n, long round,
 	char err[512];
 
 	for (int i = 0; i < n; i++) {
-		int k = job_local_index(m, ranks[i]);
-		struct target *t = k < 0 ? NULL : &m->targets[k];
+		int k = job_local_index(&m->job, ranks[i]);
+		struct target *t = k < 0 ? NULL : &m->job.targets[k];
 		enum rank_state st;
 		enum progress_result r = PROGRESS_UNKNOWN;
 		enum progress_part part = PROGRESS_PART_NONE;
@@ -38,7 +38,7 @@ static void sample_local(struct monitor *m, const int *ranks, int n, long round,
 		c->init += t->in_init;
 		/* A rank held in the kernel cannot be unwound: its sample says nothing of progress. */
 		if (!t->in_kernel)
-			r = progress_update(&m->prog[k], round, since, st, t->fingerprint, &part);
+			r = progress_update(&m->job.prog[k], round, since, st, t->fingerprint, &part);
 		c->moved += r == PROGRESS_MOVED;
 		c->still += r == PROGRESS_STILL;
 		if (codes)
@@ -73,19 +73,19 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 	bool *asked = m->asked;
 	long round = ++m->round;
 
-	memset(asked, 0, (size_t)m->c.size * sizeof(bool));
+	memset(asked, 0, (size_t)m->comm.size * sizeof(bool));
 	memset(sum, 0, sizeof(*sum));
 	memset(m->codes, '-', (size_t)size);
 	m->codes[size] = '\0';
 	for (int i = 0; i < size; i++) {
-		const struct table_entry *e = job_table_find(m, set[i]);
+		const struct table_entry *e = job_table_find(&m->job, set[i]);
 
 		owner[i] = e ? e->monitor : -1;
 	}
 	for (int i = 0; i < size; i++) {
 		int mon = owner[i], n = 0;
 
-		if (mon < 0 || mon == m->c.me || asked[mon])
+		if (mon < 0 || mon == m->comm.me || asked[mon])
 			continue;
 		for (int j = i; j < size; j++)
 			if (owner[j] == mon)
@@ -95,11 +95,11 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 		m->cost_messages += 2; /* the command and its reply */
 	}
 	for (int i = 0; i < size; i++)
-		if (owner[i] == m->c.me)
+		if (owner[i] == m->comm.me)
 			batch[nmine++] = set[i];
 	sample_local(m, batch, nmine, round, m->since, sum, m->batch_codes);
-	codes_place(m, owner, size, m->c.me, m->batch_codes, nmine);
-	for (int mon = 0; mon < m->c.size; mon++) {
+	codes_place(m, owner, size, m->comm.me, m->batch_codes, nmine);
+	for (int mon = 0; mon < m->comm.size; mon++) {
 		struct sample_counts c;
 		int n = 0;
 
@@ -124,12 +124,12 @@ static bool wait_until(struct monitor *m, double until)
 			output_say_status(m);
 		}
 		/* --progress: the first line one period after watching starts, then each period. */
-		if (m->progress_s > 0 && mono_ms() >= m->next_progress_ms) {
+		if (m->w.progress_s > 0 && mono_ms() >= m->next_progress_ms) {
 			if (m->next_progress_ms > 0)
 				output_say_status(m);
-			m->next_progress_ms = mono_ms() + m->progress_s * 1e3;
+			m->next_progress_ms = mono_ms() + m->w.progress_s * 1e3;
 		}
-		if (*m->stop || !job_launcher_alive(m))
+		if (*m->stop || !job_launcher_alive(&m->job))
 			return false;
 		if (left <= 0)
 			return true;
@@ -141,26 +141,26 @@ static bool wait_until(struct monitor *m, double until)
 /* A set whose ranks have all exited: have the others too? (One sample of every rank.) */
 static bool all_ranks_gone(struct monitor *m)
 {
-	int *all = calloc((size_t)m->nranks + 1, sizeof(int));
+	int *all = calloc((size_t)m->job.nranks + 1, sizeof(int));
 	struct sample_counts c;
 
-	for (int i = 0; i < m->nranks; i++)
-		all[i] = m->table[i].rank;
-	sample_set(m, all, m->nranks, &c);
+	for (int i = 0; i < m->job.nranks; i++)
+		all[i] = m->job.table[i].rank;
+	sample_set(m, all, m->job.nranks, &c);
 	free(all);
 	return c.live == 0;
 }
 
-static int leader_loop(struct monitor *m)
+static enum round_end leader_loop(struct monitor *m)
 {
 	double next = mono_ms();
 	long k = 0;
 
-	confirm_init(&m->conf, m->confirm_s);
+	confirm_init(&m->conf, m->w.confirm_s);
 	m->decide = (struct decide){ m->det, &m->stall, &m->conf, false };
 	for (;; k++) {
 		if (!wait_until(m, next))
-			return MONITOR_EXIT_NONE;
+			return ROUND_NO_HANG;
 
 		double t = mono_ms();
 		int set = ranksets_active(&m->sets, k);
@@ -171,8 +171,8 @@ static int leader_loop(struct monitor *m)
 		output_cost_add(m, mono_ms() - t, m->sets.size);
 
 		if (c.live == 0 && all_ranks_gone(m)) {
-			output_say(m, "the job's ranks have all exited");
-			return !m->pids && job_launcher_alive(m) && !*m->stop ? ROUND_AGAIN : MONITOR_EXIT_NONE;
+			log_say("the job's ranks have all exited");
+			return !m->job.pids && job_launcher_alive(&m->job) && !*m->stop ? ROUND_AGAIN : ROUND_NO_HANG;
 		}
 		if (m->trace) {
 			trace_write_point(m->trace, t - m->t0_ms, c.out, m->sets.size, m->codes);
@@ -180,7 +180,7 @@ static int leader_loop(struct monitor *m)
 		}
 
 		if (pipeline_step(m, t, &c) == MONITOR_EXIT_HANG)
-			return MONITOR_EXIT_HANG;
+			return ROUND_HANG;
 		next = t + detector_next_step_ms(m->det);
 	}
 }
@@ -199,7 +199,7 @@ static int follower_loop(struct monitor *m)
 
 	for (int k = 0; k < m->sets.nsets; k++)
 		for (int i = 0; i < m->sets.size; i++)
-			active |= job_local_index(m, m->sets.set[k][i]) >= 0;
+			active |= job_local_index(&m->job, m->sets.set[k][i]) >= 0;
 	for (;;) {
 		int cmd = comm_wait_cmd(ranks, MAX_RANKS, &n, active ? ACTIVE_POLL_MS : IDLE_POLL_MS,
 					m->stop, reap_pending);
@@ -209,8 +209,8 @@ static int follower_loop(struct monitor *m)
 			sample_local(m, ranks + 2, n - 2, ranks[0], ranks[1], &c, m->batch_codes);
 			comm_send_counts(&c, m->batch_codes, n - 2);
 		} else if (cmd == CMD_CORE) {
-			json_t *j = cores_dump(m->targets, m->nlocal, ranks, n, m->core_dir ? m->core_dir : ".",
-					       m->c.host, &m->files_owner);
+			json_t *j = cores_dump(m->job.targets, m->job.nlocal, ranks, n, m->w.core_dir ? m->w.core_dir : ".",
+					       m->comm.host, &m->job.files_owner);
 
 			comm_send_json(j);
 			json_decref(j);
@@ -229,17 +229,17 @@ static int follower_loop(struct monitor *m)
 static int setup_model(struct monitor *m)
 {
 	m->last_progress_wall = 0; /* a new MPI run: what the previous one did says nothing */
-	rng_seed(&m->rng, m->opt.model.seed);
-	if (ranksets_draw(&m->sets, &m->rng, m->nranks, m->opt.model.set_size) < 0)
+	rng_seed(&m->rng, m->w.opt.model.seed);
+	if (ranksets_draw(&m->sets, &m->rng, m->job.nranks, m->w.opt.model.set_size) < 0)
 		return -1;
 	if (m->trace)
-		trace_write_watch(m->trace, m->sets.nsets, m->confirm_s);
+		trace_write_watch(m->trace, m->sets.nsets, m->w.confirm_s);
 	/* Sets hold indexes into the table; the table is sorted by rank. */
 	for (int k = 0; k < m->sets.nsets; k++)
 		for (int i = 0; i < m->sets.size; i++)
-			m->sets.set[k][i] = m->table[m->sets.set[k][i]].rank;
+			m->sets.set[k][i] = m->job.table[m->sets.set[k][i]].rank;
 
-	struct detector_config cfg = m->opt.model;
+	struct detector_config cfg = m->w.opt.model;
 
 	m->since = 0;
 
@@ -247,25 +247,25 @@ static int setup_model(struct monitor *m)
 	cfg.nsets = m->sets.nsets;
 	m->det = detector_new(&cfg);
 	stall_init(&m->stall, cfg.alpha);
-	m->owner = calloc((size_t)m->nranks + 1, sizeof(int));
-	m->batch = calloc((size_t)m->nranks + 1, sizeof(int));
-	m->asked = calloc((size_t)m->c.size, sizeof(bool));
-	m->codes = calloc((size_t)m->nranks + 2, 1);
-	m->batch_codes = calloc((size_t)(m->nranks > MAX_RANKS ? m->nranks : MAX_RANKS) + 2, 1);
+	m->owner = calloc((size_t)m->job.nranks + 1, sizeof(int));
+	m->batch = calloc((size_t)m->job.nranks + 1, sizeof(int));
+	m->asked = calloc((size_t)m->comm.size, sizeof(bool));
+	m->codes = calloc((size_t)m->job.nranks + 2, 1);
+	m->batch_codes = calloc((size_t)(m->job.nranks > MAX_RANKS ? m->job.nranks : MAX_RANKS) + 2, 1);
 	return m->det && m->owner && m->batch && m->asked && m->codes && m->batch_codes ? 0 : -1;
 }
 
 /* Release one round's targets, table and model. */
 void watch_round_release(struct monitor *m)
 {
-	for (int i = 0; i < m->nlocal; i++)
-		target_close(&m->targets[i]);
-	symbolizer_pool_free(&m->syms);
+	for (int i = 0; i < m->job.nlocal; i++)
+		target_close(&m->job.targets[i]);
+	symbolizer_pool_free(&m->job.syms);
 	snapshot_reap_pending();
-	free(m->targets);
-	free(m->prog);
-	free(m->local_rank);
-	free(m->table);
+	free(m->job.targets);
+	free(m->job.prog);
+	free(m->job.local_rank);
+	free(m->job.table);
 	ranksets_free(&m->sets);
 	detector_free(m->det);
 	free(m->owner);
@@ -276,41 +276,38 @@ void watch_round_release(struct monitor *m)
 	m->owner = m->batch = NULL;
 	m->asked = NULL;
 	m->codes = m->batch_codes = NULL;
-	m->targets = NULL;
-	m->prog = NULL;
-	m->local_rank = NULL;
-	m->table = NULL;
+	m->job.targets = NULL;
+	m->job.prog = NULL;
+	m->job.local_rank = NULL;
+	m->job.table = NULL;
 	m->det = NULL;
-	m->nlocal = m->nranks = 0;
+	m->job.nlocal = m->job.nranks = 0;
 }
 
-/* One MPI job, from discovery to its end: MONITOR_EXIT_HANG, MONITOR_EXIT_NONE, _ERROR, or
- * ROUND_AGAIN when its ranks are gone but the job (a script running several) goes on. */
-int watch_round(struct monitor *m, int round)
+enum round_end watch_round(struct monitor *m, int round)
 {
 	static struct job_proc local[MAX_RANKS];
-	int nlocal = 0, status;
+	int nlocal = 0;
+	enum round_end end;
 
-	int found = job_discover_all(m, local, &nlocal);
+	int found = job_discover_all(&m->job, local, &nlocal);
 
 	if (found < 0)
-		return found == -2 ? MONITOR_EXIT_ERROR : MONITOR_EXIT_NONE;
-	m->nranks = comm_allgather_table(&m->c, local, nlocal, &m->table);
-	if (comm_max(job_open_targets(m, local, nlocal) < 0 || job_check_unique_ranks(m) < 0) ||
+		return found == -2 ? ROUND_ERROR : ROUND_NO_HANG;
+	m->job.nranks = comm_allgather_table(&m->comm, local, nlocal, &m->job.table);
+	if (comm_max(job_open_targets(&m->job, local, nlocal) < 0 || job_check_unique_ranks(&m->job) < 0) ||
 	    setup_model(m) < 0)
-		return MONITOR_EXIT_ERROR;
-	if (!is_leader(m)) {
-		status = follower_loop(m);
-		return status == CMD_AGAIN ? ROUND_AGAIN : MONITOR_EXIT_NONE;
-	}
-	output_say_info(m, "watching %d ranks%s on %d node(s); sampling sets of %d, alpha %g, initial interval %.0f ms",
-	    m->nranks, round ? " (the job's next MPI run)" : "", m->c.size, m->sets.size,
-	    m->opt.model.alpha, m->opt.model.interval_ms);
+		return ROUND_ERROR;
+	if (!is_leader(m))
+		return follower_loop(m) == CMD_AGAIN ? ROUND_AGAIN : ROUND_NO_HANG;
+	log_info("watching %d ranks%s on %d node(s); sampling sets of %d, alpha %g, initial interval %.0f ms",
+	    m->job.nranks, round ? " (the job's next MPI run)" : "", m->comm.size, m->sets.size,
+	    m->w.opt.model.alpha, m->w.opt.model.interval_ms);
 	if (m->trace)
-		fprintf(m->trace, "# round %d: %d ranks\n", round, m->nranks);
-	status = leader_loop(m);
+		fprintf(m->trace, "# round %d: %d ranks\n", round, m->job.nranks);
+	end = leader_loop(m);
 	json_decref(m->last_model);
 	m->last_model = output_model_json(m);
-	comm_send_to_followers(&m->c, status == ROUND_AGAIN ? CMD_AGAIN : CMD_STOP);
-	return status;
+	comm_send_to_followers(&m->comm, end == ROUND_AGAIN ? CMD_AGAIN : CMD_STOP);
+	return end;
 }

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sample/ownedfile.h"
+#include "../sample/safe/ownedfile.h"
 
 #define GCORE_DEADLINE_S 300
 

@@ -7,8 +7,8 @@
 #include <sys/uio.h>
 
 #include "../../record/record_format.h"
-#include "../sample/fscreds.h"
-#include "../sample/textsafe.h"
+#include "../sample/safe/fscreds.h"
+#include "../sample/safe/textsafe.h"
 #include "record_check.h"
 #include "ranges.h"
 

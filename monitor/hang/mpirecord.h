@@ -8,8 +8,8 @@
 #include <jansson.h>
 
 #include "../../record/record_format.h"
-#include "../sample/symbolize.h"
-#include "../sample/target.h"
+#include "../sample/addr/symbolize.h"
+#include "../sample/stop/target.h"
 
 /* The rank's record as JSON (call sites named through sy), or NULL when it has no recording
  * layer or the copy is unusable (another version, torn). A record that contradicts itself or

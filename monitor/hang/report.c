@@ -1,7 +1,7 @@
 /* report — diagnosis on snapshots. */
 #include "report.h"
 #include "mpirecord.h"
-#include "../sample/maps.h"
+#include "../sample/addr/maps.h"
 #include "ranges.h"
 #include "report_util.h"
 #include "waitfor.h"

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "discover.h"
-#include "../sample/progress.h"
+#include "../sample/addr/progress.h"
 
 #define COMM_HOST_MAX 64
 

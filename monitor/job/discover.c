@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../sample/procfs.h"
+#include "../sample/safe/procfs.h"
 
 
 static int compare_rank(const void *a, const void *b)

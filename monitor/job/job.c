@@ -1,61 +1,63 @@
 /* job — finding the job: this node's ranks (below the launcher, in a Slurm job's steps, in a
  * Torque job, or the PIDs the user listed), every monitor's together (the rank table), the
- * targets opened, and ending a listed job's processes. What it owns of struct monitor is said in
- * monitor.h. */
+ * targets opened, and ending a listed job's processes. Its state is struct job (job.h). */
 #include "job.h"
 
-#include "sched_slurm.h"
+#include "../base/lookup_slurm.h"
 
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../daemon/signals.h"
-#include "../daemon/output.h"
+#include "../base/clock.h"
+#include "../base/log.h"
+#include "../base/options.h"
+#include "pidlist_check.h"
 
 /* The launcher can only be seen from its own node; elsewhere it counts as alive. */
-bool job_launcher_alive(const struct monitor *m)
+bool job_launcher_alive(const struct job *j)
 {
-	char st = m->launcher > 0 && m->on_launcher_host ? procfs_state(m->launcher) : 'R';
+	char st = j->launcher > 0 && j->on_launcher_host ? procfs_state(j->launcher) : 'R';
 
 	return st && st != 'Z';
 }
 
 /* This node's ranks: below the launcher (on its node), in the Slurm job's steps, and among the
  * Torque job's processes. */
-int job_discover_local(struct monitor *m, struct job_proc *local)
+int job_discover_local(struct job *j, struct job_proc *local)
 {
 	static pid_t roots[MAX_RANKS];
 	int nroots = 0;
 	char err[512];
 
-	if (m->launcher && m->on_launcher_host)
-		roots[nroots++] = m->launcher;
-	if (m->slurm_job) {
+	if (j->launcher && j->on_launcher_host)
+		roots[nroots++] = j->launcher;
+	if (j->slurm_job) {
 		const char *node = getenv("SLURMD_NODENAME");
-		int n = sched_slurm_step_pids(m->slurm_job, node ? node : m->c.host, roots + nroots,
+		int n = lookup_slurm_step_pids(j->slurm_job, node ? node : j->comm->host, roots + nroots,
 					      MAX_RANKS - nroots, err, sizeof(err));
 
 		nroots += n > 0 ? n : 0;
 	}
-	if (m->pbs_job)
-		nroots += discover_env_roots("PBS_JOBID", m->pbs_job, roots + nroots, MAX_RANKS - nroots);
+	if (j->pbs_job)
+		nroots += discover_env_roots("PBS_JOBID", j->pbs_job, roots + nroots, MAX_RANKS - nroots);
 	return discover_job(roots, nroots, local, MAX_RANKS);
 }
 
 /* The listed ranks of this node, each checked before any is touched. The count, or -1 after
  * naming every entry that failed its check. */
-static int pids_local(struct monitor *m, struct job_proc *local)
+static int pids_local(struct job *j, struct job_proc *local)
 {
 	char err[512];
 	int n = 0, bad = 0;
 
-	for (int i = 0; i < m->npids; i++) {
-		struct pid_entry *e = &m->pids[i];
+	for (int i = 0; i < j->npids; i++) {
+		struct pid_entry *e = &j->pids[i];
 
-		if (!pidlist_same_host(e->host, m->c.host))
+		if (!pidlist_same_host(e->host, j->comm->host))
 			continue;
 
-		bool ok = pidlist_check(e, err, sizeof(err)) == 0;
+		bool ok = pidlist_check(e, &j->pid_ids[i], err, sizeof(err)) == 0;
 
 		if (ok && e->rank < 0 && (e->rank = procfs_rank(e->pid)) < 0) {
 			snprintf(err, sizeof(err), "PID %d (line %d) has no MPI rank in its environment; "
@@ -63,8 +65,8 @@ static int pids_local(struct monitor *m, struct job_proc *local)
 			ok = false;
 		}
 		if (!ok) {
-			fprintf(stderr, "parastack: %s, line %d (on %s): %s\n", m->pids_path, e->line,
-				m->c.host, err);
+			fprintf(stderr, "parastack: %s, line %d (on %s): %s\n", j->pids_path, e->line,
+				j->comm->host, err);
 			bad = 1;
 			continue;
 		}
@@ -77,19 +79,19 @@ static int pids_local(struct monitor *m, struct job_proc *local)
 }
 
 /* --pids-file: every listed rank, found and checked on every node, or -2 (nothing touched). */
-int job_pids_all(struct monitor *m, struct job_proc *local, int *nlocal)
+int job_pids_all(struct job *j, struct job_proc *local, int *nlocal)
 {
-	int n = pids_local(m, local);
+	int n = pids_local(j, local);
 
 	if (comm_max(n < 0))
 		return -2;
 	long total = comm_sum(n);
 
-	if (total != m->npids) {
-		if (m->c.me == 0)
+	if (total != j->npids) {
+		if (j->comm->me == 0)
 			fprintf(stderr, "parastack: %s lists %d rank(s), but the monitors' hosts hold %ld of "
-				"them; start one monitor on each host the file names\n", m->pids_path,
-				m->npids, total);
+				"them; start one monitor on each host the file names\n", j->pids_path,
+				j->npids, total);
 		return -2;
 	}
 	*nlocal = n;
@@ -98,22 +100,22 @@ int job_pids_all(struct monitor *m, struct job_proc *local, int *nlocal)
 
 /* Wait until every rank of the job exists (all monitors together). 0, or -1 if the job ended
  * or the monitor was stopped first, -2 if the listed ranks failed their checks. */
-int job_discover_all(struct monitor *m, struct job_proc *local, int *nlocal)
+int job_discover_all(struct job *j, struct job_proc *local, int *nlocal)
 {
 	long last_total = -1;
 	int stable = 0;
 	double start = mono_ms(), noted = 0;
 
-	if (m->pids)
-		return job_pids_all(m, local, nlocal);
+	if (j->pids)
+		return job_pids_all(j, local, nlocal);
 	for (;;) {
-		int n = job_discover_local(m, local), size = -1;
+		int n = job_discover_local(j, local), size = -1;
 
 		for (int i = 0; i < n; i++)
 			size = local[i].world_size > size ? local[i].world_size : size;
 
 		long total = comm_sum(n), world = comm_max(size);
-		long ended = comm_max(!job_launcher_alive(m) || *m->stop);
+		long ended = comm_max(!job_launcher_alive(j) || *j->stop);
 
 		if (ended)
 			return -1;
@@ -124,7 +126,7 @@ int job_discover_all(struct monitor *m, struct job_proc *local, int *nlocal)
 			return 0;
 		}
 		if (mono_ms() - start > 30000 && mono_ms() - noted > 30000) {
-			output_say_info(m, "waiting for the job's ranks: %ld of %ld found so far", total, world);
+			log_info("waiting for the job's ranks: %ld of %ld found so far", total, world);
 			noted = mono_ms();
 		}
 		sleep_ms(200);
@@ -133,82 +135,82 @@ int job_discover_all(struct monitor *m, struct job_proc *local, int *nlocal)
 
 /* The process the job's owner is read from: the launcher, the first listed PID of this node,
  * the first process of the Torque job; 0 when there is none here. */
-static pid_t owner_source(const struct monitor *m)
+static pid_t owner_source(const struct job *j)
 {
 	pid_t roots[1];
 
-	if (m->launcher > 0 && m->on_launcher_host)
-		return m->launcher;
-	for (int i = 0; i < m->npids; i++)
-		if (pidlist_same_host(m->pids[i].host, m->c.host))
-			return m->pids[i].pid;
-	if (m->pbs_job && discover_env_roots("PBS_JOBID", m->pbs_job, roots, 1) == 1)
+	if (j->launcher > 0 && j->on_launcher_host)
+		return j->launcher;
+	for (int i = 0; i < j->npids; i++)
+		if (pidlist_same_host(j->pids[i].host, j->comm->host))
+			return j->pids[i].pid;
+	if (j->pbs_job && discover_env_roots("PBS_JOBID", j->pbs_job, roots, 1) == 1)
 		return roots[0];
 	return 0;
 }
 
-void job_find_owner(struct monitor *m)
+void job_find_owner(struct job *j)
 {
-	struct slurm_job_info *job = m->slurm_job ? malloc(sizeof(*job)) : NULL;
+	struct slurm_job_info *job = j->slurm_job ? malloc(sizeof(*job)) : NULL;
 	char err[512];
-	pid_t src = owner_source(m);
+	pid_t src = owner_source(j);
 	struct proc_ids ids;
 
-	m->job_uid = getuid();
-	m->job_gid = getgid();
-	if (job && sched_slurm_job(m->slurm_job, job, err, sizeof(err)) == 0) {
-		m->job_uid = job->uid;
-		m->job_gid = job->gid;
+	j->uid = getuid();
+	j->gid = getgid();
+	if (job && lookup_slurm_job(j->slurm_job, job, err, sizeof(err)) == 0) {
+		j->uid = job->uid;
+		j->gid = job->gid;
 	} else if (src > 0 && identity_ids(src, &ids) == 0) {
 		/* The real ids: a process that exec'd a setuid program keeps its owner's. */
-		m->job_uid = ids.ruid;
-		m->job_gid = ids.rgid;
+		j->uid = ids.ruid;
+		j->gid = ids.rgid;
 	}
 	free(job);
-	ownedfile_owner(m->job_uid, m->job_gid, &m->files_owner);
+	ownedfile_owner(j->uid, j->gid, &j->files_owner);
 }
 
 /* A rank is the owner's process: its real and effective uid both the job's owner. */
-static int check_owner(const struct monitor *m, const struct job_proc *p)
+static int check_owner(const struct job *j, const struct job_proc *p)
 {
 	struct proc_ids ids;
 
 	if (identity_ids(p->pid, &ids) < 0)
 		return 0; /* gone: target_open says so */
-	if (ids.ruid == m->job_uid && ids.euid == m->job_uid)
+	if (ids.ruid == j->uid && ids.euid == j->uid)
 		return 0;
 	fprintf(stderr, "parastack: rank %d (pid %d) runs as uid %d (effective %d), not as the job's owner "
 		"(uid %d): parastack watches only the owner's processes\n", p->rank, (int)p->pid, (int)ids.ruid,
-		(int)ids.euid, (int)m->job_uid);
+		(int)ids.euid, (int)j->uid);
 	return -1;
 }
 
-int job_open_targets(struct monitor *m, const struct job_proc *local, int nlocal)
+int job_open_targets(struct job *j, const struct job_proc *local, int nlocal)
 {
 	char err[512];
 
-	m->targets = calloc((size_t)nlocal + 1, sizeof(*m->targets));
-	m->local_rank = calloc((size_t)nlocal + 1, sizeof(int));
-	m->prog = calloc((size_t)nlocal + 1, sizeof(*m->prog));
+	j->targets = calloc((size_t)nlocal + 1, sizeof(*j->targets));
+	j->local_rank = calloc((size_t)nlocal + 1, sizeof(int));
+	j->prog = calloc((size_t)nlocal + 1, sizeof(*j->prog));
 	for (int i = 0; i < nlocal; i++) {
-		if (check_owner(m, &local[i]) < 0)
+		if (check_owner(j, &local[i]) < 0)
 			return -1;
-		if (target_open(&m->targets[i], local[i].pid, err, sizeof(err)) != TARGET_OK) {
+		if (target_open(&j->targets[i], local[i].pid, err, sizeof(err)) != TARGET_OK) {
 			fprintf(stderr, "parastack: rank %d: %s\n", local[i].rank, err);
 			return -1;
 		}
-		m->targets[i].rank = local[i].rank;
-		m->local_rank[i] = local[i].rank;
-		m->nlocal = i + 1;
+		j->targets[i].rank = local[i].rank;
+		j->local_rank[i] = local[i].rank;
+		j->nlocal = i + 1;
 	}
 	return 0;
 }
 
 /* Index of a local rank in targets, or -1. */
-int job_local_index(const struct monitor *m, int rank)
+int job_local_index(const struct job *j, int rank)
 {
-	for (int i = 0; i < m->nlocal; i++)
-		if (m->local_rank[i] == rank)
+	for (int i = 0; i < j->nlocal; i++)
+		if (j->local_rank[i] == rank)
 			return i;
 	return -1;
 }
@@ -221,20 +223,20 @@ static int compare_entry_rank(const void *key, const void *entry)
 }
 
 /* The table is sorted by rank (comm_allgather_table). */
-const struct table_entry *job_table_find(const struct monitor *m, int rank)
+const struct table_entry *job_table_find(const struct job *j, int rank)
 {
-	return bsearch(&rank, m->table, (size_t)m->nranks, sizeof(*m->table), compare_entry_rank);
+	return bsearch(&rank, j->table, (size_t)j->nranks, sizeof(*j->table), compare_entry_rank);
 }
 
 /* Two processes claiming one rank: more than one MPI job among the roots. */
-int job_check_unique_ranks(struct monitor *m)
+int job_check_unique_ranks(struct job *j)
 {
-	for (int i = 1; i < m->nranks; i++)
-		if (m->table[i].rank == m->table[i - 1].rank) {
-			output_say(m, "error: rank %d is claimed by pid %d on %s and pid %d on %s: more than one MPI "
+	for (int i = 1; i < j->nranks; i++)
+		if (j->table[i].rank == j->table[i - 1].rank) {
+			log_say("error: rank %d is claimed by pid %d on %s and pid %d on %s: more than one MPI "
 			    "job runs at once; parastack watches one job at a time (attach to one by --pids)",
-			    m->table[i].rank, m->table[i - 1].pid, m->table[i - 1].host, m->table[i].pid,
-			    m->table[i].host);
+			    j->table[i].rank, j->table[i - 1].pid, j->table[i - 1].host, j->table[i].pid,
+			    j->table[i].host);
 			return -1;
 		}
 	return 0;
@@ -243,49 +245,54 @@ int job_check_unique_ranks(struct monitor *m)
 /* --pids-file: the listed ranks. Monitor 0 reads the file and sends its bytes to the others:
  * on nodes without a shared file system, another node's file of the same name must not decide
  * which processes are watched or ended. */
-int job_load_pids(struct monitor *m)
+int job_load_pids(struct job *j)
 {
 	char err[600] = "", msg[512];
 	char *text = NULL;
 	size_t n = 0;
 	long len = -1;
 
-	if (m->c.me == 0 && (text = pidlist_load_file(m->pids_path, &n, err, sizeof(err))))
+	if (j->comm->me == 0 && (text = pidlist_load_file(j->pids_path, &n, err, sizeof(err))))
 		len = (long)n;
 	comm_bcast_bytes(&text, &len);
-	m->pids = calloc(PIDLIST_MAX, sizeof(*m->pids));
-	m->npids = len < 0 || !m->pids || !text ? -1 :
-		   pidlist_parse_text(text, (size_t)len, m->pids, PIDLIST_MAX, msg, sizeof(msg));
-	if (m->npids < 0 && len >= 0)
-		snprintf(err, sizeof(err), "%s: %s", m->pids_path, m->pids && text ? msg : "out of memory");
+	j->pids = calloc(PIDLIST_MAX, sizeof(*j->pids));
+	j->npids = len < 0 || !j->pids || !text ? -1 :
+		   pidlist_parse_text(text, (size_t)len, j->pids, PIDLIST_MAX, msg, sizeof(msg));
+	if (j->npids < 0 && len >= 0)
+		snprintf(err, sizeof(err), "%s: %s", j->pids_path, j->pids && text ? msg : "out of memory");
 	free(text);
-	if (m->npids < 0) {
-		if (m->c.me == 0)
+	j->pid_ids = j->npids < 0 ? NULL : calloc((size_t)j->npids + 1, sizeof(*j->pid_ids));
+	if (j->npids >= 0 && !j->pid_ids) {
+		snprintf(err, sizeof(err), "%s: out of memory", j->pids_path);
+		j->npids = -1;
+	}
+	if (j->npids < 0) {
+		if (j->comm->me == 0)
 			cmd_error("monitor", "%s", err);
 		return -1;
 	}
 	return 0;
 }
 
-/* Is e a process this monitor checked (only its own host's are: identity recorded) that still
- * runs as that same process (identity.h)? */
-static bool still_listed(const struct pid_entry *e)
+/* Is pid a process this monitor checked (only its own host's are: identity recorded in id) that
+ * still runs as that same process (identity.h)? */
+static bool still_listed(pid_t pid, const struct proc_identity *id)
 {
 	char why[200];
 
-	return e->id.start && identity_check(e->pid, &e->id, why, sizeof(why)) == IDENTITY_SAME;
+	return id->start && identity_check(pid, id, why, sizeof(why)) == IDENTITY_SAME;
 }
 
-/* Send sig to e through a pidfd opened before its identity is checked: the signal reaches the
+/* Send sig to pid through a pidfd opened before its identity is checked: the signal reaches the
  * process checked, never one that took its PID since. */
-static bool signal_listed(const struct pid_entry *e, int sig)
+static bool signal_listed(pid_t pid, const struct proc_identity *id, int sig)
 {
-	int fd = (int)syscall(SYS_pidfd_open, e->pid, 0);
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
 	bool sent = false;
 
 	if (fd < 0)
 		return false;
-	if (still_listed(e))
+	if (still_listed(pid, id))
 		sent = syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0;
 	close(fd);
 	return sent;
@@ -295,17 +302,17 @@ static bool signal_listed(const struct pid_entry *e, int sig)
  * SIGTERM, then SIGKILL after a grace period to those still there — each only while it is
  * still the process that was checked (same start, program and owner; signalled through a pidfd),
  * never a reused PID. */
-void job_end_listed(struct monitor *m)
+void job_end_listed(struct job *j)
 {
 	bool any = false;
 
-	for (int i = 0; i < m->npids; i++)
-		any |= signal_listed(&m->pids[i], SIGTERM);
+	for (int i = 0; i < j->npids; i++)
+		any |= signal_listed(j->pids[i].pid, &j->pid_ids[i], SIGTERM);
 	for (double until = mono_ms() + GRACE_MS; any && mono_ms() < until; sleep_ms(100)) {
 		any = false;
-		for (int i = 0; i < m->npids; i++)
-			any |= still_listed(&m->pids[i]);
+		for (int i = 0; i < j->npids; i++)
+			any |= still_listed(j->pids[i].pid, &j->pid_ids[i]);
 	}
-	for (int i = 0; i < m->npids; i++)
-		signal_listed(&m->pids[i], SIGKILL);
+	for (int i = 0; i < j->npids; i++)
+		signal_listed(j->pids[i].pid, &j->pid_ids[i], SIGKILL);
 }

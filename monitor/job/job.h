@@ -4,46 +4,91 @@
 #ifndef PARASTACK_JOB_H
 #define PARASTACK_JOB_H
 
-#include "../daemon/monitor.h"
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../base/pidlist.h"
+#include "../sample/addr/progress.h"
+#include "../sample/addr/symbolize.h"
+#include "../sample/safe/identity.h"
+#include "../sample/safe/ownedfile.h"
+#include "../sample/stop/target.h"
+#include "comm.h"
+#include "discover.h"
+
+#define MAX_RANKS 65536
+#define GRACE_MS 5000   /* job_end_listed: SIGTERM to SIGKILL */
+
+/* The job a monitor watches. */
+struct job {
+	/* Set once by the monitor's start (its command line and its peers). */
+	const struct comm *comm;   /* the monitors */
+	volatile int *stop;        /* set by SIGTERM/SIGINT: stop waiting for the job */
+	pid_t launcher;
+	const char *launcher_host; /* where the launcher runs; NULL: on every monitor's node */
+	bool on_launcher_host;
+	uint32_t slurm_job;        /* 0, or the Slurm job whose steps hold the ranks */
+	const char *pbs_job;       /* NULL, or the Torque job (PBS_JOBID) whose processes hold them */
+	const char *pids_path;     /* NULL, or the file of the ranks the user named (attach) */
+	struct pid_entry *pids;    /* job_load_pids */
+	struct proc_identity *pid_ids; /* parallel to pids: this node's, as checked (start 0: not) */
+	int npids;
+
+	/* job_find_owner, before anything is written: the job's owner, whose processes alone are
+	 * its ranks, and whom the files written for it belong to (ownedfile.h). */
+	uid_t uid;
+	gid_t gid;
+	struct file_owner files_owner;
+
+	/* The job's ranks, owned per round (the watch loop frees them at its end). */
+	struct table_entry *table;
+	int nranks;
+	struct target *targets; /* local ranks, parallel to local_rank */
+	struct progress *prog;  /* what the previous sample of each local rank showed */
+	struct symbolizer_pool syms; /* the ranks' symbolizers, one per executable */
+	int *local_rank;
+	int nlocal;
+};
 
 /* The launcher can only be seen from its own node; elsewhere it counts as alive. */
-bool job_launcher_alive(const struct monitor *m);
+bool job_launcher_alive(const struct job *j);
 
 /* This node's ranks: below the launcher (on its node), in the Slurm job's steps, and among the
  * Torque job's processes. */
-int job_discover_local(struct monitor *m, struct job_proc *local);
+int job_discover_local(struct job *j, struct job_proc *local);
 
 /* --pids-file: every listed rank, found and checked on every node, or -2 (nothing touched). */
-int job_pids_all(struct monitor *m, struct job_proc *local, int *nlocal);
+int job_pids_all(struct job *j, struct job_proc *local, int *nlocal);
 
 /* Wait until every rank of the job exists (all monitors together). 0, or -1 if the job ended
  * or the monitor was stopped first, -2 if the listed ranks failed their checks. */
-int job_discover_all(struct monitor *m, struct job_proc *local, int *nlocal);
+int job_discover_all(struct job *j, struct job_proc *local, int *nlocal);
 
-/* The job's owner (m->job_uid, job_gid) from the Slurm job, the launcher or a listed rank (real
+/* The job's owner (j->uid, gid) from the Slurm job, the launcher or a listed rank (real
  * ids), and whom the files written for it belong to (m->owner). */
-void job_find_owner(struct monitor *m);
+void job_find_owner(struct job *j);
 /* The targets of this node's ranks, each the owner's process; -1 after one line otherwise. */
-int job_open_targets(struct monitor *m, const struct job_proc *local, int nlocal);
+int job_open_targets(struct job *j, const struct job_proc *local, int nlocal);
 
 /* Index of a local rank in targets, or -1. */
-int job_local_index(const struct monitor *m, int rank);
+int job_local_index(const struct job *j, int rank);
 
 /* The table is sorted by rank (comm_allgather_table). */
-const struct table_entry *job_table_find(const struct monitor *m, int rank);
+const struct table_entry *job_table_find(const struct job *j, int rank);
 
 /* Two processes claiming one rank: more than one MPI job among the roots. */
-int job_check_unique_ranks(struct monitor *m);
+int job_check_unique_ranks(struct job *j);
 
 /* --pids-file: the listed ranks. Monitor 0 reads the file and sends its bytes to the others:
  * on nodes without a shared file system, another node's file of the same name must not decide
  * which processes are watched or ended. */
-int job_load_pids(struct monitor *m);
+int job_load_pids(struct job *j);
 
 /* On a hang with --on-hang=kill and a PID list: end exactly this node's listed processes —
  * SIGTERM, then SIGKILL after a grace period to those still there — each only while it is
  * still the process that was checked (same start, program and owner; signalled through a pidfd),
  * never a reused PID. */
-void job_end_listed(struct monitor *m);
+void job_end_listed(struct job *j);
 
 #endif

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../../launcher/batch_job.h"
-#include "../../monitor/daemon/options.h"
+#include "../../monitor/base/options.h"
 
 #define CMD "parastack-sbatch"
 

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "../../launcher/batch_job.h"
-#include "../../monitor/daemon/options.h"
-#include "../../monitor/job/sched_torque.h"
+#include "../../monitor/base/options.h"
+#include "../../monitor/base/lookup_torque.h"
 
 #define CMD "parastack-qsub"
 
@@ -102,7 +102,7 @@ static const char *ppn_directive(const struct user_script *s, const struct batch
 	int n = batch_option_values(s, a, &qsub_syntax, l_opt, values, 64), nodes = 0, ppn = 0, got = 0;
 
 	for (int i = 0; i < n; i++) {
-		int r = sched_torque_parse_nodes(values[i], &nodes, &ppn);
+		int r = lookup_torque_parse_nodes(values[i], &nodes, &ppn);
 
 		if (r < 0) {
 			cmd_error(CMD, "-l %s: the nodes request is malformed; write nodes=N:ppn=P "

@@ -1,11 +1,11 @@
-/* fuzz_pidlist — libFuzzer target for the PID-file and --pids parsers (monitor/job/pidlist.c):
+/* fuzz_pidlist — libFuzzer target for the PID-file and --pids parsers (monitor/base/pidlist.c):
  * any bytes must give entries or a one-line error, never a crash, a leak or undefined
  * behaviour; accepted entries hold valid PIDs and no (host, pid) twice. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../monitor/job/pidlist.h"
+#include "../../monitor/base/pidlist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

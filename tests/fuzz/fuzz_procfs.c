@@ -1,5 +1,5 @@
 /* fuzz_procfs — libFuzzer target for the readers of what a watched process's /proc files say
- * (monitor/sample/maps.c, monitor/sample/procfs.c): a maps line per input line, a stat line's fields, a status
+ * (monitor/sample/addr/maps.c, monitor/sample/safe/procfs.c): a maps line per input line, a stat line's fields, a status
  * file's numbers, an environment block's variables. A hostile target controls much of this
  * text (its command name, its environment, its mapped file names): any bytes must give a value
  * or a refusal, never a crash, a read past the end, or undefined behaviour. */
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../monitor/sample/maps.h"
-#include "../../monitor/sample/procfs.h"
+#include "../../monitor/sample/addr/maps.h"
+#include "../../monitor/sample/safe/procfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* fuzz_pyframes — libFuzzer target for the Python frame walker (monitor/sample/pyframes.c): the
+/* fuzz_pyframes — libFuzzer target for the Python frame walker (monitor/sample/stop/pyframes.c): the
  * input is a CPython rank's memory as a hostile or corrupt one may hold it, mapped at a fixed
  * address, with _PyRuntime at its start. Chains that loop, pointers anywhere, huge lengths and
  * garbage line tables must give frames or a refusal, bounded, never a crash or a read past the
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../monitor/sample/pyframes.h"
+#include "../../monitor/sample/stop/pyframes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../monitor/job/sched_torque.h"
+#include "../../monitor/base/lookup_torque.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f = fmemopen(text, size ? size : 1, "r");
 
 	if (f) {
-		int rc = sched_torque_parse_nodefile(f, "nodefile", &job, err, sizeof(err));
+		int rc = lookup_torque_parse_nodefile(f, "nodefile", &job, err, sizeof(err));
 
 		if (rc < 0 && (!err[0] || strchr(err, '\n')))
 			__builtin_trap();
@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		fclose(f);
 	}
-	sched_torque_valid_jobid(text);
-	if (sched_torque_parse_nodes(text, &nodes, &ppn) == 1 && (nodes < 1 || ppn < 1))
+	lookup_torque_valid_jobid(text);
+	if (lookup_torque_parse_nodes(text, &nodes, &ppn) == 1 && (nodes < 1 || ppn < 1))
 		__builtin_trap();
 	free(text);
 	return 0;

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../monitor/daemon/signals.h"
-#include "../../monitor/sample/frames.h"
-#include "../../monitor/sample/target.h"
+#include "../../monitor/base/signals.h"
+#include "../../monitor/sample/print/frames.h"
+#include "../../monitor/sample/stop/target.h"
 
 static volatile sig_atomic_t stop_requested;
 

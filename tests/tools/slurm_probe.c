@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../monitor/job/sched_slurm.h"
+#include "../../monitor/base/lookup_slurm.h"
 
 int main(int argc, char **argv)
 {
@@ -13,12 +13,12 @@ int main(int argc, char **argv)
 	char err[512];
 	uint32_t id;
 
-	if (argc < 3 || sched_slurm_parse_jobid(argv[2], &id) < 0) {
+	if (argc < 3 || lookup_slurm_parse_jobid(argv[2], &id) < 0) {
 		fprintf(stderr, "usage: slurm_probe job JOBID | pids JOBID NODE\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "job")) {
-		if (sched_slurm_job(id, &job, err, sizeof(err)) < 0) {
+		if (lookup_slurm_job(id, &job, err, sizeof(err)) < 0) {
 			fprintf(stderr, "slurm_probe: %s\n", err);
 			return 1;
 		}
@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "pids") && argc == 4) {
-		int n = sched_slurm_step_pids(id, argv[3], pids, 65536, err, sizeof(err));
+		int n = lookup_slurm_step_pids(id, argv[3], pids, 65536, err, sizeof(err));
 
 		if (n < 0) {
 			fprintf(stderr, "slurm_probe: %s\n", err);

@@ -1,7 +1,7 @@
-/* Tests of the progress comparison (monitor/sample/progress.c): what moved, what stood still,
+/* Tests of the progress comparison (monitor/sample/addr/progress.c): what moved, what stood still,
  * which part differed, and which earlier sample a rank is compared with. */
-#include "../../monitor/sample/classify.h"
-#include "../../monitor/sample/progress.h"
+#include "../../monitor/sample/addr/classify.h"
+#include "../../monitor/sample/addr/progress.h"
 #include "suites.h"
 
 static const struct progress_print A = { 11, 100 }, A_INNER = { 11, 200 }, B = { 22, 100 };

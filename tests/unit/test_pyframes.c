@@ -1,11 +1,11 @@
-/* Tests of the Python frame walker (monitor/sample/pyframes.c) on memory images: a line table
+/* Tests of the Python frame walker (monitor/sample/stop/pyframes.c) on memory images: a line table
  * CPython 3.11 wrote (its lines checked against co_lines()), a well-formed chain, and corrupt
  * ones (a frame chain that loops, pointers out of the image, a huge table length): each stops
  * cleanly with what it read. */
 #include <stdint.h>
 #include <string.h>
 
-#include "../../monitor/sample/pyframes.h"
+#include "../../monitor/sample/stop/pyframes.h"
 #include "suites.h"
 
 /* def f(a): x = a + 1 / y = x * 2 / (blank) / for i in range(3): y += i / return y, defined

@@ -2,7 +2,7 @@
  * ranks, grouping, the diagnosis, and the MPI API name of binding and internal functions. */
 #include <string.h>
 
-#include "../../monitor/sample/capture.h"
+#include "../../monitor/sample/print/capture.h"
 #include "../../monitor/hang/report.h"
 #include "suites.h"
 

@@ -1,4 +1,4 @@
-/* Tests of the stop itself (monitor/sample/snapshot.c) on real processes: a rank killed while it is
+/* Tests of the stop itself (monitor/sample/stop/snapshot.c) on real processes: a rank killed while it is
  * held must still be collectable by its own parent (mpirun, orted, slurmstepd) while the
  * monitor lives, and a thread that is sampled is left running and untraced. */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../monitor/sample/snapshot.h"
+#include "../../monitor/sample/stop/snapshot.h"
 #include "suites.h"
 
 #define DEADLINE_S 10

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../monitor/job/sched_torque.h"
+#include "../../monitor/base/lookup_torque.h"
 #include "suites.h"
 
 static char dir[] = "/tmp/parastack-unit-torque.XXXXXX";
@@ -40,17 +40,17 @@ static const char *write_file(const char *name, const char *text)
 
 START_TEST(job_ids)
 {
-	ck_assert(sched_torque_valid_jobid("1234"));
-	ck_assert(sched_torque_valid_jobid("1234.server"));
-	ck_assert(sched_torque_valid_jobid("1234.head-1.cluster.example"));
-	ck_assert(sched_torque_valid_jobid("1234[7].server"));
-	ck_assert(sched_torque_valid_jobid("1234[].server"));
-	ck_assert(!sched_torque_valid_jobid(""));
-	ck_assert(!sched_torque_valid_jobid("server.1234"));
-	ck_assert(!sched_torque_valid_jobid("12 34"));
-	ck_assert(!sched_torque_valid_jobid("1234."));
-	ck_assert(!sched_torque_valid_jobid("1234[7"));
-	ck_assert(!sched_torque_valid_jobid("1234;rm -rf"));
+	ck_assert(lookup_torque_valid_jobid("1234"));
+	ck_assert(lookup_torque_valid_jobid("1234.server"));
+	ck_assert(lookup_torque_valid_jobid("1234.head-1.cluster.example"));
+	ck_assert(lookup_torque_valid_jobid("1234[7].server"));
+	ck_assert(lookup_torque_valid_jobid("1234[].server"));
+	ck_assert(!lookup_torque_valid_jobid(""));
+	ck_assert(!lookup_torque_valid_jobid("server.1234"));
+	ck_assert(!lookup_torque_valid_jobid("12 34"));
+	ck_assert(!lookup_torque_valid_jobid("1234."));
+	ck_assert(!lookup_torque_valid_jobid("1234[7"));
+	ck_assert(!lookup_torque_valid_jobid("1234;rm -rf"));
 }
 END_TEST
 
@@ -60,7 +60,7 @@ START_TEST(nodefile_one_line_per_slot)
 	char err[256];
 	const char *path = write_file("nodes", "n1\nn1\n  n2 \n\nn2\nn3\nn1\n");
 
-	ck_assert_int_eq(sched_torque_read_nodefile(path, &j, err, sizeof(err)), 0);
+	ck_assert_int_eq(lookup_torque_read_nodefile(path, &j, err, sizeof(err)), 0);
 	ck_assert_int_eq(j.slots, 6);
 	ck_assert_int_eq(j.nhosts, 3);
 	ck_assert_str_eq(j.hosts[0], "n1");
@@ -77,13 +77,13 @@ START_TEST(nodefile_errors_name_the_line)
 	struct torque_job j;
 	char err[256];
 
-	ck_assert_int_eq(sched_torque_read_nodefile(write_file("bad", "n1\nn1 n2\n"), &j, err,
+	ck_assert_int_eq(lookup_torque_read_nodefile(write_file("bad", "n1\nn1 n2\n"), &j, err,
 						    sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "line 2"));
-	ck_assert_int_eq(sched_torque_read_nodefile(write_file("empty", "\n\n"), &j, err,
+	ck_assert_int_eq(lookup_torque_read_nodefile(write_file("empty", "\n\n"), &j, err,
 						    sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "lists no host"));
-	ck_assert_int_eq(sched_torque_read_nodefile("/nonexistent/nodes", &j, err, sizeof(err)), -1);
+	ck_assert_int_eq(lookup_torque_read_nodefile("/nonexistent/nodes", &j, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "cannot read the node file /nonexistent/nodes"));
 }
 END_TEST
@@ -95,16 +95,16 @@ START_TEST(environment_of_a_job)
 	const char *path = write_file("nodes", "a\na\nb\nb\n");
 
 	unsetenv("PBS_JOBID");
-	ck_assert_int_eq(sched_torque_from_env(&j, err, sizeof(err)), 0);
+	ck_assert_int_eq(lookup_torque_from_env(&j, err, sizeof(err)), 0);
 	setenv("PBS_JOBID", "77.head", 1);
 	unsetenv("PBS_NODEFILE");
-	ck_assert_int_eq(sched_torque_from_env(&j, err, sizeof(err)), -1);
+	ck_assert_int_eq(lookup_torque_from_env(&j, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "PBS_NODEFILE"));
 	setenv("PBS_NODEFILE", path, 1);
 	setenv("PBS_NUM_NODES", "2", 1);
 	setenv("PBS_NUM_PPN", "2", 1);
 	setenv("PBS_O_WORKDIR", "/home/u/run", 1);
-	ck_assert_int_eq(sched_torque_from_env(&j, err, sizeof(err)), 1);
+	ck_assert_int_eq(lookup_torque_from_env(&j, err, sizeof(err)), 1);
 	ck_assert_str_eq(j.id, "77.head");
 	ck_assert_str_eq(j.workdir, "/home/u/run");
 	ck_assert_int_eq(j.num_nodes, 2);
@@ -112,7 +112,7 @@ START_TEST(environment_of_a_job)
 	ck_assert_int_eq(j.nhosts, 2);
 	ck_assert_int_eq(j.slots, 4);
 	setenv("PBS_JOBID", "77;reboot", 1);
-	ck_assert_int_eq(sched_torque_from_env(&j, err, sizeof(err)), -1);
+	ck_assert_int_eq(lookup_torque_from_env(&j, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "not a Torque job id"));
 	unsetenv("PBS_JOBID");
 	unsetenv("PBS_NODEFILE");
@@ -127,10 +127,10 @@ START_TEST(hostfile_has_each_node_once)
 	struct torque_job j;
 	char err[256], path[256], buf[256] = "";
 
-	ck_assert_int_eq(sched_torque_read_nodefile(write_file("nodes", "x\ny\nx\ny\nz\n"), &j, err,
+	ck_assert_int_eq(lookup_torque_read_nodefile(write_file("nodes", "x\ny\nx\ny\nz\n"), &j, err,
 						    sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/hosts", dir);
-	ck_assert_int_eq(sched_torque_write_hostfile(&j, path, err, sizeof(err)), 0);
+	ck_assert_int_eq(lookup_torque_write_hostfile(&j, path, err, sizeof(err)), 0);
 
 	FILE *f = fopen(path, "r");
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -138,7 +138,7 @@ START_TEST(hostfile_has_each_node_once)
 	fclose(f);
 	buf[n] = '\0';
 	ck_assert_str_eq(buf, "x slots=1\ny slots=1\nz slots=1\n");
-	ck_assert_int_eq(sched_torque_write_hostfile(&j, "/nonexistent/hosts", err, sizeof(err)), -1);
+	ck_assert_int_eq(lookup_torque_write_hostfile(&j, "/nonexistent/hosts", err, sizeof(err)), -1);
 }
 END_TEST
 
@@ -146,22 +146,22 @@ START_TEST(resource_list_nodes)
 {
 	int nodes = 0, ppn = 0;
 
-	ck_assert_int_eq(sched_torque_parse_nodes("nodes=4:ppn=2", &nodes, &ppn), 1);
+	ck_assert_int_eq(lookup_torque_parse_nodes("nodes=4:ppn=2", &nodes, &ppn), 1);
 	ck_assert_int_eq(nodes, 4);
 	ck_assert_int_eq(ppn, 2);
-	ck_assert_int_eq(sched_torque_parse_nodes("walltime=1:00:00,nodes=3,mem=2gb", &nodes, &ppn), 1);
+	ck_assert_int_eq(lookup_torque_parse_nodes("walltime=1:00:00,nodes=3,mem=2gb", &nodes, &ppn), 1);
 	ck_assert_int_eq(nodes, 3);
 	ck_assert_int_eq(ppn, 1);
-	ck_assert_int_eq(sched_torque_parse_nodes("nodes=2:gpus=1:ppn=8", &nodes, &ppn), 1);
+	ck_assert_int_eq(lookup_torque_parse_nodes("nodes=2:gpus=1:ppn=8", &nodes, &ppn), 1);
 	ck_assert_int_eq(ppn, 8);
-	ck_assert_int_eq(sched_torque_parse_nodes("walltime=10:00", &nodes, &ppn), 0);
-	ck_assert_int_eq(sched_torque_parse_nodes("nodes=n1:ppn=2+n2:ppn=2", &nodes, &ppn), 0);
-	ck_assert_int_eq(sched_torque_parse_nodes("nodes=2:ppn=2+1:ppn=4", &nodes, &ppn), 0);
-	ck_assert_int_eq(sched_torque_parse_nodes("nodes=0", &nodes, &ppn), -1);
-	ck_assert_int_eq(sched_torque_parse_nodes("nodes=4:ppn=", &nodes, &ppn), -1);
-	ck_assert_int_eq(sched_torque_parse_nodes("nodes=4:ppn=x", &nodes, &ppn), -1);
-	ck_assert_int_eq(sched_torque_parse_nodes("nodes=", &nodes, &ppn), -1);
-	ck_assert_int_eq(sched_torque_parse_nodes("nodes=4x", &nodes, &ppn), -1);
+	ck_assert_int_eq(lookup_torque_parse_nodes("walltime=10:00", &nodes, &ppn), 0);
+	ck_assert_int_eq(lookup_torque_parse_nodes("nodes=n1:ppn=2+n2:ppn=2", &nodes, &ppn), 0);
+	ck_assert_int_eq(lookup_torque_parse_nodes("nodes=2:ppn=2+1:ppn=4", &nodes, &ppn), 0);
+	ck_assert_int_eq(lookup_torque_parse_nodes("nodes=0", &nodes, &ppn), -1);
+	ck_assert_int_eq(lookup_torque_parse_nodes("nodes=4:ppn=", &nodes, &ppn), -1);
+	ck_assert_int_eq(lookup_torque_parse_nodes("nodes=4:ppn=x", &nodes, &ppn), -1);
+	ck_assert_int_eq(lookup_torque_parse_nodes("nodes=", &nodes, &ppn), -1);
+	ck_assert_int_eq(lookup_torque_parse_nodes("nodes=4x", &nodes, &ppn), -1);
 }
 END_TEST
 

@@ -1,7 +1,7 @@
 /* capture — symbolize the deciding thread of a rank and reduce it to what reports need. */
 #include "capture.h"
 #include "frames.h"
-#include "procfs.h"
+#include "../safe/procfs.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
-/* sched_slurm — libslurm calls: slurm_load_job, slurm_get_job_steps, slurm_job_step_get_pids,
+/* lookup_slurm — libslurm calls: slurm_load_job, slurm_get_job_steps, slurm_job_step_get_pids,
  * slurm_kill_job. libslurm finds the cluster the way Slurm's own commands do (SLURM_CONF or
  * the installed slurm.conf). */
-#include "sched_slurm.h"
+#include "lookup_slurm.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -133,7 +133,7 @@ static const char *state_name(uint32_t state)
 	return base < sizeof(names) / sizeof(names[0]) ? names[base] : "UNKNOWN";
 }
 
-int sched_slurm_parse_jobid(const char *text, uint32_t *id)
+int lookup_slurm_parse_jobid(const char *text, uint32_t *id)
 {
 	char *end;
 	unsigned long v;
@@ -170,7 +170,7 @@ static int expand_nodes(const char *expr, struct slurm_job_info *job)
 	return rc;
 }
 
-int sched_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t len)
+int lookup_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t len)
 {
 	job_info_msg_t *msg = NULL;
 
@@ -245,7 +245,7 @@ static bool step_runs_on(const job_step_info_t *step, const char *node)
 	return found;
 }
 
-int sched_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, char *err,
+int lookup_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, char *err,
 			  size_t len)
 {
 	job_step_info_response_msg_t *steps = NULL;
@@ -269,12 +269,12 @@ int sched_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, c
 	static struct slurm_job_info job;
 	char ignored[256];
 
-	if (sched_slurm_job(id, &job, ignored, sizeof(ignored)) == 0 && !strcmp(job.batch_host, node))
+	if (lookup_slurm_job(id, &job, ignored, sizeof(ignored)) == 0 && !strcmp(job.batch_host, node))
 		n = step_pids_on(id, SLURM_BATCH_SCRIPT, node, pids, n, max);
 	return n;
 }
 
-int sched_slurm_cancel(uint32_t id, char *err, size_t len)
+int lookup_slurm_cancel(uint32_t id, char *err, size_t len)
 {
 	if (slurm_reachable(err, len) < 0)
 		return -1;

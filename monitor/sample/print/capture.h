@@ -9,8 +9,8 @@
 
 #include <jansson.h>
 
-#include "symbolize.h"
-#include "target.h"
+#include "../addr/symbolize.h"
+#include "../stop/target.h"
 
 /* Snapshot all threads of t and describe the rank; sy may be NULL (no names). */
 json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host);

@@ -13,7 +13,7 @@
 #include <sys/uio.h>
 
 #include "ehframe.h"
-#include "progress.h"
+#include "../addr/progress.h"
 #include "unwind.h"
 
 #define PAGE 4096

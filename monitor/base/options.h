@@ -64,10 +64,8 @@ void print_version(const char *prog);
  * stop_at_word)? */
 bool wants_version(int argc, char **argv, bool stop_at_word);
 
-/* The model options as words for parastack-monitor's command line (5 of them, in buf). */
-int model_options_argv(const struct common_options *o, char **argv, char buf[5][64]);
-
-/* What the commands that start monitors (run, attach) take besides the model. */
+/* What the commands that start monitors (run, attach) take besides the model, and what the
+ * monitor takes from them: one set of options, parsed by one function on both sides. */
 struct watch_options {
 	struct common_options opt;
 	bool kill_on_hang;
@@ -78,15 +76,35 @@ struct watch_options {
 	const char *core_dir;       /* --core-dir: absolute path, or NULL */
 	bool quiet;                 /* --quiet */
 	double progress_s;          /* --progress SECONDS (0: none) */
+	/* The monitor: the paths were checked and made absolute by the command that started it
+	 * (they need not exist on every monitor's node), so they are taken as given. */
+	bool paths_as_given;
 };
 
-/* getopt_long entries of the model options and --on-hang, --report, --trace, --confirm. */
+/* getopt_long values of the watch options: above every character, so that no command's own
+ * one-letter values can take one of them. */
+enum watch_option {
+	WOPT_ON_HANG = 256,
+	WOPT_REPORT,
+	WOPT_TRACE,
+	WOPT_CONFIRM,
+	WOPT_NO_RECORD,
+	WOPT_CORE_DIR,
+	WOPT_QUIET,
+	WOPT_PROGRESS,
+};
+
+/* getopt_long entries of the model options and the watch options: the one table of both, for
+ * run, attach and parastack-monitor. */
 #define WATCH_LONGOPTS                                                                          \
-	MODEL_LONGOPTS, { "on-hang", required_argument, NULL, 'H' },                            \
-	{ "report", required_argument, NULL, 'R' }, { "trace", required_argument, NULL, 'T' },  \
-	{ "confirm", required_argument, NULL, 'W' }, { "no-record", no_argument, NULL, 'O' },  \
-	{ "core-dir", required_argument, NULL, 'C' }, { "quiet", no_argument, NULL, 'Q' },       \
-	{ "progress", required_argument, NULL, 'P' }
+	MODEL_LONGOPTS, { "on-hang", required_argument, NULL, WOPT_ON_HANG },                   \
+	{ "report", required_argument, NULL, WOPT_REPORT },                                      \
+	{ "trace", required_argument, NULL, WOPT_TRACE },                                        \
+	{ "confirm", required_argument, NULL, WOPT_CONFIRM },                                    \
+	{ "no-record", no_argument, NULL, WOPT_NO_RECORD },                                      \
+	{ "core-dir", required_argument, NULL, WOPT_CORE_DIR },                                  \
+	{ "quiet", no_argument, NULL, WOPT_QUIET },                                              \
+	{ "progress", required_argument, NULL, WOPT_PROGRESS }
 
 /* --core-dir DIR: an existing directory this user may write in. 0, or -1 (one line printed). */
 int option_core_dir(const char *cmd, const char *dir);
@@ -102,8 +120,15 @@ int option_confirm(const char *cmd, const char *arg, double *seconds);
 int watch_option_apply(const char *cmd, struct watch_options *w, int c, const char *name,
 		       const char *arg);
 
-/* Those options as words for parastack-monitor's command line; the count (at most 16). */
-int watch_options_argv(const struct watch_options *w, char **argv, char buf[7][64]);
+/* parastack-monitor's command-line words for a watch: the model's and the watch's options. */
+#define WATCH_WORDS_MAX 20
+struct watch_words {
+	char *word[WATCH_WORDS_MAX];
+	int n;
+	char numbers[8][64]; /* the words that carry a number */
+	int nnumbers;
+};
+void watch_options_words(const struct watch_options *w, struct watch_words *out);
 
 /* In the child that becomes the monitors' mpirun: what Open MPI needs from the environment
  * (running as root; inside a Slurm allocation, a step that overlaps the job's and carries

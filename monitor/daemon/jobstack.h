@@ -4,9 +4,9 @@
 #ifndef PARASTACK_JOBSTACK_H
 #define PARASTACK_JOBSTACK_H
 
-#include "comm.h"
-#include "discover.h"
-#include "../sample/pstack.h"
+#include "../job/comm.h"
+#include "../job/discover.h"
+#include "../sample/print/pstack.h"
 
 /* Collective over the monitors: print (monitor 0, on standard output) the stacks of every
  * monitor's local processes. The number of processes that could not be looked at, job-wide. */

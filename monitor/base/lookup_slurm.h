@@ -1,9 +1,9 @@
-/* sched_slurm — what parastack needs from Slurm, through libslurm: a job's state and nodes, the
+/* lookup_slurm — what parastack needs from Slurm, through libslurm: a job's state and nodes, the
  * PIDs of its steps' tasks on one node (so ranks started by mpirun's daemons or by srun are
  * found without looking at anything else on the node), and cancelling it. Every function puts a
  * one-line reason in err when it fails. */
-#ifndef PARASTACK_SCHED_SLURM_H
-#define PARASTACK_SCHED_SLURM_H
+#ifndef PARASTACK_LOOKUP_SLURM_H
+#define PARASTACK_LOOKUP_SLURM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,17 +26,17 @@ struct slurm_job_info {
 };
 
 /* A job id as Slurm prints it ("1234"); 0 on success, -1 if text is not one. */
-int sched_slurm_parse_jobid(const char *text, uint32_t *id);
+int lookup_slurm_parse_jobid(const char *text, uint32_t *id);
 
 /* The job's state and nodes. 0, or -1 with err (no such job, no controller, ...). */
-int sched_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t len);
+int lookup_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t len);
 
 /* PIDs of every task of every step of the job on `node` (the batch step included), at most
  * max. The count, or -1 with err. */
-int sched_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, char *err,
+int lookup_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, char *err,
 			  size_t len);
 
 /* Cancel the job as scancel does. 0, or -1 with err. */
-int sched_slurm_cancel(uint32_t id, char *err, size_t len);
+int lookup_slurm_cancel(uint32_t id, char *err, size_t len);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pyframes.h"
+#include "../stop/pyframes.h"
 
 #define LOGICAL_MAX 8
 

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 
-#include "symbolize.h"
-#include "target.h"
+#include "../addr/symbolize.h"
+#include "../stop/target.h"
 
 struct frame_view {
 	struct sym_frame f; /* a Python frame: func is its qualified name, module its file's name */

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "maps.h"
+#include "../addr/maps.h"
 #include "snapshot.h"
 
 struct unwinder_ops {

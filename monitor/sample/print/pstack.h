@@ -1,7 +1,7 @@
-/* pstack — what `parastack stack` prints for processes, as pstack/eu-stack do but MPI-aware:
- * each process's rank, IN_MPI/OUT_MPI state and every thread's frames (as text or as JSON), or
- * the processes' call paths merged into one tree with rank ranges (as STAT draws it). Used by
- * the command on this machine and by the monitors for a whole job (jobstack.c). */
+/* pstack — what `parastack stack` shows of processes, as pstack/eu-stack do but MPI-aware:
+ * each process's rank, IN_MPI/OUT_MPI state and every thread's frames, as text or JSON items
+ * (printed, or merged into one tree, by hang/report_stacks.h). Used by the command on this
+ * machine and by the monitors for a whole job (daemon/jobstack.c). */
 #ifndef PARASTACK_PSTACK_H
 #define PARASTACK_PSTACK_H
 
@@ -22,9 +22,5 @@ const char *pstack_format_name(enum pstack_format f);
  * process that cannot be looked at is said on standard error and counted in *failed. */
 json_t *pstack_items(const pid_t *pids, const int *ranks, int n, const char *host,
 		     enum pstack_format f, int *failed);
-
-/* Items of format f on out: texts one after the other, one JSON array, or (sorted by rank)
- * merged into one tree, as text or JSON. */
-void pstack_print_items(FILE *out, json_t *items, enum pstack_format f);
 
 #endif

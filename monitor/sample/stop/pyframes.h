@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "maps.h"
+#include "../addr/maps.h"
 
 #define PY_MAX_FRAMES 64
 

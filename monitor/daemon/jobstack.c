@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "../hang/report.h"
+#include "../hang/report_stacks.h"
 
 long jobstack_print(const struct comm *c, const struct job_proc *local, int nlocal,
 		    enum pstack_format f)
@@ -40,7 +41,7 @@ long jobstack_print(const struct comm *c, const struct job_proc *local, int nloc
 			json_decref(part);
 		}
 		report_sort_by_rank(mine);
-		pstack_print_items(stdout, mine, f);
+		report_print_stacks(stdout, mine, f);
 	}
 	json_decref(mine);
 	return comm_sum(failed);

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "fscreds.h"
-#include "identity.h"
-#include "procfs.h"
-#include "progress.h"
+#include "../safe/fscreds.h"
+#include "../safe/identity.h"
+#include "../safe/procfs.h"
+#include "../addr/progress.h"
 
 #define KERNEL_RECHECKS 3
 

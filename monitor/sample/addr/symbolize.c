@@ -2,10 +2,10 @@
  * contain the pc, innermost first: each DW_TAG_inlined_subroutine is a logical frame whose
  * caller's position is its DW_AT_call_file/DW_AT_call_line. */
 #include "symbolize.h"
-#include "fscreds.h"
-#include "procfs.h"
-#include "textsafe.h"
-#include "watchdog.h"
+#include "../safe/fscreds.h"
+#include "../safe/procfs.h"
+#include "../safe/textsafe.h"
+#include "../safe/watchdog.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

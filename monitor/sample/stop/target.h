@@ -9,11 +9,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "classify.h"
-#include "identity.h"
-#include "maps.h"
-#include "procfs.h"
-#include "progress.h"
+#include "../addr/classify.h"
+#include "../safe/identity.h"
+#include "../addr/maps.h"
+#include "../safe/procfs.h"
+#include "../addr/progress.h"
 #include "pyframes.h"
 #include "snapshot.h"
 #include "unwind.h"

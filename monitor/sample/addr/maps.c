@@ -1,7 +1,7 @@
 /* maps — parsing /proc/PID/maps, classifying modules by file name, and collecting the address
  * ranges of MPI_* functions from the symbol tables of application modules (libelf). */
 #include "maps.h"
-#include "procfs.h"
+#include "../safe/procfs.h"
 
 #include <ctype.h>
 #include <errno.h>

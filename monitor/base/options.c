@@ -257,18 +257,6 @@ int sibling_program(const char *name, char *path, size_t len)
 	return access(path, X_OK);
 }
 
-int model_options_argv(const struct common_options *o, char **argv, char buf[5][64])
-{
-	snprintf(buf[0], 64, "--alpha=%.17g", o->model.alpha);
-	snprintf(buf[1], 64, "--interval=%.17g", o->model.interval_ms);
-	snprintf(buf[2], 64, "--max-interval=%.17g", o->model.max_interval_ms);
-	snprintf(buf[3], 64, "--set-size=%d", o->model.set_size);
-	snprintf(buf[4], 64, "--seed=%llu", (unsigned long long)o->model.seed);
-	for (int i = 0; i < 5; i++)
-		argv[i] = buf[i];
-	return 5;
-}
-
 int option_on_hang(const char *cmd, const char *arg, bool *kill)
 {
 	if (strcmp(arg, "kill") && strcmp(arg, "report")) {
@@ -290,39 +278,47 @@ char *option_absolute_path(const char *path)
 	return out;
 }
 
+/* --report, --trace, --core-dir: checked and made absolute where the user typed them (the
+ * leading monitor may start in another directory, on another node); as given in the monitor. */
+static int watch_path_apply(const char *cmd, struct watch_options *w, int c, const char *arg)
+{
+	const char **slot = c == WOPT_REPORT ? &w->report : c == WOPT_TRACE ? &w->trace : &w->core_dir;
+
+	if (w->paths_as_given) {
+		*slot = arg;
+		return 0;
+	}
+	if (c == WOPT_CORE_DIR ? option_core_dir(cmd, arg) < 0 :
+	    option_output_path(cmd, c == WOPT_REPORT ? "report" : "trace", arg) < 0)
+		return -1;
+	free((void *)*slot); /* the last one given wins */
+	*slot = option_absolute_path(arg);
+	return 0;
+}
+
 int watch_option_apply(const char *cmd, struct watch_options *w, int c, const char *name,
 		       const char *arg)
 {
 	switch (c) {
 	case 0:
 		return common_option_apply(cmd, &w->opt, name, arg) == 0 ? 0 : -1;
-	case 'H':
+	case WOPT_ON_HANG:
 		return option_on_hang(cmd, arg, &w->kill_on_hang);
-	case 'W':
+	case WOPT_CONFIRM:
 		w->confirm_given = true;
 		return option_confirm(cmd, arg, &w->confirm_s);
-	case 'O':
+	case WOPT_NO_RECORD:
 		w->no_record = true;
 		return 0;
-	case 'C':
-		if (option_core_dir(cmd, arg) < 0)
-			return -1;
-		free((void *)w->core_dir); /* the last one given wins */
-		w->core_dir = option_absolute_path(arg);
-		return 0;
-	case 'Q':
+	case WOPT_QUIET:
 		w->quiet = true;
 		return 0;
-	case 'P':
+	case WOPT_PROGRESS:
 		return option_progress(cmd, arg, &w->progress_s);
-	case 'R':
-	case 'T':
-		if (option_output_path(cmd, c == 'R' ? "report" : "trace", arg) < 0)
-			return -1;
-		/* The leading monitor may start in another directory, on another node. */
-		free((void *)*(c == 'R' ? &w->report : &w->trace));
-		*(c == 'R' ? &w->report : &w->trace) = option_absolute_path(arg);
-		return 0;
+	case WOPT_REPORT:
+	case WOPT_TRACE:
+	case WOPT_CORE_DIR:
+		return watch_path_apply(cmd, w, c, arg);
 	default:
 		return 1;
 	}
@@ -372,36 +368,60 @@ int option_confirm(const char *cmd, const char *arg, double *seconds)
 	return option_seconds(cmd, "confirm", arg, 0.0, seconds);
 }
 
-int watch_options_argv(const struct watch_options *w, char **argv, char buf[7][64])
+static void words_add(struct watch_words *out, const char *word)
 {
-	int a = model_options_argv(&w->opt, argv, buf);
+	if (out->n < WATCH_WORDS_MAX - 1)
+		out->word[out->n++] = (char *)word;
+}
 
-	if (w->confirm_given) {
-		snprintf(buf[5], 64, "--confirm=%.17g", w->confirm_s);
-		argv[a++] = buf[5];
-	}
-	argv[a++] = w->kill_on_hang ? "--on-hang=kill" : "--on-hang=report";
+static void words_add_number(struct watch_words *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void words_add_number(struct watch_words *out, const char *fmt, ...)
+{
+	va_list ap;
+	char *buf = out->numbers[out->nnumbers];
+
+	if (out->nnumbers >= (int)(sizeof(out->numbers) / sizeof(out->numbers[0])))
+		return;
+	out->nnumbers++;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(out->numbers[0]), fmt, ap);
+	va_end(ap);
+	words_add(out, buf);
+}
+
+void watch_options_words(const struct watch_options *w, struct watch_words *out)
+{
+	const struct detector_config *m = &w->opt.model;
+
+	out->n = out->nnumbers = 0;
+	words_add_number(out, "--alpha=%.17g", m->alpha);
+	words_add_number(out, "--interval=%.17g", m->interval_ms);
+	words_add_number(out, "--max-interval=%.17g", m->max_interval_ms);
+	words_add_number(out, "--set-size=%d", m->set_size);
+	words_add_number(out, "--seed=%llu", (unsigned long long)m->seed);
+	if (w->confirm_given)
+		words_add_number(out, "--confirm=%.17g", w->confirm_s);
+	words_add(out, w->kill_on_hang ? "--on-hang=kill" : "--on-hang=report");
 	if (w->no_record)
-		argv[a++] = "--no-record";
+		words_add(out, "--no-record");
 	if (w->quiet)
-		argv[a++] = "--quiet";
-	if (w->progress_s > 0) {
-		snprintf(buf[6], 64, "--progress=%.17g", w->progress_s);
-		argv[a++] = buf[6];
-	}
+		words_add(out, "--quiet");
+	if (w->progress_s > 0)
+		words_add_number(out, "--progress=%.17g", w->progress_s);
 	if (w->core_dir) {
-		argv[a++] = "--core-dir";
-		argv[a++] = (char *)w->core_dir;
+		words_add(out, "--core-dir");
+		words_add(out, w->core_dir);
 	}
 	if (w->report) {
-		argv[a++] = "--report";
-		argv[a++] = (char *)w->report;
+		words_add(out, "--report");
+		words_add(out, w->report);
 	}
 	if (w->trace) {
-		argv[a++] = "--trace";
-		argv[a++] = (char *)w->trace;
+		words_add(out, "--trace");
+		words_add(out, w->trace);
 	}
-	return a;
+	out->word[out->n] = NULL;
 }
 
 void monitor_launch_env(bool in_slurm)

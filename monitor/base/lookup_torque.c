@@ -1,5 +1,5 @@
-/* sched_torque — a Torque job seen through its environment, its node file and qdel. */
-#include "sched_torque.h"
+/* lookup_torque — a Torque job seen through its environment, its node file and qdel. */
+#include "lookup_torque.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -61,7 +61,7 @@ static int add_slot(struct torque_job *j, const char *host)
 	return 0;
 }
 
-bool sched_torque_valid_jobid(const char *text)
+bool lookup_torque_valid_jobid(const char *text)
 {
 	const char *p = text;
 
@@ -78,7 +78,7 @@ bool sched_torque_valid_jobid(const char *text)
 	return *p == '.' ? valid_host(p + 1) : *p == '\0';
 }
 
-int sched_torque_parse_nodefile(FILE *f, const char *path, struct torque_job *j, char *err,
+int lookup_torque_parse_nodefile(FILE *f, const char *path, struct torque_job *j, char *err,
 				size_t len)
 {
 	char line[1024];
@@ -107,7 +107,7 @@ int sched_torque_parse_nodefile(FILE *f, const char *path, struct torque_job *j,
 	return 0;
 }
 
-int sched_torque_read_nodefile(const char *path, struct torque_job *j, char *err, size_t len)
+int lookup_torque_read_nodefile(const char *path, struct torque_job *j, char *err, size_t len)
 {
 	FILE *f = fopen(path, "r");
 	int rc;
@@ -117,12 +117,12 @@ int sched_torque_read_nodefile(const char *path, struct torque_job *j, char *err
 		snprintf(err, len, "cannot read the node file %s: %s", path, strerror(errno));
 		return -1;
 	}
-	rc = sched_torque_parse_nodefile(f, path, j, err, len);
+	rc = lookup_torque_parse_nodefile(f, path, j, err, len);
 	fclose(f);
 	return rc;
 }
 
-int sched_torque_from_env(struct torque_job *j, char *err, size_t len)
+int lookup_torque_from_env(struct torque_job *j, char *err, size_t len)
 {
 	const char *id = getenv("PBS_JOBID"), *nodefile = getenv("PBS_NODEFILE");
 	const char *workdir = getenv("PBS_O_WORKDIR");
@@ -130,7 +130,7 @@ int sched_torque_from_env(struct torque_job *j, char *err, size_t len)
 	memset(j, 0, sizeof(*j));
 	if (!id || !*id)
 		return 0;
-	if (!sched_torque_valid_jobid(id)) {
+	if (!lookup_torque_valid_jobid(id)) {
 		snprintf(err, len, "PBS_JOBID='%.64s' is not a Torque job id", id);
 		return -1;
 	}
@@ -143,10 +143,10 @@ int sched_torque_from_env(struct torque_job *j, char *err, size_t len)
 	snprintf(j->workdir, sizeof(j->workdir), "%s", workdir ? workdir : "");
 	j->num_nodes = env_count("PBS_NUM_NODES");
 	j->num_ppn = env_count("PBS_NUM_PPN");
-	return sched_torque_read_nodefile(nodefile, j, err, len) < 0 ? -1 : 1;
+	return lookup_torque_read_nodefile(nodefile, j, err, len) < 0 ? -1 : 1;
 }
 
-int sched_torque_write_hostfile(const struct torque_job *j, const char *path, char *err,
+int lookup_torque_write_hostfile(const struct torque_job *j, const char *path, char *err,
 				size_t len)
 {
 	FILE *f = fopen(path, "w");
@@ -164,7 +164,7 @@ int sched_torque_write_hostfile(const struct torque_job *j, const char *path, ch
 	return 0;
 }
 
-int sched_torque_delete(const char *id, char *err, size_t len)
+int lookup_torque_delete(const char *id, char *err, size_t len)
 {
 	int st;
 	pid_t pid = fork();
@@ -208,7 +208,7 @@ static int take_count(const char **p)
 	return (int)n;
 }
 
-int sched_torque_parse_nodes(const char *resource_list, int *nodes, int *ppn)
+int lookup_torque_parse_nodes(const char *resource_list, int *nodes, int *ppn)
 {
 	const char *p = resource_list;
 

@@ -8,10 +8,9 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "../hang/report.h"
 #include "frames.h"
-#include "symbolize.h"
-#include "target.h"
+#include "../addr/symbolize.h"
+#include "../stop/target.h"
 
 
 static const char *thread_role(const struct thread_stack *th)
@@ -253,35 +252,4 @@ json_t *pstack_items(const pid_t *pids, const int *ranks, int n, const char *hos
 	}
 	symbolizer_pool_free(&syms);
 	return items;
-}
-
-void pstack_print_items(FILE *out, json_t *items, enum pstack_format f)
-{
-	size_t i;
-	json_t *item;
-
-	if (f == PSTACK_TREE || f == PSTACK_TREE_JSON) {
-		json_t *groups, *tree;
-
-		report_sort_by_rank(items);
-		groups = report_groups(items);
-		tree = report_tree(groups);
-		if (f == PSTACK_TREE_JSON) {
-			json_dumpf(tree, out, JSON_INDENT(2));
-			fputc('\n', out);
-		} else {
-			fprintf(out, "%d process(es); each distinct call path once, with its ranks:\n",
-				(int)json_array_size(items));
-			report_print_tree(out, tree, 1 << 30);
-		}
-		json_decref(tree);
-		json_decref(groups);
-	} else if (f == PSTACK_JSON) {
-		json_dumpf(items, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
-		fputc('\n', out);
-	} else {
-		json_array_foreach(items, i, item)
-			fprintf(out, "%s%s", i ? "\n" : "", json_string_value(json_object_get(item, "text")));
-	}
-	fflush(out);
 }

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "procfs.h"
+#include "../safe/procfs.h"
 
 #define STOP_DEADLINE_NS 1000000000LL /* give up waiting for the stop after 1 s */
 #define SPIN_NS 30000LL               /* then poll, before sleeping, for 30 us */
