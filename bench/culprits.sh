@@ -20,14 +20,18 @@
 # communicator) faults.
 # Runs per (application, kind, layer): CULPRIT_RUNS, default 2 (quick) or 20 (full).
 # CULPRIT_APPS narrows the applications (default: all); CULPRIT_NPS the sub-communicator
-# applications' sizes (default "4 16"). Writes results/culprits.md.
+# applications' sizes (default "4 16"). BENCH_STATE=DIR keeps the campaign across sessions
+# (lib.sh): the same command again goes on where it stopped. Writes results/culprits.md.
 . "$(dirname "$0")/lib.sh"
 RUNS=${CULPRIT_RUNS:-$(pick 2 20)}
 INJ=$BUILD/tests/libpsinject.so
 RUN=0
 APPLIST=${CULPRIT_APPS:-halo stencil transpose farm grid dup cart group}
 NPS=${CULPRIT_NPS:-4 16}
-: >"$WORK/runs.tsv"
+# The code the numbers are of: a campaign in BENCH_STATE resumes only over the same.
+state_begin monitor stats record launcher tests/apps tests/fixtures bench/culprits.sh bench/lib.sh
+[ -n "${BENCH_STATE:-}" ] || : >"$STATE/runs.tsv"
+state_params "runs=$RUNS apps=$APPLIST nps=$NPS seed=${BENCH_SEED:-1}"
 
 # app NAME: its program, the environment that bounds a healthy run, and its faults as
 # "kind FUNC KIND LO HI" lines (the call number drawn in [LO, HI]).
@@ -120,6 +124,7 @@ one() {
 	rep=$WORK/report-$RUN.json
 	name=$1
 	[ "$(app_nps "$1")" = 4 ] || name=$1/$8
+	state_has runs.tsv 4 "$RUN" && return 0
 	rm -f "$rep"
 	say "culprits: run $RUN: $name $2 (rank $rank, call $call of $3), layer $7"
 	norecord=""
@@ -139,9 +144,9 @@ one() {
 			 (if (.faulty_ranks | index($r)) != null then 1 else 0 end),
 			 (if (.faulty_ranks | length) > 0 then ([.faulty_ranks[] | select(. == $r)] | length) / (.faulty_ranks | length) else 0 end),
 			 ([.culprits[]? | select(.evidence == "certain" and .rank != $r)] | length),
-			 ([.culprits[]?.evidence] | unique | join("+")), .hang_type] | @tsv' "$rep" >>"$WORK/runs.tsv"
+			 ([.culprits[]?.evidence] | unique | join("+")), .hang_type] | @tsv' "$rep" >>"$STATE/runs.tsv"
 	else
-		printf '%s\t%s\t%s\t%s\tno hang (exit %s)\t%s\t-\t-\t-\t0\t-\t-\n' "$name" "$2" "$7" "$RUN" "$RC" "$rank" >>"$WORK/runs.tsv"
+		printf '%s\t%s\t%s\t%s\tno hang (exit %s)\t%s\t-\t-\t-\t0\t-\t-\n' "$name" "$2" "$7" "$RUN" "$RC" "$rank" >>"$STATE/runs.tsv"
 	fi
 }
 
@@ -178,7 +183,7 @@ summary() {
 				h[hk] ? sprintf("%.0f %%", 100 * ac[hk] / h[hk]) : "-",
 				h[hk] ? sprintf("%.0f %%", 100 * pr[hk] / h[hk]) : "-", wc[hk] + 0, evs ? evs : "-"
 		}
-	}' "$WORK/runs.tsv"
+	}' "$STATE/runs.tsv"
 }
 
 {
@@ -214,6 +219,6 @@ EOF
 | application | kind | layer | run | outcome | injected rank | faulty_ranks | AC | PR | wrong certain | evidence | hang type |
 |---|---|---|---|---|---|---|---|---|---|---|---|
 EOF
-	sed -e 's/\t/ | /g' -e 's/^/| /' -e 's/$/ |/' "$WORK/runs.tsv"
+	sed -e 's/\t/ | /g' -e 's/^/| /' -e 's/$/ |/' "$STATE/runs.tsv"
 } >"$RESULTS/culprits.md"
 say "culprits: $RUN runs; results/culprits.md"

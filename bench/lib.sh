@@ -108,3 +108,45 @@ svg_preamble() {
 say() {
 	echo "bench: $*" >&2
 }
+
+# BENCH_STATE=DIR: a campaign kept across sessions (hours of runs on a machine that is not
+# always there). Each run's line goes to a file in DIR as soon as the run ends; run again with
+# the same DIR, the campaign skips the runs it already has — its random draws are made all the
+# same, so every run gets the rank and moment it would have had — and redoes a run cut short.
+# It resumes only while the code it measures is the code that began it: state_begin PATH...
+# refuses, in one line, when any PATH changed since DIR was begun (committed or not).
+STATE=${BENCH_STATE:-$WORK}
+state_begin() {
+	[ -n "${BENCH_STATE:-}" ] || return 0
+	mkdir -p "$STATE" || exit 2
+	head=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null) ||
+		{ echo "bench: BENCH_STATE needs a git checkout of the project" >&2; exit 2; }
+	if [ ! -s "$STATE/commit" ]; then
+		echo "$head" >"$STATE/commit"
+		return 0
+	fi
+	began=$(cat "$STATE/commit")
+	if ! git -C "$ROOT" diff --quiet "$began" -- "$@" 2>/dev/null; then
+		echo "bench: $STATE was begun at ${began%"${began#???????}"}, and $* changed since" \
+			"(git diff $began -- $*): measure the new code with a new BENCH_STATE" >&2
+		exit 2
+	fi
+	say "resuming the campaign in $STATE (begun at ${began%"${began#???????}"})"
+}
+
+# state_has FILE COLUMN RUN: the campaign's FILE (in STATE) has a line for run number RUN in
+# that column.
+state_has() {
+	[ -s "$STATE/$1" ] && awk -F'\t' -v c="$2" -v r="$3" '$c == r { f = 1 } END { exit !f }' "$STATE/$1"
+}
+
+# state_params TEXT: the campaign's settings; a campaign resumes only under the same ones (its
+# run numbers name the same runs only then).
+state_params() {
+	[ -s "$STATE/params" ] || echo "$1" >"$STATE/params"
+	if [ "$(cat "$STATE/params")" != "$1" ]; then
+		echo "bench: $STATE holds a campaign of $(cat "$STATE/params"), not $1: give the same" \
+			"settings, or a new BENCH_STATE" >&2
+		exit 2
+	fi
+}

@@ -14,10 +14,16 @@
 #   SHAPE_RUNS=N   faulted runs per (shape, ranks, MPI) row (default 5, 10 with BENCH=full)
 #   SHAPE_HEALTHY_S=S  seconds of each healthy shape run (default 120, 300 with BENCH=full)
 #   SHAPES="ring halo" MPIS="ompi" NPS="8"   narrow the rows; STENCIL=0 skips the stencil rows
+#   BENCH_STATE=DIR    keep the campaign across sessions (lib.sh): the same command again goes
+#                      on where it stopped
 . "$(dirname "$0")/lib.sh"
 RUN=0
 WORK_SCALE=${PS_WORK:-0.005}
-: >"$WORK/runs.tsv"
+# The code the numbers are of: a campaign in BENCH_STATE resumes only over the same (lib.sh).
+state_begin monitor stats record launcher tests/apps tests/fixtures bench/livesinmpi.sh bench/lib.sh
+state_params "bench=$BENCH stencil=${STENCIL:-1} shapes=${SHAPES:-ring halo alltoall collective} mpis=${MPIS:-ompi mpich} nps=${NPS:-8 16} shape_runs=${SHAPE_RUNS:-$(pick 5 10)} healthy_s=${SHAPE_HEALTHY_S:-$(pick 120 300)} work=$WORK_SCALE seed=${BENCH_SEED:-1}"
+[ -n "${BENCH_STATE:-}" ] || : >"$STATE/runs.tsv"
+touch "$STATE/runs.tsv"
 
 # one LABEL NP KIND|healthy ITERS: one run; a line of runs.tsv.
 one() {
@@ -26,6 +32,7 @@ one() {
 	rank=$(randint 0 $((np - 1)))
 	after=$(rand 25 45)
 	log=$WORK/fault-$RUN.log rep=$WORK/report-$RUN.json
+	state_has runs.tsv 16 "$RUN" && return 0
 	if [ "$kind" = healthy ]; then
 		say "livesinmpi: run $RUN: $1, healthy, $4 iterations"
 		set -- "$1" "$np" "$kind" "$4" env PS_ITERS="$4"
@@ -43,21 +50,21 @@ one() {
 	moved=$(grep -c "moved on" "$WORK/run-$RUN.out")
 	if [ -s "$rep" ]; then
 		jq -r --arg l "$label" --arg k "$kind" --arg r "$rank" --arg f "${fault:--}" --arg s "$start" \
-			--arg e "$(now)" --arg m "$moved" \
+			--arg e "$(now)" --arg m "$moved" --arg n "$RUN" \
 			'[$l, $k, $r, $f, $s, $e, .verdict, (.detected_at // "-"), (.confirmation.confirmed_at // "-"),
 			  (.confirmation.basis // "-"), ((.faulty_ranks // []) | map(tostring) | join(",") | if . == "" then "none" else . end),
 			  (.model.sampling.interval_achieved_ms // "-"), (.model.sampling.late_ms_mean // "-"),
-			  (.model.sampling.late_ms_max // "-"), $m] | map(tostring) | join("\t")' "$rep" >>"$WORK/runs.tsv"
+			  (.model.sampling.late_ms_max // "-"), $m, $n] | map(tostring) | join("\t")' "$rep" >>"$STATE/runs.tsv"
 	else
-		printf '%s\t%s\t%s\t%s\t%s\t%s\tnone\t-\t-\t-\tnone\t-\t-\t-\t%s\n' "$label" "$kind" "$rank" \
-			"${fault:--}" "$start" "$(now)" "$moved" >>"$WORK/runs.tsv"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\tnone\t-\t-\t-\tnone\t-\t-\t-\t%s\t%s\n' "$label" "$kind" "$rank" \
+			"${fault:--}" "$start" "$(now)" "$moved" "$RUN" >>"$STATE/runs.tsv"
 	fi
 }
 
 # BENCH_RUNS=FILE: no runs; the tables again from an earlier campaign's runs (the block at the
 # end of its livesinmpi.md, saved as FILE), for a change of the analysis alone.
 if [ -n "${BENCH_RUNS:-}" ]; then
-	cp "$BENCH_RUNS" "$WORK/runs.tsv"
+	cp "$BENCH_RUNS" "$STATE/runs.tsv"
 else
 N=$(pick 5 10)
 [ "${STENCIL:-1}" = 0 ] && N=0
@@ -85,6 +92,7 @@ shape_run() {
 	rank=$(randint 0 $(($2 - 1)))
 	after=$(rand 25 45)
 	go=$WORK/go-$RUN rep=$WORK/report-$RUN.json out=$WORK/run-$RUN.out
+	state_has shapes.tsv 15 "$RUN" && return 0
 	func=allreduce
 	[ "$sh" = alltoall ] && func=alltoall
 	if [ "$mpi" = mpich ]; then
@@ -115,20 +123,21 @@ shape_run() {
 	moved=$(grep -c "moved on" "$out")
 	if [ -s "$rep" ]; then
 		jq -r --arg a "$sh" --arg n "$np" --arg m "$mpi" --arg k "$kind" --arg r "$rank" --arg f "$fault" \
-			--arg s "$start" --arg e "$(now)" --arg d "$moved" \
+			--arg s "$start" --arg e "$(now)" --arg d "$moved" --arg u "$RUN" \
 			'[$a, $n, $m, $k, $r, $f, $s, $e, .verdict, (.confirmation.suspected_at // "-"),
 			  (.confirmation.confirmed_at // "-"), (.confirmation.basis // "-"),
-			  ((.faulty_ranks // []) | map(tostring) | join(",") | if . == "" then "none" else . end), $d]
-			 | map(tostring) | join("\t")' "$rep" >>"$WORK/shapes.tsv"
+			  ((.faulty_ranks // []) | map(tostring) | join(",") | if . == "" then "none" else . end), $d, $u]
+			 | map(tostring) | join("\t")' "$rep" >>"$STATE/shapes.tsv"
 	else
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\tnone\t-\t-\t-\tnone\t%s\n' "$sh" "$np" "$mpi" "$kind" \
-			"$rank" "$fault" "$start" "$(now)" "$moved" >>"$WORK/shapes.tsv"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\tnone\t-\t-\t-\tnone\t%s\t%s\n' "$sh" "$np" "$mpi" "$kind" \
+			"$rank" "$fault" "$start" "$(now)" "$moved" "$RUN" >>"$STATE/shapes.tsv"
 	fi
 }
 
-: >"$WORK/shapes.tsv"
+[ -n "${BENCH_STATE:-}" ] || : >"$STATE/shapes.tsv"
+touch "$STATE/shapes.tsv"
 if [ -n "${BENCH_SHAPE_RUNS:-}" ]; then
-	cp "$BENCH_SHAPE_RUNS" "$WORK/shapes.tsv"
+	cp "$BENCH_SHAPE_RUNS" "$STATE/shapes.tsv"
 elif [ -z "${BENCH_RUNS:-}" ]; then
 	for sh in ${SHAPES:-ring halo alltoall collective}; do
 		for mpi in ${MPIS:-ompi mpich}; do
@@ -146,8 +155,8 @@ fi
 shapes_table() {
 	echo "| shape | ranks | MPI | runs | hangs suspected and confirmed | injected rank named | by the model / stall model / evidence | suspicion median s | max | healthy runs | minutes watched | false hangs | suspicions dismissed |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-	awk -F'\t' '{ print $1 "\t" $2 "\t" $3 }' "$WORK/shapes.tsv" | awk '!seen[$0]++' | while IFS=$(printf '\t') read -r sh np mpi; do
-		awk -F'\t' -v a="$sh" -v n="$np" -v m="$mpi" '$1 == a && $2 == n && $3 == m' "$WORK/shapes.tsv" >"$WORK/srows"
+	awk -F'\t' '{ print $1 "\t" $2 "\t" $3 }' "$STATE/shapes.tsv" | awk '!seen[$0]++' | while IFS=$(printf '\t') read -r sh np mpi; do
+		awk -F'\t' -v a="$sh" -v n="$np" -v m="$mpi" '$1 == a && $2 == n && $3 == m' "$STATE/shapes.tsv" >"$WORK/srows"
 		sd=$(awk -F'\t' '$4 == "skip" && $9 == "hang" && $10 != "-" { print $10 - $6 }' "$WORK/srows" | stats)
 		awk -F'\t' -v a="$sh" -v n="$np" -v m="$mpi" -v sd="$sd" '
 			$4 == "skip" { runs++; if ($9 == "hang" && $11 != "-") { hangs++; b[$12]++ }
@@ -165,7 +174,7 @@ faulted_table() {
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for job in "8 ranks" "16 ranks"; do
 		for kind in skip deadlock; do
-			awk -F'\t' -v j="$job" -v k="$kind" '$1 == j && $2 == k' "$WORK/runs.tsv" >"$WORK/rows"
+			awk -F'\t' -v j="$job" -v k="$kind" '$1 == j && $2 == k' "$STATE/runs.tsv" >"$WORK/rows"
 			runs=$(grep -c . "$WORK/rows")
 			hangs=$(awk -F'\t' '$7 == "hang" && $4 != "-" && $8 + 0 >= $4 - 1' "$WORK/rows" | grep -c .)
 			bym=$(awk -F'\t' '$7 == "hang" && $10 == "model"' "$WORK/rows" | grep -c .)
@@ -189,7 +198,7 @@ healthy_table() {
 	echo "|---|---|---|---|---|---|---|"
 	awk -F'\t' '$2 == "healthy" { if (!($1 in r)) o[++n] = $1; r[$1]++; fa[$1] += ($7 == "hang"); mv[$1] += $15; mn[$1] += ($6 - $5) / 60
 			if ($12 != "-") { iv[$1] += $12; ni[$1]++ } if ($14 != "-" && $14 > lx[$1]) lx[$1] = $14 }
-		END { for (i = 1; i <= n; i++) { a = o[i]; printf "| %s | %d | %d | %d | %.1f | %.0f | %.0f |\n", a, r[a], fa[a], mv[a], mn[a], ni[a] ? iv[a] / ni[a] : 0, lx[a] } }' "$WORK/runs.tsv"
+		END { for (i = 1; i <= n; i++) { a = o[i]; printf "| %s | %d | %d | %d | %.1f | %.0f | %.0f |\n", a, r[a], fa[a], mv[a], mn[a], ni[a] ? iv[a] / ni[a] : 0, lx[a] } }' "$STATE/runs.tsv"
 }
 
 {
@@ -230,14 +239,14 @@ EOF
 	echo "confirmed at, basis, faulty ranks, suspicions dismissed):"
 	echo
 	echo '```'
-	cat "$WORK/shapes.tsv"
+	cat "$STATE/shapes.tsv"
 	echo '```'
 	echo
 	echo "Every run (job, fault, rank, fault time, start, end, verdict, suspected at, confirmed at, basis,"
 	echo "faulty ranks, interval achieved, late mean, late max, suspicions dismissed):"
 	echo
 	echo '```'
-	cat "$WORK/runs.tsv"
+	cat "$STATE/runs.tsv"
 	echo '```'
 } >"$RESULTS/livesinmpi.md"
 say "livesinmpi: wrote $RESULTS/livesinmpi.md"
