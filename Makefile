@@ -31,7 +31,8 @@ STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
 MONITOR_MPI_SRC := monitor/job/comm.c monitor/daemon/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
-	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/gather.c
+	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/gather.c \
+	monitor/daemon/source_ptrace.c
 # The Slurm lookups link libslurm: only the programs that ask Slurm take them.
 SLURM_SRC    := monitor/base/lookup_slurm.c
 MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*/*.c monitor/*/*/*.c))
@@ -226,6 +227,13 @@ $(B)/tests/mpi_states_f: tests/fixtures/mpi_states_f.f90
 $(B)/tests/sample_loop: $(call obj,obj,tests/tools/sample_loop.c $(MONITOR_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) -lm
+
+# The simulated monitor (bench/scale-sim.sh, tests): the installed monitor with the scripted
+# ranks of tests/sim/source_sim.c in place of source_ptrace.c. Never installed.
+SIM_MPI_SRC := $(filter-out monitor/daemon/source_ptrace.c,$(MONITOR_MPI_SRC)) tests/sim/source_sim.c
+$(B)/bench/parastack-monitor-sim: $(call obj,mpiobj,$(SIM_MPI_SRC)) $(call obj,obj,$(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)mpicc $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
 $(B)/bench/sample_cost: $(call obj,obj,bench/sample_cost.c $(MONITOR_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)

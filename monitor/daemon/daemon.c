@@ -12,6 +12,7 @@
 #include "../base/exitcodes.h"
 #include "jobstack.h"
 #include "outfile.h"
+#include "source.h"
 #include "../hang/report.h"
 #include "../base/signals.h"
 #include "../job/job.h"
@@ -166,7 +167,7 @@ static int stack_job(struct monitor *m)
 	for (double until = mono_ms() + STACK_FIND_MS; !m->job.pids; sleep_ms(200)) {
 		int size = -1;
 
-		nlocal = job_discover_local(&m->job, local);
+		nlocal = m->job.source->discover_local(&m->job, local);
 		for (int i = 0; i < nlocal; i++)
 			size = local[i].world_size > size ? local[i].world_size : size;
 		total = comm_sum(nlocal);
@@ -210,6 +211,7 @@ int main(int argc, char **argv)
 	m->stop = &stop_requested;
 	m->job.stop = &stop_requested;
 	m->job.comm = &m->comm;
+	m->job.source = rank_source.job;
 	monitor_raise_priority();
 	signals_install(on_signal);
 	signals_catch_status();

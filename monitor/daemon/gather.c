@@ -3,10 +3,8 @@
  * merged on the leader and sorted by rank. */
 #include "gather.h"
 
-#include "../hang/mpirecord.h"
 #include "../hang/report.h"
-#include "../sample/addr/maps.h"
-#include "../sample/print/capture.h"
+#include "source.h"
 
 /* The job's size as the records are checked against it: every rank watched, numbered from 0
  * (a rank numbered past the count widens it). */
@@ -21,30 +19,14 @@ static int job_size(const struct monitor *m)
 }
 
 /* Every local rank as JSON; with_record: and what its recording layer says (unless
- * --no-record), for the report's wait-for analysis. A record that fails its check is left out
- * and said to be unreadable: the rank is read from its stack. */
+ * --no-record), for the report's wait-for analysis (source.h). */
 json_t *gather_local(struct monitor *m, bool with_record)
 {
 	json_t *arr = json_array();
 	int size = job_size(m);
 
-	for (int i = 0; i < m->job.nlocal; i++) {
-		struct symbolizer *sy = symbolizer_pool_get(&m->job.syms, &m->job.targets[i].maps);
-		json_t *rank = capture_rank(&m->job.targets[i], sy, m->comm.host);
-		json_t *rec = with_record && !m->w.no_record ? mpirecord_json(&m->job.targets[i], sy, size) : NULL;
-		json_t *unreadable = json_object_get(rec, "unreadable");
-
-		if (unreadable)
-			json_object_set(rank, "record_unreadable", unreadable);
-		if (rec && !unreadable)
-			json_object_set(rank, "record", rec);
-		json_decref(rec);
-		/* Was the layer there at all: a diagnosis from stacks alone is never mistaken for one
-		 * with records (a layer the launch line could not place, --no-record). */
-		json_object_set_new(rank, "recording_layer",
-				    json_boolean(maps_has_module(&m->job.targets[i].maps, "libparastack-mpi")));
-		json_array_append_new(arr, rank);
-	}
+	for (int i = 0; i < m->job.nlocal; i++)
+		json_array_append_new(arr, rank_source.capture(m, i, with_record && !m->w.no_record, size));
 	return arr;
 }
 

@@ -222,3 +222,14 @@ void output_next_step_outlived(json_t *report)
 		json_object_set_new(report, "next_step", json_string(text));
 	free(text);
 }
+
+json_t *output_report_cost(double started, unsigned long long bytes_to_leader)
+{
+	struct rusage ru;
+	double seconds = (mono_ms() - started) / 1e3;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return json_pack("{s:f, s:f, s:I, s:I}", "decided_at", wall_s() - seconds, "seconds", seconds,
+			 "bytes_to_leader", (json_int_t)bytes_to_leader, "leader_peak_rss_kb",
+			 (json_int_t)ru.ru_maxrss);
+}

@@ -51,7 +51,8 @@ static int diagnose(struct monitor *m)
 {
 	json_t *snaps[SNAPSHOTS + 1];
 	char why[512];
-	double gap = snapshot_gap_ms(m);
+	double gap = snapshot_gap_ms(m), started = mono_ms();
+	unsigned long long received = comm_json_bytes_received();
 	bool check_moved = m->conf.window_ms == 0;
 
 	/* Snapshot 0 and 1 are the transient-slowdown check; 1..5 decide the faulty ranks. */
@@ -85,6 +86,7 @@ static int diagnose(struct monitor *m)
 		output_write_cores(m, report);
 	else if (m->w.kill_on_hang)
 		output_next_step_outlived(report);
+	json_object_set_new(report, "report_cost", output_report_cost(started, comm_json_bytes_received() - received));
 	report_print(log_stream(), report);
 	output_write_report(m, report);
 	json_decref(report);

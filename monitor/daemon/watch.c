@@ -19,30 +19,27 @@
 static void sample_local(struct monitor *m, const int *ranks, int n, long round, long since,
 			 struct sample_counts *c, char *codes)
 {
-	char err[512];
-
 	for (int i = 0; i < n; i++) {
 		int k = job_local_index(&m->job, ranks[i]);
-		struct target *t = k < 0 ? NULL : &m->job.targets[k];
-		enum rank_state st;
+		struct rank_sample s;
 		enum progress_result r = PROGRESS_UNKNOWN;
 		enum progress_part part = PROGRESS_PART_NONE;
 
 		if (codes)
 			codes[i] = '-';
-		if (!t || target_sample(t, &st, NULL, err, sizeof(err)) != TARGET_OK)
+		if (k < 0 || m->job.source->sample(&m->job, k, &s) < 0)
 			continue;
 		c->live++;
-		c->out += st == RANK_OUT_MPI;
-		c->kernel += t->in_kernel;
-		c->init += t->in_init;
+		c->out += s.state == RANK_OUT_MPI;
+		c->kernel += s.in_kernel;
+		c->init += s.in_init;
 		/* A rank held in the kernel cannot be unwound: its sample says nothing of progress. */
-		if (!t->in_kernel)
-			r = progress_update(&m->job.prog[k], round, since, st, t->fingerprint, &part);
+		if (!s.in_kernel)
+			r = progress_update(&m->job.prog[k], round, since, s.state, s.fingerprint, &part);
 		c->moved += r == PROGRESS_MOVED;
 		c->still += r == PROGRESS_STILL;
 		if (codes)
-			codes[i] = progress_code(r, part, t->in_kernel, t->in_init);
+			codes[i] = progress_code(r, part, s.in_kernel, s.in_init);
 	}
 }
 
@@ -258,10 +255,8 @@ static int setup_model(struct monitor *m)
 /* Release one round's targets, table and model. */
 void watch_round_release(struct monitor *m)
 {
-	for (int i = 0; i < m->job.nlocal; i++)
-		target_close(&m->job.targets[i]);
-	symbolizer_pool_free(&m->job.syms);
-	snapshot_reap_pending();
+	if (m->job.targets)
+		m->job.source->close_targets(&m->job);
 	free(m->job.targets);
 	free(m->job.prog);
 	free(m->job.local_rank);
@@ -295,7 +290,7 @@ enum round_end watch_round(struct monitor *m, int round)
 	if (found < 0)
 		return found == -2 ? ROUND_ERROR : ROUND_NO_HANG;
 	m->job.nranks = comm_allgather_table(&m->comm, local, nlocal, &m->job.table);
-	if (comm_max(job_open_targets(&m->job, local, nlocal) < 0 || job_check_unique_ranks(&m->job) < 0) ||
+	if (comm_max(m->job.source->open_targets(&m->job, local, nlocal) < 0 || job_check_unique_ranks(&m->job) < 0) ||
 	    setup_model(m) < 0)
 		return ROUND_ERROR;
 	if (!is_leader(m))

@@ -177,6 +177,14 @@ void comm_recv_counts(int from, struct sample_counts *c, char *codes, int n)
 	free(v);
 }
 
+/* Bytes of JSON this monitor received from the others since it started. */
+static unsigned long long received_json_bytes;
+
+unsigned long long comm_json_bytes_received(void)
+{
+	return received_json_bytes;
+}
+
 json_t *comm_recv_json(int from)
 {
 	MPI_Status st;
@@ -190,6 +198,7 @@ json_t *comm_recv_json(int from)
 		sleep_ms(1);
 	}
 	MPI_Get_count(&st, MPI_CHAR, &len);
+	received_json_bytes += (unsigned long long)len;
 
 	char *buf = malloc((size_t)len + 1);
 

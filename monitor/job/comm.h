@@ -50,6 +50,10 @@ void comm_bcast_bytes(char **buf, long *len);
 int comm_allgather_table(const struct comm *c, const struct job_proc *local, int nlocal,
 			 struct table_entry **all);
 
+/* Bytes of JSON this monitor has received from the others (comm_recv_json), since it started:
+ * what a report costs the leader (the report's report_cost). */
+unsigned long long comm_json_bytes_received(void);
+
 /* Leader side. */
 void comm_send_cmd(int to, enum comm_cmd cmd, const int *ranks, int n);
 /* The same command, without payload, to every other monitor. */

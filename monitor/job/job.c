@@ -13,6 +13,7 @@
 #include "../base/log.h"
 #include "../base/options.h"
 #include "pidlist_check.h"
+#include "../sample/stop/snapshot.h"
 
 /* The launcher can only be seen from its own node; elsewhere it counts as alive. */
 bool job_launcher_alive(const struct job *j)
@@ -109,7 +110,7 @@ int job_discover_all(struct job *j, struct job_proc *local, int *nlocal)
 	if (j->pids)
 		return job_pids_all(j, local, nlocal);
 	for (;;) {
-		int n = job_discover_local(j, local), size = -1;
+		int n = j->source->discover_local(j, local), size = -1;
 
 		for (int i = 0; i < n; i++)
 			size = local[i].world_size > size ? local[i].world_size : size;
@@ -316,3 +317,33 @@ void job_end_listed(struct job *j)
 	for (int i = 0; i < j->npids; i++)
 		signal_listed(j->pids[i].pid, &j->pid_ids[i], SIGKILL);
 }
+
+/* One ptrace sample of local rank k (target.c): stopped for microseconds and let go. */
+static int ptrace_sample(struct job *j, int k, struct rank_sample *s)
+{
+	struct target *t = &j->targets[k];
+	char err[512];
+
+	if (target_sample(t, &s->state, NULL, err, sizeof(err)) != TARGET_OK)
+		return -1;
+	s->in_kernel = t->in_kernel;
+	s->in_init = t->in_init;
+	s->fingerprint = t->fingerprint;
+	return 0;
+}
+
+/* Detach from every target and free what the round held of them. */
+static void ptrace_close_targets(struct job *j)
+{
+	for (int i = 0; i < j->nlocal; i++)
+		target_close(&j->targets[i]);
+	symbolizer_pool_free(&j->syms);
+	snapshot_reap_pending();
+}
+
+const struct job_source job_source_ptrace = {
+	.discover_local = job_discover_local,
+	.open_targets = job_open_targets,
+	.sample = ptrace_sample,
+	.close_targets = ptrace_close_targets,
+};

@@ -20,10 +20,35 @@
 #define MAX_RANKS 65536
 #define GRACE_MS 5000   /* job_end_listed: SIGTERM to SIGKILL */
 
+struct job;
+
+/* One sample of a local rank, as the watch loop reads it. */
+struct rank_sample {
+	enum rank_state state;
+	bool in_kernel, in_init;
+	struct progress_print fingerprint;
+};
+
+/* How a monitor reaches its node's ranks: through ptrace (job_source_ptrace, the installed
+ * monitor's), or scripted ranks of a simulated job (tests/sim/source_sim.c, a build of the
+ * monitor for bench/ and tests only). Everything after the sample is the same code. */
+struct job_source {
+	/* This node's ranks (job_discover_local's contract); the count. */
+	int (*discover_local)(struct job *j, struct job_proc *local);
+	/* Take them as the round's targets (job_open_targets' contract). */
+	int (*open_targets)(struct job *j, const struct job_proc *local, int nlocal);
+	/* Local rank k (its index in targets) sampled: 0, or -1 when it could not be (gone). */
+	int (*sample)(struct job *j, int k, struct rank_sample *s);
+	/* Let the round's targets go (what open_targets took). */
+	void (*close_targets)(struct job *j);
+};
+extern const struct job_source job_source_ptrace;
+
 /* The job a monitor watches. */
 struct job {
 	/* Set once by the monitor's start (its command line and its peers). */
 	const struct comm *comm;   /* the monitors */
+	const struct job_source *source; /* how its ranks are reached */
 	volatile int *stop;        /* set by SIGTERM/SIGINT: stop waiting for the job */
 	pid_t launcher;
 	const char *launcher_host; /* where the launcher runs; NULL: on every monitor's node */
