@@ -44,7 +44,10 @@ void report_summary(json_t *snap, char *buf, size_t len);
 /* A report for a job that ended without a hang: verdict "none", or "unwatched" when no MPI
  * rank was ever found (nothing was watched: scripts must not take that for a clean run). */
 json_t *report_none(json_t *model, bool watched);
-/* Human text, for stderr (the job's output). */
+/* Human text, for stderr (the job's output): at most REPORT_TEXT_MAX_LINES lines of at most
+ * REPORT_TEXT_MAX_LINE bytes, whatever the job's size. */
+#define REPORT_TEXT_MAX_LINES 200
+#define REPORT_TEXT_MAX_LINE 600
 void report_print(FILE *out, json_t *report);
 
 #endif

@@ -1,7 +1,9 @@
 /* report_text — the hang report as the job's output shows it (report_print): the headline,
  * the faulty ranks, the stack groups and tree, the layer's coverage, the diagnosis, the faulty
  * ranks' frames, the model, the three steps, the next step and the action. From the JSON report
- * alone (report.c builds it). */
+ * alone (report.c builds it). Bounded whatever the job's size (REPORT_TEXT_MAX_LINES lines, none
+ * longer than REPORT_TEXT_MAX_LINE): rank lists as ranges, the largest parts first, "and K more"
+ * for the rest, which the JSON report holds whole. */
 #include "report.h"
 #include "ranges.h"
 #include "report_util.h"
@@ -59,6 +61,21 @@ static void report_print_stall(FILE *out, json_t *c, json_t *st)
 		json_number_value(json_object_get(st, "longest_healthy_s")));
 }
 
+/* s on one line of at most REPORT_TEXT_MAX_LINE characters (cut at a character's start). */
+static void print_bounded(FILE *out, const char *prefix, const char *s)
+{
+	size_t room = REPORT_TEXT_MAX_LINE - strlen(prefix), n = strlen(s);
+
+	if (n <= room) {
+		fprintf(out, "%s%s\n", prefix, s);
+		return;
+	}
+	n = room - 40;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	fprintf(out, "%s%.*s … (cut: the JSON report has it whole)\n", prefix, (int)n, s);
+}
+
 /* One level of the merged stack tree, indented by depth; *lines counts what was printed. */
 static void print_tree_level(FILE *out, json_t *children, int depth, int max, int *lines, int *left)
 {
@@ -69,8 +86,11 @@ static void print_tree_level(FILE *out, json_t *children, int depth, int max, in
 		if (*lines >= max) {
 			(*left)++;
 		} else {
-			fprintf(out, "    %*s%-*s %s\n", depth * 2, "", 40 - depth * 2 > 8 ? 40 - depth * 2 : 8,
-				str(c, "frame"), str(c, "ranks"));
+			char line[REPORT_TEXT_MAX_LINE];
+
+			snprintf(line, sizeof(line), "%*s%-*s %s", depth * 2, "", 40 - depth * 2 > 8 ? 40 - depth * 2 : 8,
+				 str(c, "frame"), str(c, "ranks"));
+			print_bounded(out, "    ", line);
 			(*lines)++;
 		}
 		print_tree_level(out, json_object_get(c, "children"), depth + 1, max, lines, left);
@@ -110,10 +130,17 @@ static void print_layer_coverage(FILE *out, json_t *report)
 		free(rr);
 	}
 	free(without);
+	n = 0;
 	json_array_foreach(ranks, i, r)
-		if (str(r, "record_unreadable"))
-			fprintf(out, "  recording layer: rank %d's record is unreadable (%s): its wait is read from its stack\n",
-				rank_of(r), str(r, "record_unreadable"));
+		if (str(r, "record_unreadable") && n++ < 4) {
+			char line[REPORT_TEXT_MAX_LINE];
+
+			snprintf(line, sizeof(line), "rank %d's record is unreadable (%s): its wait is read from its stack",
+				 rank_of(r), str(r, "record_unreadable"));
+			print_bounded(out, "  recording layer: ", line);
+		}
+	if (n > 4)
+		fprintf(out, "  recording layer: %d more ranks' records are unreadable (the JSON report names them)\n", n - 4);
 }
 
 /* Python ranks whose frames could not be read: one line for them all. */
@@ -167,10 +194,104 @@ static void print_culprits(FILE *out, json_t *culprits)
 				json_array_size(culprits) - i);
 			break;
 		}
-		fprintf(out, "    rank %d, %s: %s\n", rank_of(c),
-			same(e, "certain") ? "certain" : same(e, "likely") ? "likely" : "from the stacks alone",
-			str(c, "why") ? str(c, "why") : "?");
+		char line[REPORT_TEXT_MAX_LINE];
+
+		snprintf(line, sizeof(line), "rank %d, %s: %s", rank_of(c),
+			 same(e, "certain") ? "certain" : same(e, "likely") ? "likely" : "from the stacks alone",
+			 str(c, "why") ? str(c, "why") : "?");
+		print_bounded(out, "    ", line);
 	}
+}
+
+#define PRINTED_GROUPS 20    /* stack groups, the largest first as report.c orders them */
+#define PRINTED_DIAGNOSIS 30 /* diagnosis lines */
+#define PRINTED_STACKS 4     /* faulty ranks whose frames are shown: one per distinct path */
+#define PRINTED_FRAMES 16
+
+static void print_groups(FILE *out, json_t *groups)
+{
+	size_t i;
+	json_t *v;
+	char line[REPORT_TEXT_MAX_LINE];
+
+	fprintf(out, "  stack groups:\n");
+	json_array_foreach(groups, i, v) {
+		if (i == PRINTED_GROUPS && json_array_size(groups) > PRINTED_GROUPS + 1) {
+			fprintf(out, "    … and %zu more groups (the JSON report has them all)\n", json_array_size(groups) - i);
+			break;
+		}
+		snprintf(line, sizeof(line), "rank%s %-12s %-8s %s", json_integer_value(json_object_get(v, "count")) > 1 ?
+			 "s" : " ", str(v, "ranks"), str(v, "state"), str(v, "path"));
+		print_bounded(out, "    ", line);
+	}
+}
+
+static void print_diagnosis(FILE *out, json_t *diagnosis)
+{
+	size_t i;
+	json_t *v;
+
+	fprintf(out, "  diagnosis:\n");
+	json_array_foreach(diagnosis, i, v) {
+		if (i == PRINTED_DIAGNOSIS && json_array_size(diagnosis) > PRINTED_DIAGNOSIS + 1) {
+			fprintf(out, "    … and %zu more (the JSON report's diagnosis has them all)\n",
+				json_array_size(diagnosis) - i);
+			break;
+		}
+		print_bounded(out, "    - ", json_string_value(v) ? json_string_value(v) : "?");
+	}
+}
+
+static void print_frames(FILE *out, json_t *rank)
+{
+	size_t k;
+	json_t *f;
+	char line[REPORT_TEXT_MAX_LINE];
+
+	fprintf(out, "  rank %d on %s, pid %lld:\n", rank_of(rank), str(rank, "host"),
+		(long long)json_integer_value(json_object_get(rank, "pid")));
+	json_array_foreach(json_object_get(rank, "frames"), k, f) {
+		if (k >= PRINTED_FRAMES)
+			break;
+		snprintf(line, sizeof(line), "#%-2zu %s", k, str(f, "func"));
+		if (str(f, "file"))
+			snprintf(line + strlen(line), sizeof(line) - strlen(line), " at %s:%lld", str(f, "file"),
+				 (long long)json_integer_value(json_object_get(f, "line")));
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " [%s]", str(f, "module") ? str(f, "module") : "?");
+		print_bounded(out, "      ", line);
+		if (same(str(f, "func"), "main") || same(str(f, "func"), "MAIN__"))
+			break; /* what lies above main is the C runtime */
+	}
+}
+
+/* The faulty ranks' frames: one rank per distinct call path, at most PRINTED_STACKS of them. */
+static void print_faulty_stacks(FILE *out, json_t *report)
+{
+	json_t *ranks = json_object_get(report, "ranks"), *faulty = json_object_get(report, "faulty_ranks"), *v;
+	const char *shown[PRINTED_STACKS];
+	int nshown = 0, same_path = 0, left = 0;
+	size_t i;
+
+	json_array_foreach(faulty, i, v) {
+		json_t *rank = report_find_rank(ranks, (int)json_integer_value(v));
+		bool seen = false;
+
+		if (!rank || same(str(rank, "state"), "EXITED"))
+			continue;
+		for (int k = 0; k < nshown && !seen; k++)
+			seen = same(shown[k], str(rank, "path"));
+		if (seen) {
+			same_path++;
+		} else if (nshown == PRINTED_STACKS) {
+			left++;
+		} else {
+			shown[nshown++] = str(rank, "path");
+			print_frames(out, rank);
+		}
+	}
+	if (same_path || left)
+		fprintf(out, "  (%d more faulty rank(s)%s: their frames are in the JSON report)\n", same_path + left,
+			left ? "" : " with the same stacks as above");
 }
 
 void report_print(FILE *out, json_t *report)
@@ -192,47 +313,25 @@ void report_print(FILE *out, json_t *report)
 			if (ranks)
 				ranks[n++] = (int)json_integer_value(v);
 		r = ranges_dup(ranks, n);
-		fprintf(out, "  faulty rank(s): %s\n", r ? r : "?");
-		if (str(report, "culprits_note"))
-			fprintf(out, "    (%s)\n", str(report, "culprits_note"));
+		print_bounded(out, "  faulty rank(s): ", r ? r : "?");
+		if (str(report, "culprits_note")) {
+			char note[REPORT_TEXT_MAX_LINE];
+
+			snprintf(note, sizeof(note), "(%s)", str(report, "culprits_note"));
+			print_bounded(out, "    ", note);
+		}
 		free(r);
 		free(ranks);
 		print_culprits(out, json_object_get(report, "culprits"));
 	} else {
 		fprintf(out, "  faulty rank(s): none in application code: every live rank waits in MPI\n");
 	}
-	fprintf(out, "  stack groups:\n");
-	json_array_foreach(json_object_get(report, "groups"), i, v)
-		fprintf(out, "    rank%s %-12s %-8s %s\n",
-			json_integer_value(json_object_get(v, "count")) > 1 ? "s" : " ",
-			str(v, "ranks"), str(v, "state"), str(v, "path"));
+	print_groups(out, json_object_get(report, "groups"));
 	print_tree(out, json_object_get(report, "tree"));
 	print_layer_coverage(out, report);
 	print_python_coverage(out, report);
-	fprintf(out, "  diagnosis:\n");
-	json_array_foreach(json_object_get(report, "diagnosis"), i, v)
-		fprintf(out, "    - %s\n", json_string_value(v));
-	json_array_foreach(json_object_get(report, "faulty_ranks"), i, v) {
-		json_t *rank = report_find_rank(json_object_get(report, "ranks"), (int)json_integer_value(v));
-		size_t k;
-		json_t *f;
-
-		if (!rank || same(str(rank, "state"), "EXITED"))
-			continue;
-		fprintf(out, "  rank %d on %s, pid %lld:\n", rank_of(rank), str(rank, "host"),
-			(long long)json_integer_value(json_object_get(rank, "pid")));
-		json_array_foreach(json_object_get(rank, "frames"), k, f) {
-			if (k >= 16)
-				break;
-			fprintf(out, "      #%-2zu %s", k, str(f, "func"));
-			if (str(f, "file"))
-				fprintf(out, " at %s:%lld", str(f, "file"),
-					(long long)json_integer_value(json_object_get(f, "line")));
-			fprintf(out, " [%s]\n", str(f, "module") ? str(f, "module") : "?");
-			if (same(str(f, "func"), "main") || same(str(f, "func"), "MAIN__"))
-				break; /* what lies above main is the C runtime */
-		}
-	}
+	print_diagnosis(out, json_object_get(report, "diagnosis"));
+	print_faulty_stacks(out, report);
 	if (json_is_object(m) && json_is_false(json_object_get(m, "usable")))
 		fprintf(out, "  model: %lld samples, still building (no threshold yet: the samples look alike)\n",
 			(long long)json_integer_value(json_object_get(m, "samples")));

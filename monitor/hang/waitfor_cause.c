@@ -253,6 +253,69 @@ static bool cycle_walk(struct graph *g, int c, int *cyc, int *len)
 	return false;
 }
 
+#define CYCLE_SHOWN 12  /* members a cycle's chain names in full; past it, its ends */
+#define CYCLE_SITES 6   /* members whose wait is said one by one when they differ */
+
+/* The cycle's chain as text: every member up to CYCLE_SHOWN, else its first four and last two
+ * ("0 → 1 → 2 → 3 → … → 498 → 499 → 0"); the sentences around it say how many. */
+static void cycle_chain(struct graph *g, const int *cyc, int len, char *text, size_t tlen)
+{
+	size_t used = 0;
+
+	text[0] = '\0';
+	for (int k = 0; k < len && used < tlen; k++) {
+		if (len > CYCLE_SHOWN && k == 4) {
+			used += (size_t)snprintf(text + used, tlen - used, "… → ");
+			k = len - 3;
+			continue;
+		}
+		used += (size_t)snprintf(text + used, tlen - used, "%d → ", g->n[cyc[k]].rank);
+	}
+	if (used < tlen)
+		used += (size_t)snprintf(text + used, tlen - used, "%d", g->n[cyc[0]].rank);
+}
+
+/* What member k does, with its next member's number said as "the next rank": the same text for
+ * every member of a ring whose ranks all wait alike. */
+static void cycle_doing_relative(struct graph *g, const int *cyc, int len, int k, char *buf, size_t blen)
+{
+	char what[600], next[32], *at;
+
+	wf_doing(&g->n[cyc[k]], what, sizeof(what));
+	snprintf(next, sizeof(next), "rank %d ", g->n[cyc[(k + 1) % len]].rank);
+	at = strstr(what, next);
+	if (at)
+		snprintf(buf, blen, "%.*sthe next rank %s", (int)(at - what), what, at + strlen(next));
+	else
+		snprintf(buf, blen, "%s", what);
+}
+
+/* What the members wait in: once for them all when they wait alike ("each waits in MPI_Recv
+ * from the next rank (tag 7) at ring.c:58"), else member by member, at most CYCLE_SITES. */
+static void cycle_sites(struct graph *g, const int *cyc, int len, char *sites, size_t slen)
+{
+	char first[600], other[600];
+	bool alike = true;
+	size_t used = 0;
+
+	cycle_doing_relative(g, cyc, len, 0, first, sizeof(first));
+	for (int k = 1; k < len && alike; k++) {
+		cycle_doing_relative(g, cyc, len, k, other, sizeof(other));
+		alike = !strcmp(first, other);
+	}
+	if (alike && len > 2) {
+		snprintf(sites, slen, "each %s", first);
+		return;
+	}
+	sites[0] = '\0';
+	for (int k = 0; k < len && k < CYCLE_SITES && used < slen; k++) {
+		wf_doing(&g->n[cyc[k]], other, sizeof(other));
+		used += (size_t)snprintf(sites + used, slen - used, "%srank %d %s", k ? "; " : "", g->n[cyc[k]].rank, other);
+	}
+	if (len > CYCLE_SITES && used < slen)
+		snprintf(sites + used, slen - used, "; … and %d more", len - CYCLE_SITES);
+}
+
 /* A deadlock among point-to-point waits: said as a cycle; its one odd member (a receive on an
  * envelope its peer never sent on, where the others wait for messages sent before) is named
  * alone, else every member. */
@@ -270,16 +333,11 @@ static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles,
 	json_t *js = json_array();
 
 	for (int k = 0; k < len; k++) {
-		struct node *n = &g->n[cyc[k]];
-		char what[600];
-
-		json_array_append_new(js, json_integer(n->rank));
-		n->in_cycle = true;
-		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%d → ", n->rank);
-		wf_doing(n, what, sizeof(what));
-		snprintf(sites + strlen(sites), sizeof(sites) - strlen(sites), "%srank %d %s", k ? "; " : "", n->rank, what);
+		json_array_append_new(js, json_integer(g->n[cyc[k]].rank));
+		g->n[cyc[k]].in_cycle = true;
 	}
-	snprintf(text + strlen(text), sizeof(text) - strlen(text), "%d", g->n[cyc[0]].rank);
+	cycle_chain(g, cyc, len, text, sizeof(text));
+	cycle_sites(g, cyc, len, sites, sizeof(sites));
 	for (int i = 0; i < g->count; i++) {
 		if (g->n[i].comp != c)
 			continue;
@@ -297,7 +355,8 @@ static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles,
 		       "each waiting for the next: %s", text, sites);
 	} else {
 		json_array_append_new(cycles, js);
-		wf_say(g->diag, "deadlock: ranks %s, each waiting for the next: %s", text, sites);
+		wf_say(g->diag, "deadlock: ranks %s%s, each waiting for the next: %s", text, len > CYCLE_SHOWN ?
+		       " (the whole cycle is in the JSON report's wait_for.cycles)" : "", sites);
 	}
 	if (nfresh == 1 && nowed > 0) {
 		struct node *f = &g->n[fresh];

@@ -361,6 +361,82 @@ START_TEST(rank_in_the_kernel_is_an_io_hang)
 }
 END_TEST
 
+/* A report of a huge job, as report.c could build it: every part far past what a screen holds. */
+static json_t *huge_report(void)
+{
+	json_t *r = json_pack("{s:s, s:s, s:f}", "verdict", "hang", "hang_type", "communication", "detected_at",
+			      1795672291.5);
+	json_t *faulty = json_array(), *culprits = json_array(), *groups = json_array(), *ranks = json_array();
+	json_t *diagnosis = json_array(), *tree = json_array();
+	char longtext[5000], path[300];
+
+	memset(longtext, 'x', sizeof(longtext) - 1);
+	longtext[sizeof(longtext) - 1] = '\0';
+	for (int k = 0; k < 5000; k++) {
+		json_t *o;
+
+		json_array_append_new(faulty, json_integer(2 * k));
+		json_array_append_new(culprits, json_pack("{s:i, s:s, s:s}", "rank", 2 * k, "evidence", "likely", "why",
+							  longtext));
+		snprintf(path, sizeof(path), "main > phase_%d > MPI_Recv", k);
+		o = rank_obj(2 * k, "IN_MPI", "MPI_Recv", path);
+		for (int f = 0; f < 30; f++)
+			json_array_append_new(json_object_get(o, "frames"),
+					      json_pack("{s:s, s:s, s:i, s:s}", "func", longtext + 4000, "file", "a.c", "line",
+							f, "module", "app"));
+		json_object_set_new(o, "record_unreadable", json_string("it says it is rank -1"));
+		json_array_append_new(ranks, o);
+		json_array_append_new(ranks, rank_obj(2 * k + 1, "IN_MPI", "MPI_Barrier", "main > MPI_Barrier"));
+		json_array_append_new(groups, json_pack("{s:s, s:i, s:s, s:s}", "ranks", longtext + 4500, "count", 2,
+							"state", "IN_MPI", "path", longtext));
+		json_array_append_new(diagnosis, json_string(longtext));
+		json_array_append_new(tree, json_pack("{s:s, s:s, s:i, s:[]}", "frame", longtext + 10 * (k % 400),
+						      "ranks", "0-9999", "count", 10000, "children"));
+	}
+	json_object_set_new(r, "faulty_ranks", faulty);
+	json_object_set_new(r, "culprits", culprits);
+	json_object_set_new(r, "groups", groups);
+	json_object_set_new(r, "ranks", ranks);
+	json_object_set_new(r, "diagnosis", diagnosis);
+	json_object_set_new(r, "tree", tree);
+	json_object_set_new(r, "culprits_note", json_string(longtext));
+	json_object_set_new(r, "next_step", json_string("gdb -p 1000"));
+	json_object_set_new(r, "action", json_string("reported"));
+	return r;
+}
+
+START_TEST(text_report_is_bounded_whatever_the_job)
+{
+	json_t *r = huge_report();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	int lines = 0, longest = 0;
+
+	ck_assert_ptr_nonnull(out);
+	report_print(out, r);
+	fclose(out);
+	for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+		lines++;
+		longest = n > longest ? n : longest;
+	}
+	ck_assert_int_le(lines, REPORT_TEXT_MAX_LINES);
+	ck_assert_int_le(longest, REPORT_TEXT_MAX_LINE);
+	/* What was left out is said, not dropped. */
+	ck_assert_ptr_nonnull(strstr(text, "… and 4992 more (every culprit"));
+	ck_assert_ptr_nonnull(strstr(text, "more groups (the JSON report has them all)"));
+	ck_assert_ptr_nonnull(strstr(text, "more (the JSON report's diagnosis has them all)"));
+	ck_assert_ptr_nonnull(strstr(text, "4996 more faulty rank(s): their frames are in the JSON report"));
+	ck_assert_ptr_nonnull(strstr(text, "4996 more ranks' records are unreadable"));
+	ck_assert_ptr_nonnull(strstr(text, "(cut: the JSON report has it whole)"));
+	free(text);
+	json_decref(r);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -380,6 +456,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, rank_in_the_kernel_is_an_io_hang);
 	tcase_add_test(tc, stack_tree_merges_paths);
 	tcase_add_test(tc, position_is_the_application_frame);
+	tcase_add_test(tc, text_report_is_bounded_whatever_the_job);
 	suite_add_tcase(s, tc);
 	return s;
 }
