@@ -62,6 +62,53 @@ int comm_find(MPI_Comm c)
 	return -1;
 }
 
+/* Members of c in runs (record_format.h): through `emit` (NULL: only counted). The count. */
+static int members_runs(MPI_Comm c, int size, struct psrec_run *emit)
+{
+	MPI_Group g, world;
+	int ranks[256], w[256], n = 0;
+	struct psrec_run cur = { 0, 0, 0, 0 };
+
+	PMPI_Comm_group(c, &g);
+	PMPI_Comm_group(MPI_COMM_WORLD, &world);
+	for (int r = 0; r < size; r += 256) {
+		int k = size - r < 256 ? size - r : 256;
+
+		for (int j = 0; j < k; j++)
+			ranks[j] = r + j;
+		PMPI_Group_translate_ranks(g, k, ranks, world, w);
+		for (int j = 0; j < k; j++) {
+			if (cur.count && psrec_run_extend(&cur, w[j]))
+				continue;
+			if (cur.count && emit)
+				emit[n - 1] = cur;
+			cur = (struct psrec_run){ r + j, w[j], 0, 1 };
+			n++;
+		}
+	}
+	if (cur.count && emit)
+		emit[n - 1] = cur;
+	PMPI_Group_free(&g);
+	PMPI_Group_free(&world);
+	return n;
+}
+
+/* p's members as runs in the pool: counted, room taken, then written (or p->first stays -1 and
+ * the record says it dropped something, when the pool is full). */
+static void comm_record_members(MPI_Comm c, int size, struct psrec_comm *p)
+{
+	int n = members_runs(c, size, NULL);
+	uint32_t first = __atomic_fetch_add(&A->runs_used, (uint32_t)n, __ATOMIC_RELAXED);
+
+	if (first + (uint32_t)n > PSREC_RUNS) {
+		__atomic_fetch_add(&A->dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	members_runs(c, size, &A->runs[first]);
+	p->nruns = n;
+	p->first = (int32_t)first;
+}
+
 /* Record c with the given id: its members as world ranks. The slot index, or -1. */
 int comm_add(MPI_Comm c, uint64_t id)
 {
@@ -87,28 +134,8 @@ int comm_add(MPI_Comm c, uint64_t id)
 		p->chans_lost = 0;
 		memset(p->history, 0, sizeof(p->history));
 		p->first = -1;
-
-		uint32_t first = __atomic_fetch_add(&A->members_used, (uint32_t)size, __ATOMIC_RELAXED);
-
-		if (first + (uint32_t)size <= PSREC_MEMBERS) {
-			MPI_Group g, world;
-			int ranks[256];
-
-			PMPI_Comm_group(c, &g);
-			PMPI_Comm_group(MPI_COMM_WORLD, &world);
-			for (int r = 0; r < size; r += 256) {
-				int n = size - r < 256 ? size - r : 256;
-
-				for (int j = 0; j < n; j++)
-					ranks[j] = r + j;
-				PMPI_Group_translate_ranks(g, n, ranks, world, &A->members[first + (uint32_t)r]);
-			}
-			PMPI_Group_free(&g);
-			PMPI_Group_free(&world);
-			p->first = (int32_t)first;
-		} else {
-			__atomic_fetch_add(&A->dropped, 1, __ATOMIC_RELAXED);
-		}
+		p->nruns = 0;
+		comm_record_members(c, size, p);
 		seq_close(&p->seq);
 		return i;
 	}
@@ -166,7 +193,7 @@ int32_t world_rank_of(int i, int r)
 		return PSREC_ANY_SOURCE;
 	if (r == MPI_PROC_NULL || !p || p->first < 0 || r < 0 || r >= p->size)
 		return PSREC_NO_PEER;
-	return A->members[p->first + r];
+	return psrec_run_member(&A->runs[p->first], p->nruns, r);
 }
 
 /* ---- the call in progress ---------------------------------------------------------------- */

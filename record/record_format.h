@@ -11,11 +11,11 @@
 
 #define PSREC_SYMBOL "parastack_record"
 #define PSREC_MAGIC 0x3130434552535053ULL /* "PSREC01" little-endian */
-#define PSREC_VERSION 6
+#define PSREC_VERSION 7
 #define PSREC_THREADS 64    /* threads that called MPI (more: not recorded) */
 #define PSREC_COMMS 256     /* live communicators */
 #define PSREC_REQS 4096     /* live nonblocking requests */
-#define PSREC_MEMBERS 65536 /* world ranks of every recorded communicator, together */
+#define PSREC_RUNS 16384    /* member runs of every recorded communicator, together */
 #define PSREC_WAITREQS 32   /* requests named per waiting call */
 #define PSREC_HISTORY 4     /* latest collectives kept per communicator */
 #define PSREC_CHANS 8192    /* point-to-point envelopes counted (more: counts incomplete) */
@@ -71,18 +71,29 @@ struct psrec_coll {
 	uint64_t caller;
 };
 
-/* A communicator. id is the same in every member (derived from how it was made); members are
- * world ranks at members[first .. first + size). */
+/* A communicator's members, in its own rank order, as runs of world ranks: its ranks at ..
+ * at + count - 1 are the world ranks start, start + stride, ... A communicator of consecutive or
+ * evenly spaced ranks is one run, however large (a million-rank MPI_COMM_WORLD); an irregular
+ * one takes a run per stretch (at worst one per member: a table). */
+struct psrec_run {
+	int32_t at;     /* its first member's rank in the communicator */
+	int32_t start;  /* that member's world rank */
+	int32_t stride; /* from one member's world rank to the next's (0 when count is 1) */
+	int32_t count;
+};
+
+/* A communicator. id is the same in every member (derived from how it was made); its members
+ * are the runs at runs[first .. first + nruns). */
 struct psrec_comm {
 	uint32_t seq;
 	uint32_t used;
 	uint64_t handle;   /* the MPI_Comm value in this process */
 	uint64_t id;
 	int32_t size;
-	int32_t first;     /* into members, -1 when the pool was full */
+	int32_t first;     /* into runs, -1 when the pool was full */
 	uint32_t chans_lost; /* point-to-point calls on it not counted (the table full): its
 			      * counters alone are incomplete, the others' stay exact */
-	uint32_t pad;
+	int32_t nruns;
 	uint64_t coll_seq; /* collectives started on it (blocking or not) */
 	struct psrec_coll history[PSREC_HISTORY]; /* collective n at history[n % PSREC_HISTORY] */
 };
@@ -129,7 +140,7 @@ struct psrec_area {
 	int32_t world_rank, world_size;
 	int32_t finalized;    /* MPI_Finalize entered */
 	uint32_t nthreads;    /* calls[] slots handed out */
-	uint32_t members_used;
+	uint32_t runs_used;
 	uint32_t dropped;     /* events not recorded for lack of room */
 	uint32_t chans_lost;  /* point-to-point calls not counted (table full, an intercommunicator) */
 	uint32_t pad;
@@ -137,8 +148,44 @@ struct psrec_area {
 	struct psrec_call calls[PSREC_THREADS];
 	struct psrec_comm comms[PSREC_COMMS];
 	struct psrec_req reqs[PSREC_REQS];
-	int32_t members[PSREC_MEMBERS];
+	struct psrec_run runs[PSREC_RUNS];
 	struct psrec_chan chans[PSREC_CHANS];
 };
+
+/* Extend run r by world rank w, the communicator's next member: true when w continues it (r
+ * then counts it), false when w starts a new run. The writer's and the tests' one rule. */
+static inline int psrec_run_extend(struct psrec_run *r, int32_t w)
+{
+	if (r->count == 1 && w != r->start) {
+		r->stride = w - r->start;
+		r->count = 2;
+		return 1;
+	}
+	if (r->count >= 2 && (int64_t)r->start + (int64_t)r->stride * r->count == w) {
+		r->count++;
+		return 1;
+	}
+	return 0;
+}
+
+/* World rank of member `at` of the communicator whose runs are runs[0 .. n), or -1 when none
+ * holds it (runs in member order: a binary search). */
+static inline int32_t psrec_run_member(const struct psrec_run *runs, int n, int32_t at)
+{
+	int lo = 0, hi = n - 1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		const struct psrec_run *r = &runs[mid];
+
+		if (at < r->at)
+			hi = mid - 1;
+		else if (at >= r->at + r->count)
+			lo = mid + 1;
+		else
+			return (int32_t)((int64_t)r->start + (int64_t)r->stride * (at - r->at));
+	}
+	return -1;
+}
 
 #endif

@@ -197,6 +197,40 @@ static int compare_int(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* A communicator's members as sorted ranges ("0-3,8"): one ascending or descending run of
+ * consecutive ranks is said at once (a million-rank MPI_COMM_WORLD); others are expanded. */
+static json_t *members_json(const struct psrec_run *runs, int nruns, int size)
+{
+	char text[40];
+
+	if (nruns == 1 && (runs[0].count == 1 || runs[0].stride == 1 || runs[0].stride == -1)) {
+		int lo = runs[0].stride < 0 ? runs[0].start - (runs[0].count - 1) : runs[0].start;
+
+		if (runs[0].count == 1)
+			snprintf(text, sizeof(text), "%d", lo);
+		else
+			snprintf(text, sizeof(text), "%d-%d", lo, lo + runs[0].count - 1);
+		return json_string(text);
+	}
+
+	int *sorted = malloc((size_t)size * sizeof(int)), n = 0;
+	size_t len = (size_t)size * 12 + 16;
+	char *ranges = sorted ? malloc(len) : NULL;
+	json_t *out = json_null();
+
+	if (ranges) {
+		for (int k = 0; k < nruns; k++)
+			for (int m = 0; m < runs[k].count && n < size; m++)
+				sorted[n++] = runs[k].start + runs[k].stride * m;
+		qsort(sorted, (size_t)n, sizeof(int), compare_int);
+		ranges_format(sorted, n, ranges, len);
+		out = json_string(ranges);
+	}
+	free(ranges);
+	free(sorted);
+	return out;
+}
+
 /* Each communicator: its members (world ranks, as sorted ranges), and how many collectives
  * this rank has started on it. The members were checked (record_check.h). */
 static json_t *comms_json(const struct area_view *v)
@@ -211,20 +245,8 @@ static json_t *comms_json(const struct area_view *v)
 
 		if (!c->used || !psrec_settled(c->seq))
 			continue;
-		if (c->first >= 0) { /* inside the pool, 1 to the job's size (record_check.c) */
-			int *sorted = malloc((size_t)c->size * sizeof(int));
-			char *ranges = NULL;
-			size_t len = (size_t)c->size * 12 + 16;
-
-			if (sorted && (ranges = malloc(len))) {
-				memcpy(sorted, &a->members[c->first], (size_t)c->size * sizeof(int));
-				qsort(sorted, (size_t)c->size, sizeof(int), compare_int);
-				ranges_format(sorted, c->size, ranges, len);
-				members = json_string(ranges);
-			}
-			free(ranges);
-			free(sorted);
-		}
+		if (c->first >= 0) /* runs checked: in the pool, in the job (record_check.c) */
+			members = members_json(&a->runs[c->first], c->nruns, c->size);
 		json_array_append_new(comms, json_pack("{s:o, s:i, s:I, s:o, s:o, s:b}", "id", comm_id(a, i),
 						       "size", c->size, "coll_seq", (json_int_t)c->coll_seq,
 						       "members", members, "history", history_json(v, c),

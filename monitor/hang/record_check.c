@@ -77,22 +77,66 @@ static int compare_int(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* Communicator i's members: each a rank of the job, none twice. */
-static bool members_ok(const struct psrec_area *a, int i, int job_size, int *scratch, char *why, size_t len)
+/* Member runs of communicators expanded to look for a member twice, per record, at most: a
+ * hostile record cannot make the check cost more than a few passes over the job (nor more than
+ * 2^24 members whatever the job's size is said to be). */
+#define EXPAND_MAX (1 << 24)
+static int64_t expand_budget(int job_size)
+{
+	int64_t b = 4 * (int64_t)job_size + 65536;
+
+	return b < EXPAND_MAX ? b : EXPAND_MAX;
+}
+
+/* Communicator i's runs: in member order, each inside the job, their counts its size. */
+static bool runs_ok(const struct psrec_area *a, int i, int job_size, char *why, size_t len)
 {
 	const struct psrec_comm *c = &a->comms[i];
+	int64_t at = 0;
 
-	for (int k = 0; k < c->size; k++) {
-		scratch[k] = a->members[c->first + k];
-		if (scratch[k] < 0 || scratch[k] >= job_size)
-			return refuse(why, len, "communicator %d has member %d in a job of %d", i, scratch[k],
-				      job_size);
+	for (int k = 0; k < c->nruns; k++) {
+		const struct psrec_run *r = &a->runs[c->first + k];
+		int64_t last = (int64_t)r->start + (int64_t)r->stride * (r->count - 1);
+
+		if (r->at != at || r->count < 1 || r->count > c->size || (r->count > 1) != (r->stride != 0))
+			return refuse(why, len, "communicator %d's run %d is malformed (at %d, count %d, stride %d)", i, k,
+				      r->at, r->count, r->stride);
+		if (r->start < 0 || r->start >= job_size || last < 0 || last >= job_size)
+			return refuse(why, len, "communicator %d has member %lld in a job of %d", i,
+				      (long long)(r->start < 0 || r->start >= job_size ? r->start : last), job_size);
+		at += r->count;
 	}
-	qsort(scratch, (size_t)c->size, sizeof(int), compare_int);
-	for (int k = 1; k < c->size; k++)
-		if (scratch[k] == scratch[k - 1])
-			return refuse(why, len, "communicator %d has member %d twice", i, scratch[k]);
+	if (at != c->size)
+		return refuse(why, len, "communicator %d's runs hold %lld members, not its %d", i, (long long)at, c->size);
 	return true;
+}
+
+/* No member twice: one run cannot repeat one (its stride is not 0); several are expanded and
+ * sorted, within *budget. */
+static bool members_distinct(const struct psrec_area *a, int i, int64_t *budget, char *why, size_t len)
+{
+	const struct psrec_comm *c = &a->comms[i];
+	int n = 0, *scratch;
+	bool ok = true;
+
+	if (c->nruns <= 1)
+		return true;
+	if ((*budget -= c->size) < 0)
+		return refuse(why, len, "its communicators' irregular members are too many to check");
+	if (!(scratch = malloc((size_t)c->size * sizeof(int))))
+		return refuse(why, len, "out of memory checking its communicators");
+	for (int k = 0; k < c->nruns; k++) {
+		const struct psrec_run *r = &a->runs[c->first + k];
+
+		for (int m = 0; m < r->count; m++)
+			scratch[n++] = r->start + r->stride * m;
+	}
+	qsort(scratch, (size_t)n, sizeof(int), compare_int);
+	for (int k = 1; k < n && ok; k++)
+		if (scratch[k] == scratch[k - 1])
+			ok = refuse(why, len, "communicator %d has member %d twice", i, scratch[k]);
+	free(scratch);
+	return ok;
 }
 
 struct span {
@@ -106,35 +150,41 @@ static int compare_span(const void *x, const void *y)
 	return (a->first > b->first) - (a->first < b->first);
 }
 
-/* The communicators: sizes within the job, member ranges inside the pool, disjoint. */
+/* One communicator: its size within the job, its runs inside the pool and well formed. */
+static bool comm_ok(const struct psrec_area *a, int i, int job_size, char *why, size_t len)
+{
+	const struct psrec_comm *c = &a->comms[i];
+
+	if (c->size < 1 || c->size > job_size || c->first < -1 || c->first >= PSREC_RUNS ||
+	    (c->first >= 0 && (c->nruns < 1 || c->nruns > c->size || c->nruns > PSREC_RUNS - c->first)))
+		return refuse(why, len, "communicator %d has %d members in %d runs from %d (pool of %d, job of %d)", i,
+			      c->size, c->nruns, c->first, PSREC_RUNS, job_size);
+	return c->first < 0 || runs_ok(a, i, job_size, why, len);
+}
+
+/* The communicators: each well formed, no member twice, their runs' places in the pool
+ * disjoint. */
 static bool comms_ok(const struct psrec_area *a, int job_size, char *why, size_t len)
 {
 	struct span spans[PSREC_COMMS];
-	int n = 0, *scratch = malloc(PSREC_MEMBERS * sizeof(int));
-	bool ok = scratch != NULL;
+	int n = 0;
+	int64_t budget = expand_budget(job_size);
+	bool ok = true;
 
-	if (!ok)
-		return refuse(why, len, "out of memory checking its communicators");
-
-	for (int i = 0; i < PSREC_COMMS; i++) {
+	for (int i = 0; i < PSREC_COMMS && ok; i++) {
 		const struct psrec_comm *c = &a->comms[i];
 
 		if (!c->used || !psrec_settled(c->seq))
 			continue;
-		if (c->size < 1 || c->size > job_size || c->first < -1 ||
-		    (c->first >= 0 && (int64_t)c->first + c->size > PSREC_MEMBERS))
-			ok = refuse(why, len, "communicator %d has %d members from %d (pool of %d, job of %d)", i,
-				    c->size, c->first, PSREC_MEMBERS, job_size);
-		else if (c->first >= 0 && (ok = members_ok(a, i, job_size, scratch, why, len)))
-			spans[n++] = (struct span){ c->first, c->size, i };
-		if (!ok)
-			break;
+		ok = comm_ok(a, i, job_size, why, len) &&
+		     (c->first < 0 || members_distinct(a, i, &budget, why, len));
+		if (ok && c->first >= 0)
+			spans[n++] = (struct span){ c->first, c->nruns, i };
 	}
-	free(scratch);
 	qsort(spans, (size_t)n, sizeof(spans[0]), compare_span);
 	for (int k = 1; k < n && ok; k++)
 		if (spans[k - 1].first + spans[k - 1].size > spans[k].first)
-			ok = refuse(why, len, "communicators %d and %d share member slot %d", spans[k - 1].comm,
+			ok = refuse(why, len, "communicators %d and %d share member run %d", spans[k - 1].comm,
 				    spans[k].comm, spans[k].first);
 	return ok;
 }

@@ -1,11 +1,12 @@
 /* record_check — a rank's record (record/record_format.h) is its own to write: a hostile or
  * corrupt rank can put anything there. Before the report reads it, the record is checked against
  * its own fixed sizes and against the job: every index within its array, every rank (member,
- * peer, root, its own) within the job, the communicators' member ranges inside the pool and
- * never overlapping (the layer hands them out once each), no rank twice in one communicator. A
+ * peer, root, its own) within the job, the communicators' member runs inside the pool, well
+ * formed and never overlapping (the layer hands them out once each), no rank twice in one
+ * communicator (within a budget of a few passes over the job). A
  * record that fails is left out of the wait-for analysis whole ("record unreadable"), and the
  * rank is diagnosed from its stack. What passes bounds every loop and string the report makes
- * of it: at most PSREC_MEMBERS members in all, each below the job's size. */
+ * of it: at most PSREC_RUNS runs in all, each member below the job's size. */
 #ifndef PARASTACK_RECORD_CHECK_H
 #define PARASTACK_RECORD_CHECK_H
 

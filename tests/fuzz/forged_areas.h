@@ -25,12 +25,11 @@ static inline void forged_base(struct psrec_area *a, int rank)
 	a->world_rank = rank;
 	a->world_size = FORGED_RANKS;
 	a->nthreads = 1;
-	a->members_used = FORGED_RANKS;
+	a->runs_used = 1;
 	strcpy(a->mpi_library, "Open MPI v4.1.4");
-	for (int r = 0; r < FORGED_RANKS; r++)
-		a->members[r] = r;
+	a->runs[0] = (struct psrec_run){ 0, 0, 1, FORGED_RANKS };
 	a->comms[0] = (struct psrec_comm){ .used = 1, .handle = 0x1000, .id = 1, .size = FORGED_RANKS,
-					   .first = 0, .coll_seq = 2 };
+					   .first = 0, .nruns = 1, .coll_seq = 2 };
 	a->comms[0].history[1] = (struct psrec_coll){ 1, PSREC_BARRIER, -1, 0, 0x401000 };
 	a->comms[0].history[2] = (struct psrec_coll){ 2, PSREC_ALLREDUCE, -1, 8, 0x401100 };
 	a->calls[0] = (struct psrec_call){ .tid = 100 + rank, .func = PSREC_RECV, .comm = 0, .peer = next,

@@ -203,22 +203,15 @@ static json_t *sim_stack(enum sim_role r, const char **call, const char **path)
 	return f;
 }
 
-/* A communicator in the record, its members from the pool as the layer writes them (or none,
- * past the pool: the layer's own rule). */
+/* A communicator in the record: ranks 0 .. size-1 of the world (both of the simulated job's are),
+ * one run in the pool as the layer writes it. */
 static void area_comm(struct psrec_area *a, int i, uint64_t id, int size, uint64_t coll_seq)
 {
 	struct psrec_comm *c = &a->comms[i];
 
 	*c = (struct psrec_comm){ .used = 1, .handle = 0x1000 + (uint64_t)i, .id = id, .size = size,
-				  .first = -1, .coll_seq = coll_seq };
-	if (a->members_used + (uint32_t)size <= PSREC_MEMBERS) {
-		c->first = (int32_t)a->members_used;
-		for (int r = 0; r < size; r++)
-			a->members[c->first + r] = r; /* both communicators are ranks 0 .. size-1 */
-	} else {
-		a->dropped++;
-	}
-	a->members_used += (uint32_t)size;
+				  .first = (int32_t)a->runs_used, .nruns = 1, .coll_seq = coll_seq };
+	a->runs[a->runs_used++] = (struct psrec_run){ 0, 0, 1, size };
 	for (uint64_t n = coll_seq > PSREC_HISTORY ? coll_seq - PSREC_HISTORY + 1 : 1; n <= coll_seq; n++)
 		c->history[n % PSREC_HISTORY] = (struct psrec_coll){ n, PSREC_ALLREDUCE, -1, 8, SITE_ALLREDUCE };
 }
@@ -245,7 +238,7 @@ static void sim_area(struct psrec_area *a, int rank, enum sim_role r)
 	a->world_rank = rank;
 	a->world_size = sim.ranks;
 	a->nthreads = 1;
-	a->members_used = 0;
+	a->runs_used = 0;
 	a->dropped = 0;
 	strcpy(a->mpi_library, "Open MPI v4.1.4 (simulated)");
 	area_comm(a, 0, SIM_WORLD_ID, sim.ranks, SIM_K + in_world_coll);

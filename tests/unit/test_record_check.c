@@ -120,7 +120,7 @@ START_TEST(communicators_sharing_the_members_pool_are_unreadable)
 	ck_assert_msg(strstr(unreadable(rec), "share"), "%s", unreadable(rec));
 	json_decref(rec);
 	forge_all();
-	areas[0].comms[0].size = PSREC_MEMBERS;
+	areas[0].comms[0].nruns = PSREC_RUNS; /* past the pool's end */
 	rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
 	ck_assert_ptr_nonnull(unreadable(rec));
 	json_decref(rec);
@@ -131,17 +131,14 @@ END_TEST
 START_TEST(members_outside_the_job_are_unreadable_and_never_culprits)
 {
 	forge_all();
-	areas[0].members[0] = INT_MAX;
-	areas[0].members[1] = INT_MAX;
+	areas[0].runs[0].start = INT_MAX;
 
 	json_t *rec = mpirecord_area_json(&areas[0], FORGED_RANKS, 0);
 
 	ck_assert_ptr_nonnull(unreadable(rec));
 	json_decref(rec);
-	for (int r = 0; r < FORGED_RANKS; r++) {
-		areas[r].members[0] = 1000000;
-		areas[r].members[1] = 1000002;
-	}
+	for (int r = 0; r < FORGED_RANKS; r++)
+		areas[r].runs[0] = (struct psrec_run){ 0, 1000000, 2, FORGED_RANKS };
 
 	json_t *report = forged_report(), *f;
 	size_t i;
@@ -201,6 +198,104 @@ START_TEST(a_record_of_garbage_is_refused_or_bounded)
 }
 END_TEST
 
+/* The writer's rule (psrec_run_extend, as record/layer.c applies it): members -> runs. */
+static int runs_of(const int32_t *w, int n, struct psrec_run *out, int max)
+{
+	int k = 0;
+
+	for (int m = 0; m < n; m++) {
+		if (k && psrec_run_extend(&out[k - 1], w[m]))
+			continue;
+		if (k == max)
+			return -1;
+		out[k++] = (struct psrec_run){ m, w[m], 0, 1 };
+	}
+	return k;
+}
+
+/* Every member found again through the runs (psrec_run_member, the layer's lookup). */
+static void assert_members(const int32_t *w, int n, const struct psrec_run *runs, int nruns)
+{
+	for (int m = 0; m < n; m++)
+		ck_assert_int_eq(psrec_run_member(runs, nruns, m), w[m]);
+	ck_assert_int_eq(psrec_run_member(runs, nruns, n), -1);
+}
+
+/* Issue 39: a 70,000-rank communicator, and a million-rank MPI_COMM_WORLD, take one run each;
+ * reversed, strided and interleaved ones a run per stretch; an irregular one a run per member. */
+START_TEST(large_communicators_are_runs)
+{
+	enum { N = 70000 };
+	static int32_t w[N];
+	static struct psrec_run runs[PSREC_RUNS];
+
+	for (int m = 0; m < N; m++)
+		w[m] = m;
+	ck_assert_int_eq(runs_of(w, N, runs, PSREC_RUNS), 1);
+	assert_members(w, N, runs, 1);
+	for (int m = 0; m < N; m++)
+		w[m] = N - 1 - m; /* reversed (a split with descending keys) */
+	ck_assert_int_eq(runs_of(w, N, runs, PSREC_RUNS), 1);
+	assert_members(w, N, runs, 1);
+	for (int m = 0; m < N; m++)
+		w[m] = 3 * m + 1; /* every third rank of a 210,000-rank job */
+	ck_assert_int_eq(runs_of(w, N, runs, PSREC_RUNS), 1);
+	assert_members(w, N, runs, 1);
+	for (int m = 0; m < N; m++)
+		w[m] = m < N / 2 ? 2 * m : 2 * (m - N / 2) + 1; /* the evens, then the odds */
+	ck_assert_int_eq(runs_of(w, N, runs, PSREC_RUNS), 2);
+	assert_members(w, N, runs, 2);
+	uint64_t x = 88172645463325252ULL;
+
+	for (int m = 0; m < 10000; m++) { /* no pattern: every two members a run (a table) */
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		w[m] = (int32_t)(x % 1000000);
+	}
+	int n = runs_of(w, 10000, runs, PSREC_RUNS);
+
+	ck_assert_int_ge(n, 4900);
+	assert_members(w, 10000, runs, n);
+}
+END_TEST
+
+/* The reader: a record with a million-rank world and a 70,000-rank communicator of its evens
+ * then odds (two runs) is read whole, its members as ranges; one with a member twice, or a run
+ * past the job, is unreadable. */
+START_TEST(large_communicators_are_read_and_checked)
+{
+	struct psrec_area *a = calloc(1, sizeof(*a));
+	json_t *rec, *comms;
+
+	ck_assert_ptr_nonnull(a);
+	forged_base(a, 0);
+	a->world_size = 1000000;
+	a->runs[0] = (struct psrec_run){ 0, 0, 1, 1000000 };
+	a->comms[0].size = 1000000;
+	a->runs[1] = (struct psrec_run){ 0, 0, 2, 35000 };
+	a->runs[2] = (struct psrec_run){ 35000, 1, 2, 35000 };
+	a->comms[1] = (struct psrec_comm){ .used = 1, .handle = 0x1001, .id = 2, .size = 70000, .first = 1, .nruns = 2 };
+	a->runs_used = 3;
+	rec = mpirecord_area_json(a, 1000000, 0);
+	ck_assert_msg(!unreadable(rec), "%s", unreadable(rec));
+	comms = json_object_get(rec, "comms");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(comms, 0), "members")), "0-999999");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(comms, 1), "members")), "0-69999");
+	json_decref(rec);
+
+	a->runs[2].start = 0; /* the odds now the evens again: each member twice */
+	rec = mpirecord_area_json(a, 1000000, 0);
+	ck_assert_ptr_nonnull(unreadable(rec));
+	ck_assert_msg(strstr(unreadable(rec), "twice"), "%s", unreadable(rec));
+	json_decref(rec);
+
+	a->runs[2] = (struct psrec_run){ 35000, 999990, 2, 35000 }; /* past the job */
+	rec = mpirecord_area_json(a, 1000000, 0);
+	ck_assert_ptr_nonnull(unreadable(rec));
+	json_decref(rec);
+	free(a);
+}
+END_TEST
+
 Suite *record_check_suite(void)
 {
 	Suite *s = suite_create("record_check");
@@ -213,6 +308,8 @@ Suite *record_check_suite(void)
 	tcase_add_test(tc, members_outside_the_job_are_unreadable_and_never_culprits);
 	tcase_add_test(tc, a_record_of_another_rank_or_peer_is_unreadable);
 	tcase_add_test(tc, a_record_of_garbage_is_refused_or_bounded);
+	tcase_add_test(tc, large_communicators_are_runs);
+	tcase_add_test(tc, large_communicators_are_read_and_checked);
 	suite_add_tcase(s, tc);
 	return s;
 }
