@@ -318,7 +318,8 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 # What the command-line tests run. The bench programs are built here too, so a change cannot
 # leave them broken unnoticed.
 cli-build: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH) $(MPICH_APPS) $(B)/tests/tracegen $(FIXTURES) \
-	$(B)/bench/sample_cost $(B)/bench/trace_eval $(B)/bench/model_eval $(B)/bench/record_micro
+	$(B)/bench/sample_cost $(B)/bench/trace_eval $(B)/bench/model_eval $(B)/bench/record_micro \
+	$(B)/bench/parastack-monitor-sim
 
 cli: cli-build
 	@sh tests/cli/run-all.sh $(B)

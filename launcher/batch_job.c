@@ -16,14 +16,11 @@
 
 #define SCRIPT_MAX (16 << 20)
 
-/* parastack run's options a batch front end passes on ("name", takes a value). */
-static const struct {
-	const char *name;
-	bool value;
-} ps_options[] = {
-	{ "alpha", true }, { "interval", true }, { "max-interval", true }, { "set-size", true },
-	{ "seed", true },  { "on-hang", true },  { "report", true },       { "trace", true },
-	{ "grace", true },  { "confirm", true }, { "no-record", false }, { "core-dir", true }, { "quiet", false }, { "progress", true },
+/* parastack run's options a batch front end passes on: the watch options (one table with run,
+ * attach and the monitor: options.h) and run's --grace. */
+static const struct option ps_options[] = {
+	WATCH_LONGOPTS,
+	{ "grace", required_argument, NULL, 'G' },
 };
 
 static int ps_option_index(const char *name, size_t len)
@@ -34,53 +31,32 @@ static int ps_option_index(const char *name, size_t len)
 	return -1;
 }
 
-/* Check one parastack option's value the way `parastack run` will. */
-static int check_ps_option(const char *cmd, const char *name, const char *value,
-			   struct common_options *model, struct batch_args *out, char **word)
+/* Check one parastack option's value the way `parastack run` will (watch_option_apply), and
+ * make its word for the job script: paths absolute (the job may start elsewhere). */
+static int check_ps_option(const char *cmd, int k, const char *value, struct common_options *model,
+			   struct batch_args *out, char **word)
 {
-	int grace;
+	struct watch_options w = { .opt = *model };
+	const char *name = ps_options[k].name, *given = value;
+	int grace, val = ps_options[k].val, rc = 0;
 
-	if (!strcmp(name, "on-hang")) {
-		bool kill;
-
-		if (option_on_hang(cmd, value, &kill) < 0)
-			return -1;
-	} else if (!strcmp(name, "confirm")) {
-		double seconds;
-
-		if (option_confirm(cmd, value, &seconds) < 0)
-			return -1;
-	} else if (!strcmp(name, "grace")) {
-		if (option_int(cmd, "grace", value, 0, 3600, &grace) < 0)
-			return -1;
-	} else if (!strcmp(name, "report") || !strcmp(name, "trace")) {
-		if (option_output_path(cmd, name, value) < 0)
-			return -1;
-	} else if (!strcmp(name, "core-dir")) {
-		if (option_core_dir(cmd, value) < 0)
-			return -1;
-	} else if (!strcmp(name, "progress")) {
-		double seconds;
-
-		if (option_progress(cmd, value, &seconds) < 0)
-			return -1;
-	} else if (common_option_apply(cmd, model, name, value) < 0) {
-		return -1;
-	}
-
-	/* Output files named at submission: the job may start elsewhere. */
-	bool path = !strcmp(name, "report") || !strcmp(name, "trace") || !strcmp(name, "core-dir");
-	char *v = path ? option_absolute_path(value) : strdup(value);
-
-	if (!v || asprintf(word, "--%s=%s", name, v) < 0) {
-		free(v);
-		return -1;
-	}
-	if (!strcmp(name, "report"))
-		out->report = v;
+	if (val == 'G')
+		rc = option_int(cmd, "grace", value, 0, 3600, &grace) < 0 ? -1 : 0;
 	else
-		free(v);
-	return 0;
+		rc = watch_option_apply(cmd, &w, val, name, value) == 0 ? 0 : -1;
+	if (rc == 0) {
+		*model = w.opt;
+		given = val == WOPT_REPORT ? w.report : val == WOPT_TRACE ? w.trace : val == WOPT_CORE_DIR ? w.core_dir :
+			value;
+		if (!given || asprintf(word, "--%s=%s", name, given) < 0)
+			rc = -1;
+		if (rc == 0 && val == WOPT_REPORT && !(out->report = strdup(given)))
+			rc = -1;
+	}
+	free((void *)w.report);
+	free((void *)w.trace);
+	free((void *)w.core_dir);
+	return rc;
 }
 
 static bool name_listed(const char *const *list, const char *name, size_t len)
@@ -156,7 +132,7 @@ int batch_split_args(const char *cmd, const char *usage, const struct sched_synt
 			const char *name = arg + 2, *eq = strchr(name, '=');
 			int k = ps_option_index(name, eq ? (size_t)(eq - name) : strlen(name));
 
-			if (k >= 0 && !ps_options[k].value) {
+			if (k >= 0 && ps_options[k].has_arg == no_argument) {
 				if (eq) {
 					cmd_error(cmd, "--%s takes no value; see '%s --help'", ps_options[k].name, cmd);
 					return -1;
@@ -174,7 +150,7 @@ int batch_split_args(const char *cmd, const char *usage, const struct sched_synt
 					cmd_error(cmd, "--%s needs a value; see '%s --help'", nm, cmd);
 					return -1;
 				}
-				if (check_ps_option(cmd, nm, value, &model, out, &out->ps_opts[out->nps]) < 0)
+				if (check_ps_option(cmd, k, value, &model, out, &out->ps_opts[out->nps]) < 0)
 					return -1;
 				out->nps++;
 				i += eq ? 1 : 2;

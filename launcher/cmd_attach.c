@@ -40,6 +40,8 @@ static const char attach_usage[] =
 	"  --quiet               only suspicions, hangs and the report: no what-is-watched or\n"
 	"                        summary lines\n"
 	"  --progress SECONDS    a status line this often (also on SIGUSR1, at any time)\n"
+	"  --fanout N            children per monitor in the monitors' tree at report time\n"
+	"                        (default 32; 2 makes the deepest tree)\n"
 	"  --no-record           leave the recording layer's records unread (by default the report\n"
 	"                        uses them when the job's ranks have libparastack-mpi.so loaded)\n"
 	"  --core-dir DIR        before acting on a hang, write core files (gdb's gcore) of the\n"

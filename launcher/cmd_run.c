@@ -51,6 +51,8 @@ static const char run_usage[] =
 	"  --quiet               only suspicions, hangs and the report: no what-is-watched or\n"
 	"                        summary lines\n"
 	"  --progress SECONDS    a status line this often (also on SIGUSR1, at any time)\n"
+	"  --fanout N            children per monitor in the monitors' tree at report time\n"
+	"                        (default 32; 2 makes the deepest tree)\n"
 	"  --no-record           do not preload the recording layer (libparastack-mpi.so) into the\n"
 	"                        ranks; a communication hang is then diagnosed from stacks alone\n"
 	"  --core-dir DIR        before ending a hung job, write core files (gdb's gcore) of the\n"

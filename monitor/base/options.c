@@ -315,6 +315,8 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 		return 0;
 	case WOPT_PROGRESS:
 		return option_progress(cmd, arg, &w->progress_s);
+	case WOPT_FANOUT:
+		return option_int(cmd, "fanout", arg, 2, 1024, &w->fanout);
 	case WOPT_REPORT:
 	case WOPT_TRACE:
 	case WOPT_CORE_DIR:
@@ -409,6 +411,8 @@ void watch_options_words(const struct watch_options *w, struct watch_words *out)
 		words_add(out, "--quiet");
 	if (w->progress_s > 0)
 		words_add_number(out, "--progress=%.17g", w->progress_s);
+	if (w->fanout > 0)
+		words_add_number(out, "--fanout=%d", w->fanout);
 	if (w->core_dir) {
 		words_add(out, "--core-dir");
 		words_add(out, w->core_dir);

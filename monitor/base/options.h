@@ -76,6 +76,7 @@ struct watch_options {
 	const char *core_dir;       /* --core-dir: absolute path, or NULL */
 	bool quiet;                 /* --quiet */
 	double progress_s;          /* --progress SECONDS (0: none) */
+	int fanout;                 /* --fanout N: children per monitor in the monitors' tree (0: default) */
 	/* The monitor: the paths were checked and made absolute by the command that started it
 	 * (they need not exist on every monitor's node), so they are taken as given. */
 	bool paths_as_given;
@@ -92,6 +93,7 @@ enum watch_option {
 	WOPT_CORE_DIR,
 	WOPT_QUIET,
 	WOPT_PROGRESS,
+	WOPT_FANOUT,
 };
 
 /* getopt_long entries of the model options and the watch options: the one table of both, for
@@ -104,7 +106,8 @@ enum watch_option {
 	{ "no-record", no_argument, NULL, WOPT_NO_RECORD },                                      \
 	{ "core-dir", required_argument, NULL, WOPT_CORE_DIR },                                  \
 	{ "quiet", no_argument, NULL, WOPT_QUIET },                                              \
-	{ "progress", required_argument, NULL, WOPT_PROGRESS }
+	{ "progress", required_argument, NULL, WOPT_PROGRESS },                                  \
+	{ "fanout", required_argument, NULL, WOPT_FANOUT }
 
 /* --core-dir DIR: an existing directory this user may write in. 0, or -1 (one line printed). */
 int option_core_dir(const char *cmd, const char *dir);

@@ -48,6 +48,8 @@ static const char monitor_usage[] =
 	"  --quiet             only suspicions, hangs and the report (no what-is-watched or summary\n"
 	"                      lines)\n"
 	"  --progress SECONDS  a status line this often\n"
+	"  --fanout N          children per monitor in the monitors' tree at report time\n"
+	"                      (default 32; 2 makes the deepest tree)\n"
 	"  --core-dir DIR      before acting on a hang, write core files of the faulty ranks and\n"
 	"                      of one rank per stack group there (gdb's gcore)\n"
 	"  --report FILE       write the JSON report there\n"
@@ -218,6 +220,13 @@ int main(int argc, char **argv)
 	signals_catch_fatal("the monitor");
 	if (comm_init(&argc, &argv, &m->comm) < 0) {
 		fprintf(stderr, "parastack: MPI_Init failed in the monitor\n");
+		return MONITOR_EXIT_ERROR;
+	}
+	m->gone = calloc((size_t)m->comm.size, sizeof(bool));
+	m->missing = json_array();
+	if (!m->gone || !m->missing) {
+		fprintf(stderr, "parastack: the monitor is out of memory\n");
+		comm_finalize();
 		return MONITOR_EXIT_ERROR;
 	}
 	if (parse_options(m, argc, argv) < 0) {

@@ -8,11 +8,26 @@
  * --no-record). */
 json_t *gather_local(struct monitor *m, bool with_record);
 
-/* Leader: append every other monitor's reply (a JSON array) to all. */
-void gather_replies(struct monitor *m, json_t *all);
+/* Leader: append every other monitor's reply (a JSON array) to all, waiting for each at most
+ * until deadline_ms (mono_ms); a monitor left out is not waited for. */
+void gather_replies(struct monitor *m, json_t *all, double deadline_ms);
 
-/* Leader: a snapshot of every rank of the job, sorted by rank. The other monitors capture
- * their ranks while the leader captures its own. */
+/* This monitor's ranks and its subtree's in the monitors' tree, asked with cmd (CMD_CAPTURE or
+ * CMD_CAPTURE_RECORD) for snapshot snap, within budget_ms; the monitors of the subtree that did
+ * not answer in time are appended to missing. */
+json_t *gather_subtree(struct monitor *m, enum comm_cmd cmd, int snap, int budget_ms, json_t *missing);
+
+/* Leader: monitor mon did not answer `request` ("a sample request in 10 s") in time: left out
+ * from now on (not sampled, not asked for snapshots, its ranks not in a report), named once in
+ * the job's output and in the report's missing_monitors. */
+void gather_leave_out(struct monitor *m, int mon, const char *request);
+
+/* Follower: answer a capture command (its payload: snapshot, budget, the monitors left out)
+ * with this monitor's subtree, to the monitor that asked. */
+void gather_answer(struct monitor *m, enum comm_cmd cmd, const int *payload, int n, int asker);
+
+/* Leader: a snapshot of every rank of the job the tree reaches, sorted by rank; a monitor
+ * that did not answer is named (the job's output, m->missing) and left out from then on. */
 json_t *gather_all(struct monitor *m, bool with_record);
 
 #endif

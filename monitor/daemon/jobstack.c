@@ -3,9 +3,12 @@
  * elsewhere) and sends the JSON array of items; monitor 0 sorts them by rank and prints. */
 #include "jobstack.h"
 
+#define STACK_REPLY_MS 120000 /* a monitor that has not sent its ranks' stacks by then is left out */
+
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../base/clock.h"
 #include "../hang/report.h"
 #include "../hang/report_stacks.h"
 
@@ -34,7 +37,7 @@ long jobstack_print(const struct comm *c, const struct job_proc *local, int nloc
 		comm_send_json(mine);
 	} else {
 		for (int mon = 0; mon < c->size; mon++) {
-			json_t *part = mon == c->me ? NULL : comm_recv_json(mon);
+			json_t *part = mon == c->me ? NULL : comm_recv_json(mon, mono_ms() + STACK_REPLY_MS);
 
 			if (json_is_array(part))
 				json_array_extend(mine, part);

@@ -31,6 +31,11 @@
 #define SNAPSHOT_GAP_MIN_MS 200
 #define IDLE_POLL_MS 50
 #define ACTIVE_POLL_MS 2
+#define CORES_REPLY_MS 300000 /* gcore of every faulty rank a monitor holds */
+#define SAMPLE_REPLY_S 10 /* a monitor that takes longer to answer a sample request is left out */
+#define SAMPLE_REPLY_MS (SAMPLE_REPLY_S * 1000)
+#define STR_(x) #x
+#define STR(x) STR_(x)
 #define ROUND_MIN_MS 1000 /* rounds start at most this often */
 #define STACK_FIND_MS 10000 /* --stack: how long to wait for a job's ranks to appear */
 
@@ -76,6 +81,12 @@ struct monitor {
 	double cost_ms_sum, cost_ms_max;
 	double gap_ms_sum, last_tick_ms, late_ms_sum, late_ms_max; /* the interval achieved */
 	json_t *last_model; /* the model of the latest round, for a "none" report */
+	/* gather.c: the monitors' tree (job/tree.h) and who has stopped answering: left out of
+	 * sampling and snapshots from then on, each named once in the job's output and in the
+	 * report's missing_monitors. */
+	bool *gone;       /* comm.size flags */
+	int snap;         /* snapshots asked so far */
+	json_t *missing;  /* the monitors left out: {"monitor", "host", "ranks"} */
 };
 
 

@@ -158,10 +158,10 @@ void output_write_cores(struct monitor *m, json_t *report)
 
 	log_say("writing core files of rank(s) chosen for the report in %s (gcore)", m->w.core_dir);
 	for (int mon = 0; mon < m->comm.size; mon++)
-		if (mon != m->comm.me)
+		if (mon != m->comm.me && !m->gone[mon])
 			comm_send_cmd(mon, CMD_CORE, ranks, n);
 	all = cores_dump(m->job.targets, m->job.nlocal, ranks, n, m->w.core_dir, m->comm.host, &m->job.files_owner);
-	gather_replies(m, all);
+	gather_replies(m, all, mono_ms() + CORES_REPLY_MS);
 	json_object_set_new(report, "cores", all);
 
 	json_t *first = json_array_get(json_object_get(report, "faulty_ranks"), 0);
@@ -221,6 +221,11 @@ void output_next_step_outlived(json_t *report)
 			     "--on-hang=report keeps it running", next) >= 0)
 		json_object_set_new(report, "next_step", json_string(text));
 	free(text);
+}
+
+json_t *output_missing_json(const struct monitor *m)
+{
+	return json_array_size(m->missing) ? json_incref(m->missing) : NULL;
 }
 
 json_t *output_report_cost(double started, unsigned long long bytes_to_leader)

@@ -31,6 +31,9 @@ void output_write_cores(struct monitor *m, json_t *report);
 /* The status line SIGUSR1 asks for: what the model is doing now. */
 void output_say_status(struct monitor *m);
 
+/* The monitors left out of the watch (they stopped answering), for the report; NULL: none. */
+json_t *output_missing_json(const struct monitor *m);
+
 /* What the report cost the leader, from the decision (started, mono_ms) to now: when that was
  * (Unix time), seconds, the bytes the other monitors sent it, and its peak resident set so far. */
 json_t *output_report_cost(double started, unsigned long long bytes_to_leader);

@@ -87,6 +87,8 @@ static int diagnose(struct monitor *m)
 	else if (m->w.kill_on_hang)
 		output_next_step_outlived(report);
 	json_object_set_new(report, "report_cost", output_report_cost(started, comm_json_bytes_received() - received));
+	if (output_missing_json(m))
+		json_object_set_new(report, "missing_monitors", output_missing_json(m));
 	report_print(log_stream(), report);
 	output_write_report(m, report);
 	json_decref(report);

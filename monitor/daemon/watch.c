@@ -82,7 +82,7 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 	for (int i = 0; i < size; i++) {
 		int mon = owner[i], n = 0;
 
-		if (mon < 0 || mon == m->comm.me || asked[mon])
+		if (mon < 0 || mon == m->comm.me || asked[mon] || m->gone[mon])
 			continue;
 		for (int j = i; j < size; j++)
 			if (owner[j] == mon)
@@ -96,6 +96,9 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 			batch[nmine++] = set[i];
 	sample_local(m, batch, nmine, round, m->since, sum, m->batch_codes);
 	codes_place(m, owner, size, m->comm.me, m->batch_codes, nmine);
+
+	double deadline = mono_ms() + SAMPLE_REPLY_MS;
+
 	for (int mon = 0; mon < m->comm.size; mon++) {
 		struct sample_counts c;
 		int n = 0;
@@ -104,7 +107,8 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 			continue;
 		for (int i = 0; i < size; i++)
 			n += owner[i] == mon;
-		comm_recv_counts(mon, &c, m->batch_codes, n);
+		if (comm_recv_counts(mon, round, deadline, &c, m->batch_codes, n) < 0)
+			gather_leave_out(m, mon, "a sample request in " STR(SAMPLE_REPLY_S) " s");
 		codes_place(m, owner, size, mon, m->batch_codes, n);
 		counts_add(sum, &c);
 	}
@@ -204,7 +208,7 @@ static int follower_loop(struct monitor *m)
 
 		if (cmd == CMD_SAMPLE && n >= 2) {
 			sample_local(m, ranks + 2, n - 2, ranks[0], ranks[1], &c, m->batch_codes);
-			comm_send_counts(&c, m->batch_codes, n - 2);
+			comm_send_counts(ranks[0], &c, m->batch_codes, n - 2);
 		} else if (cmd == CMD_CORE) {
 			json_t *j = cores_dump(m->job.targets, m->job.nlocal, ranks, n, m->w.core_dir ? m->w.core_dir : ".",
 					       m->comm.host, &m->job.files_owner);
@@ -212,10 +216,7 @@ static int follower_loop(struct monitor *m)
 			comm_send_json(j);
 			json_decref(j);
 		} else if (cmd == CMD_CAPTURE || cmd == CMD_CAPTURE_RECORD) {
-			json_t *j = gather_local(m, cmd == CMD_CAPTURE_RECORD);
-
-			comm_send_json(j);
-			json_decref(j);
+			gather_answer(m, cmd, ranks, n, comm_last_cmd_source());
 		} else {
 			free(ranks);
 			return cmd;

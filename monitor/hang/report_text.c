@@ -294,6 +294,28 @@ static void print_faulty_stacks(FILE *out, json_t *report)
 			left ? "" : " with the same stacks as above");
 }
 
+/* The monitors that stopped answering: their ranks are not in this report. */
+static void print_missing_monitors(FILE *out, json_t *missing)
+{
+	size_t i;
+	json_t *v;
+	char line[REPORT_TEXT_MAX_LINE];
+
+	json_array_foreach(missing, i, v) {
+		if (i == 4 && json_array_size(missing) > 5) {
+			fprintf(out, "  … and %zu more monitors left out (the JSON report's missing_monitors names them)\n",
+				json_array_size(missing) - i);
+			break;
+		}
+		snprintf(line, sizeof(line), "the monitor on %s (monitor %lld) did not answer: its %lld rank(s)%s%s%s are "
+			 "left out of this report", str(v, "host") ? str(v, "host") : "an unknown host",
+			 (long long)json_integer_value(json_object_get(v, "monitor")),
+			 (long long)json_integer_value(json_object_get(v, "count")), str(v, "ranks") ? " (" : "",
+			 str(v, "ranks") ? str(v, "ranks") : "", str(v, "ranks") ? ")" : "");
+		print_bounded(out, "  ", line);
+	}
+}
+
 void report_print(FILE *out, json_t *report)
 {
 	char when[64] = "?";
@@ -330,6 +352,7 @@ void report_print(FILE *out, json_t *report)
 	print_tree(out, json_object_get(report, "tree"));
 	print_layer_coverage(out, report);
 	print_python_coverage(out, report);
+	print_missing_monitors(out, json_object_get(report, "missing_monitors"));
 	print_diagnosis(out, json_object_get(report, "diagnosis"));
 	print_faulty_stacks(out, report);
 	if (json_is_object(m) && json_is_false(json_object_get(m, "usable")))

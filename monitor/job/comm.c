@@ -2,6 +2,7 @@
 #include "comm.h"
 
 #include "../../stats/trace.h"
+#include "../base/clock.h"
 
 #include <mpi.h>
 #include <stdlib.h>
@@ -12,28 +13,9 @@
 #define TAG_CMD 1
 #define TAG_COUNTS 2
 #define TAG_JSON 3
+#define TAG_TREE 4 /* a subtree's snapshot, to the parent that asked */
 
 static int leader; /* the monitor that leads, elected at start-up */
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Complete a request without spinning: test, then sleep a little. */
-static void wait_quietly(MPI_Request *req, MPI_Status *st, int poll_ms)
-{
-	int done = 0;
-
-	for (;;) {
-		MPI_Test(req, &done, st);
-		if (done)
-			return;
-		sleep_ms(poll_ms);
-	}
-}
 
 int comm_init(int *argc, char ***argv, struct comm *c)
 {
@@ -156,25 +138,38 @@ void comm_send_sample(int to, long round, long since, const int *ranks, int n)
 	free(msg);
 }
 
-void comm_recv_counts(int from, struct sample_counts *c, char *codes, int n)
+int comm_recv_counts(int from, long round, double deadline_ms, struct sample_counts *c, char *codes, int n)
 {
-	int *v = calloc((size_t)(SAMPLE_COUNTS_INTS + n), sizeof(int));
-	MPI_Request req;
+	int *v = calloc((size_t)(SAMPLE_COUNTS_INTS + 1 + n), sizeof(int)), flag = 0;
+	MPI_Status st;
 
-	if (!v) {
-		*c = (struct sample_counts){ 0 };
-		return;
+	*c = (struct sample_counts){ 0 };
+	memset(codes, '-', (size_t)n);
+	if (!v)
+		return -1;
+	for (;;) {
+		MPI_Iprobe(from, TAG_COUNTS, MPI_COMM_WORLD, &flag, &st);
+		if (!flag && mono_ms() >= deadline_ms) {
+			free(v);
+			return -1;
+		}
+		if (!flag) {
+			sleep_ms(1);
+			continue;
+		}
+		MPI_Recv(v, SAMPLE_COUNTS_INTS + 1 + n, MPI_INT, from, TAG_COUNTS, MPI_COMM_WORLD, &st);
+		if (v[0] == (int)round)
+			break; /* else an answer to a round given up on: dropped */
 	}
-	MPI_Irecv(v, SAMPLE_COUNTS_INTS + n, MPI_INT, from, TAG_COUNTS, MPI_COMM_WORLD, &req);
-	wait_quietly(&req, MPI_STATUS_IGNORE, 1);
-	*c = (struct sample_counts){ v[0], v[1], v[2], v[3], v[4], v[5] };
+	*c = (struct sample_counts){ v[1], v[2], v[3], v[4], v[5], v[6] };
 	/* A follower's letters are its word: only the alphabet of progress_code passes. */
 	for (int i = 0; i < n; i++) {
-		int l = v[SAMPLE_COUNTS_INTS + i], lo = l >= 'A' && l <= 'Z' ? l - 'A' + 'a' : l;
+		int l = v[1 + SAMPLE_COUNTS_INTS + i], lo = l >= 'A' && l <= 'Z' ? l - 'A' + 'a' : l;
 
 		codes[i] = l > 0 && strchr(TRACE_PROGRESS_LETTERS, lo) ? (char)l : '-';
 	}
 	free(v);
+	return 0;
 }
 
 /* Bytes of JSON this monitor received from the others since it started. */
@@ -185,30 +180,48 @@ unsigned long long comm_json_bytes_received(void)
 	return received_json_bytes;
 }
 
-json_t *comm_recv_json(int from)
+/* Receive the message st announces (any length) and parse it. */
+static json_t *recv_json_now(const MPI_Status *st, int tag)
+{
+	int len = 0;
+
+	MPI_Get_count(st, MPI_CHAR, &len);
+	received_json_bytes += (unsigned long long)len;
+
+	char *buf = malloc((size_t)len + 1);
+	json_t *j = NULL;
+
+	MPI_Recv(buf ? buf : (char[1]){ 0 }, buf ? len : 0, MPI_CHAR, st->MPI_SOURCE, tag, MPI_COMM_WORLD,
+		 MPI_STATUS_IGNORE);
+	if (buf) {
+		buf[len] = '\0';
+		j = json_loads(buf, 0, NULL);
+		free(buf);
+	}
+	return j;
+}
+
+json_t *comm_recv_json(int from, double deadline_ms)
 {
 	MPI_Status st;
-	int len = 0, flag = 0;
+	int flag = 0;
 
 	/* MPI_Iprobe until the message is there, sleeping between tries. */
 	for (;;) {
 		MPI_Iprobe(from, TAG_JSON, MPI_COMM_WORLD, &flag, &st);
 		if (flag)
-			break;
+			return recv_json_now(&st, TAG_JSON);
+		if (mono_ms() >= deadline_ms)
+			return NULL;
 		sleep_ms(1);
 	}
-	MPI_Get_count(&st, MPI_CHAR, &len);
-	received_json_bytes += (unsigned long long)len;
+}
 
-	char *buf = malloc((size_t)len + 1);
+static int last_cmd_source = -1;
 
-	MPI_Recv(buf, len, MPI_CHAR, from, TAG_JSON, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-	buf[len] = '\0';
-
-	json_t *j = json_loads(buf, 0, NULL);
-
-	free(buf);
-	return j;
+int comm_last_cmd_source(void)
+{
+	return last_cmd_source;
 }
 
 int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag,
@@ -216,11 +229,12 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 {
 	int *msg = malloc((size_t)(max + 2) * sizeof(int));
 	MPI_Request req;
+	MPI_Status st;
 	int done = 0, cmd = 0;
 
-	MPI_Irecv(msg, max + 2, MPI_INT, leader, TAG_CMD, MPI_COMM_WORLD, &req);
+	MPI_Irecv(msg, max + 2, MPI_INT, MPI_ANY_SOURCE, TAG_CMD, MPI_COMM_WORLD, &req);
 	while (!done) {
-		MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+		MPI_Test(&req, &done, &st);
 		if (!done && *stop_flag) {
 			MPI_Cancel(&req);
 			MPI_Wait(&req, MPI_STATUS_IGNORE);
@@ -233,6 +247,7 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 			sleep_ms(poll_ms);
 		}
 	}
+	last_cmd_source = st.MPI_SOURCE;
 	cmd = msg[0];
 	*n = msg[1] < max ? msg[1] : max;
 	memcpy(ranks, msg + 2, (size_t)*n * sizeof(int));
@@ -240,20 +255,20 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 	return cmd;
 }
 
-void comm_send_counts(const struct sample_counts *c, const char *codes, int n)
+void comm_send_counts(long round, const struct sample_counts *c, const char *codes, int n)
 {
-	int *v = calloc((size_t)(SAMPLE_COUNTS_INTS + n), sizeof(int));
-	int head[SAMPLE_COUNTS_INTS] = { c->out, c->live, c->moved, c->still, c->kernel, c->init };
+	int *v = calloc((size_t)(SAMPLE_COUNTS_INTS + 1 + n), sizeof(int));
+	int head[SAMPLE_COUNTS_INTS + 1] = { (int)round, c->out, c->live, c->moved, c->still, c->kernel, c->init };
 
 	/* Without memory the counts still go: the leader waits for them. */
 	if (!v) {
-		MPI_Send(head, SAMPLE_COUNTS_INTS, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
+		MPI_Send(head, SAMPLE_COUNTS_INTS + 1, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
 		return;
 	}
 	memcpy(v, head, sizeof(head));
 	for (int i = 0; i < n; i++)
-		v[SAMPLE_COUNTS_INTS + i] = codes[i];
-	MPI_Send(v, SAMPLE_COUNTS_INTS + n, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
+		v[1 + SAMPLE_COUNTS_INTS + i] = codes[i];
+	MPI_Send(v, SAMPLE_COUNTS_INTS + 1 + n, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
 	free(v);
 }
 
@@ -264,4 +279,52 @@ void comm_send_json(json_t *j)
 
 	MPI_Send(s ? s : "", len, MPI_CHAR, leader, TAG_JSON, MPI_COMM_WORLD);
 	free(s);
+}
+
+void comm_send_capture(int to, enum comm_cmd cmd, int snap, int budget_ms, const int *gone, int ngone)
+{
+	int *msg = malloc((size_t)(ngone + 3) * sizeof(int));
+
+	if (!msg)
+		return;
+	msg[0] = snap;
+	msg[1] = budget_ms;
+	msg[2] = ngone;
+	memcpy(msg + 3, gone, (size_t)ngone * sizeof(int));
+	comm_send_cmd(to, cmd, msg, ngone + 3);
+	free(msg);
+}
+
+void comm_send_tree_reply(int to, json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT);
+	int len = s ? (int)strlen(s) : 0;
+
+	MPI_Send(s ? s : "", len, MPI_CHAR, to, TAG_TREE, MPI_COMM_WORLD);
+	free(s);
+}
+
+json_t *comm_recv_tree_reply(const int *from, int n, double deadline_ms, int *who)
+{
+	MPI_Status st;
+	int flag = 0;
+
+	for (;;) {
+		MPI_Iprobe(MPI_ANY_SOURCE, TAG_TREE, MPI_COMM_WORLD, &flag, &st);
+		if (!flag) {
+			if (mono_ms() >= deadline_ms)
+				return NULL;
+			sleep_ms(1);
+			continue;
+		}
+
+		json_t *j = recv_json_now(&st, TAG_TREE);
+
+		for (int i = 0; i < n; i++)
+			if (from[i] == st.MPI_SOURCE) {
+				*who = st.MPI_SOURCE;
+				return j ? j : json_null();
+			}
+		json_decref(j); /* from a monitor no longer asked: an answer given up on */
+	}
 }

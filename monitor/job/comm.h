@@ -17,7 +17,9 @@
 
 enum comm_cmd {
 	CMD_SAMPLE = 1, /* payload: round, since-round, ranks to sample; reply: sample_counts */
-	CMD_CAPTURE,    /* reply: JSON array of rank objects for every local rank */
+	CMD_CAPTURE,    /* payload: snapshot number, budget in ms, the monitors left out; reply (to
+			 * the sender, TAG_TREE): {"snap", "ranks": rank objects of the subtree,
+			 * "missing": monitors of the subtree that did not answer} */
 	CMD_STOP,       /* no reply */
 	CMD_AGAIN,      /* the job's ranks are gone, the job is not: discover again; no reply */
 	CMD_CAPTURE_RECORD, /* as CMD_CAPTURE, each rank with its recording layer's record */
@@ -61,18 +63,33 @@ void comm_send_to_followers(const struct comm *c, enum comm_cmd cmd);
 /* Ask a monitor to sample ranks in sample round `round`, comparing each with its previous
  * sample when that was taken in round `since` or later. */
 void comm_send_sample(int to, long round, long since, const int *ranks, int n);
-/* Wait (low CPU) for a sample reply from a monitor: its counts and the progress letters of
- * the n ranks it was asked for, in the order asked (progress_code; '-' where it sent none). */
-void comm_recv_counts(int from, struct sample_counts *c, char *codes, int n);
-/* Wait for a JSON reply; NULL if it does not parse. */
-json_t *comm_recv_json(int from);
+/* Wait (low CPU), until deadline_ms (mono_ms), for a monitor's reply to sample round `round`:
+ * its counts and the progress letters of the n ranks it was asked for, in the order asked
+ * (progress_code; '-' where it sent none). 0, or -1 when none came in time (counts zero,
+ * letters '-'); a late reply to an earlier round is dropped when it comes. */
+int comm_recv_counts(int from, long round, double deadline_ms, struct sample_counts *c, char *codes, int n);
+/* Wait, until deadline_ms (mono_ms), for a JSON reply from a monitor; NULL when none came in
+ * time (json null when it does not parse). */
+json_t *comm_recv_json(int from, double deadline_ms);
 
 /* Follower side: wait for the next command (checking every poll_ms, and calling idle, when
  * not NULL, each time); for CMD_SAMPLE, ranks holds the round, the since-round, then the n - 2
  * ranks. Returns the command, or 0 when stop_flag became set while waiting. */
 int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag,
 		  void (*idle)(void));
-void comm_send_counts(const struct sample_counts *c, const char *codes, int n);
+/* The monitor the last command came from (the leader, or a parent in the tree). */
+int comm_last_cmd_source(void);
+void comm_send_counts(long round, const struct sample_counts *c, const char *codes, int n);
 void comm_send_json(json_t *j);
+
+/* The tree (tree.h): ask monitor `to` for snapshot `snap` of its subtree (cmd CMD_CAPTURE or
+ * CMD_CAPTURE_RECORD) within budget_ms, leaving out the ngone monitors listed. */
+void comm_send_capture(int to, enum comm_cmd cmd, int snap, int budget_ms, const int *gone, int ngone);
+/* A subtree's answer, to the monitor that asked. */
+void comm_send_tree_reply(int to, json_t *j);
+/* Wait until deadline_ms (mono_ms) for an answer from one of the n monitors in from: the JSON
+ * (json null when it did not parse) and *who; NULL when none came in time. Answers from
+ * monitors not in from (given up on earlier) are dropped. */
+json_t *comm_recv_tree_reply(const int *from, int n, double deadline_ms, int *who);
 
 #endif

@@ -39,6 +39,8 @@ static const char usage[] =
 	"                        60, more after long healthy stalls; 0: act on the model at once)\n"
 	"  --quiet               only suspicions, hangs and the report in the job's output\n"
 	"  --progress SECONDS    a status line in the job's output this often\n"
+	"  --fanout N            children per monitor in the monitors' tree at report time\n"
+	"                        (default 32; 2 makes the deepest tree)\n"
 	"  --no-record           do not preload the recording layer into the ranks\n"
 	"  --core-dir DIR        core files of the faulty ranks before the job is deleted\n"
 	"  --report FILE         the JSON report (default: parastack-JOBID.json in $PBS_O_WORKDIR)\n"

@@ -4,7 +4,8 @@
 #   1. the stencil, 8 ranks, a rank skips an Allreduce 40 s in: suspected and confirmed, rank named;
 #   2. the same job healthy, run beside it (16 ranks on 2 cores): not ended;
 #   3. a job whose ranks wait in MPI over 90 % of the time (checked from its trace), a deadlock
-#      60 s in: suspected by the stall model, confirmed, the right rank named;
+#      60 s in: suspected (by the stall model, or by the model of S when it is first),
+#      confirmed, the right rank named;
 #   4. a shape none of these apps has (tests/apps/shapes.c ring: Sendrecv both ways + Allreduce,
 #      no faults.h; issue 36, where a hang sat silent for minutes): 8 ranks, rank 3 skips one
 #      Allreduce (psinject, from outside) once the watch has 35 s of history: suspected,
@@ -72,11 +73,19 @@ if awk -v x="$out_share" 'BEGIN { exit !(x < 0.1) }'; then ok; else fail "lives 
 # before wait for each other: rank 2's receive is the odd one (issue 26), named alone.
 jreport "lives in MPI: communication hang, rank 2" '.verdict == "hang" and .hang_type == "communication" and .faulty_ranks == [2]'
 expect_agree "lives in MPI: text and JSON"
-jreport "lives in MPI: suspected by the stall model" '.confirmation.basis == "stall model" and .model.stall.usable'
+# Which detector speaks first is a race on a busy node: here S is 0 in over 90 % of the samples,
+# and the model of S, tuned to that, may reach its verdict before the stall model does (seen 1
+# run in 5 beside a build). Either is right; each must say why in its own words.
+jreport "lives in MPI: suspected by a model that was ready" '(.confirmation.basis == "stall model" and .model.stall.usable) or (.confirmation.basis == "model" and .model.usable)'
 fired=$(cut -d' ' -f1 "$TMP/mpi.fault" 2>/dev/null)
 jreport "lives in MPI: suspected after the fault" ".confirmation.suspected_at >= ${fired:-1e12}"
-expect_grep "lives in MPI: the suspicion says why" "no sampled rank has moved for [0-9.]* s, longer than this job's history makes plausible" "$ERR"
-expect_grep "lives in MPI: the report says which detector" "suspected by the stall model: no sampled rank moved" "$ERR"
+if [ "$(jq -r .confirmation.basis "$REPORT" 2>/dev/null)" = "stall model" ]; then
+	expect_grep "lives in MPI: the suspicion says why" "no sampled rank has moved for [0-9.]* s, longer than this job's history makes plausible" "$ERR"
+	expect_grep "lives in MPI: the report says which detector" "suspected by the stall model: no sampled rank moved" "$ERR"
+else
+	expect_grep "lives in MPI: the suspicion says what" "suspected hang — communication error: every rank waits in MPI — confirming" "$ERR"
+	expect_grep "lives in MPI: the report gives the model" "model: [0-9]* samples, I = [0-9]* ms, suspicion when S <= 0" "$ERR"
+fi
 
 # --- 4 and 5: the ring nobody here wrote, a skip injected from outside; its healthy twin -------
 INJ=$(cd "$BUILD/tests" && pwd)/libpsinject.so

@@ -7,7 +7,11 @@
 . "$(dirname "$0")/cluster.sh"
 SBATCH=$BUILD/parastack-sbatch
 HERE=$(pwd)
-STENCIL=$HERE/$BUILD/tests/apps/stencil
+# BUILD and PARASTACK as absolute paths, whether given relative to here or not.
+case "$BUILD" in /*) ;; *) BUILD=$HERE/$BUILD ;; esac
+case "$PARASTACK" in /*) ;; *) PARASTACK=$HERE/$PARASTACK ;; esac
+case "$SBATCH" in /*) ;; *) SBATCH=$HERE/$SBATCH ;; esac
+STENCIL=$BUILD/tests/apps/stencil
 
 # --- bad command lines: one line naming what is wrong, nothing submitted ----------------------
 front_end_basics "$SBATCH"
@@ -69,7 +73,7 @@ submit() {
 	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
 	shift
 	# shellcheck disable=SC2086
-	out=$(cd "$SUBMIT" && env $envs OMPI_MCA_rmaps_base_oversubscribe=1 "$HERE/$SBATCH" --seed 5 --confirm 5 "$@" 2>&1)
+	out=$(cd "$SUBMIT" && env $envs OMPI_MCA_rmaps_base_oversubscribe=1 "$SBATCH" --seed 5 --confirm 5 "$@" 2>&1)
 	id=$(printf '%s' "$out" | sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p')
 	if [ -n "$id" ]; then ok; else fail "$name: parastack-sbatch printed no job id: $out"; fi
 	eval "JOB_$name=\$id"
@@ -142,7 +146,7 @@ jreport "srun: the recording layer in every task" '[.ranks[].recording_layer] ==
 
 # --- launch lines in a job script: the layer in every rank (Slurm's task prolog for srun, the
 # shims for mpirun), never in orted; --export=NONE and --export=VARS respected --------------
-LAYERCHECK=$HERE/$BUILD/tests/apps/layercheck
+LAYERCHECK=$BUILD/tests/apps/layercheck
 cat >"$SUBMIT/launch.sh" <<EOF
 #!/bin/sh
 #SBATCH -N 2 --ntasks-per-node=2
@@ -169,7 +173,7 @@ expect_grep "mpirun -x in a job script: kept" "show=mx .* prog=mpirun-x" "$OUTPU
 # parastack run inside an allocation with srun as the launcher: the task prolog, from the
 # command line (no job script, no shims).
 for attempt in 1 2; do
-	RUN_TIMEOUT=180 run salloc -N 2 -n 4 "$HERE/$PARASTACK" run --quiet --seed 5 -- srun --mpi=pmix "$LAYERCHECK" salloc-srun
+	RUN_TIMEOUT=180 run salloc -N 2 -n 4 "$PARASTACK" run --quiet --seed 5 -- srun --mpi=pmix "$LAYERCHECK" salloc-srun
 	[ "$(printf '%s\n' "$OUT" | grep -c "^layercheck rank .* layer=1 .*parent=0 .* prog=salloc-srun$")" -eq 4 ] && break
 	echo "test-slurm: salloc + parastack run -- srun (attempt $attempt): $ERR" >&2
 done
@@ -178,8 +182,8 @@ n=$(printf '%s\n' "$OUT" | grep -c "^layercheck rank .* layer=1 .*parent=0 .* pr
 if [ "$n" -eq 4 ]; then ok; else fail "parastack run -- srun: $n of 4 tasks had the layer: $OUT $ERR"; fi
 # srun --mpi=pmi2 with an MPICH program (Debian's Open MPI starts only under pmix): the task
 # prolog beside the MPICH layer is the one srun gets, from the program's own libraries.
-MLAYERCHECK=$HERE/$BUILD/mpich/tests/apps/layercheck
-RUN_TIMEOUT=180 run salloc -N 2 -n 4 "$HERE/$PARASTACK" run --quiet --seed 5 -- srun --mpi=pmi2 "$MLAYERCHECK" salloc-pmi2
+MLAYERCHECK=$BUILD/mpich/tests/apps/layercheck
+RUN_TIMEOUT=180 run salloc -N 2 -n 4 "$PARASTACK" run --quiet --seed 5 -- srun --mpi=pmi2 "$MLAYERCHECK" salloc-pmi2
 expect_status "parastack run -- srun --mpi=pmi2 (MPICH)" 0
 n=$(printf '%s\n' "$OUT" | grep -c "^layercheck rank .* layer=1 .*parent=0 .*preload=.*/mpich/libparastack-mpi.so prog=salloc-pmi2$")
 if [ "$n" -eq 4 ]; then ok; else fail "srun --mpi=pmi2: $n of 4 MPICH tasks had the MPICH layer: $OUT $ERR"; fi

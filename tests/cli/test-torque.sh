@@ -10,7 +10,11 @@
 . "$(dirname "$0")/cluster.sh"
 QSUB=$BUILD/parastack-qsub
 HERE=$(pwd)
-STENCIL=$HERE/$BUILD/tests/apps/stencil
+# BUILD, PARASTACK and QSUB as absolute paths, whether given relative to here or not.
+case "$BUILD" in /*) ;; *) BUILD=$HERE/$BUILD ;; esac
+case "$PARASTACK" in /*) ;; *) PARASTACK=$HERE/$PARASTACK ;; esac
+case "$QSUB" in /*) ;; *) QSUB=$HERE/$QSUB ;; esac
+STENCIL=$BUILD/tests/apps/stencil
 
 # --- bad command lines: one line naming what is wrong, nothing submitted ----------------------
 front_end_basics "$QSUB"
@@ -66,7 +70,7 @@ qsub_job() {
 	# the window (a suspicion dismissed while ranks still cascade into their waits would otherwise
 	# need 60 + 120 s more).
 	# shellcheck disable=SC2086
-	(cd "$SUBMIT" && env $envs "$HERE/$QSUB" --seed 5 --confirm 5 "$@" >"$TMP/$name.qsub" 2>"$TMP/$name.err")
+	(cd "$SUBMIT" && env $envs "$QSUB" --seed 5 --confirm 5 "$@" >"$TMP/$name.qsub" 2>"$TMP/$name.err")
 	id=$(grep -x '[0-9][0-9]*' "$TMP/$name.qsub")
 	if [ -n "$id" ]; then ok; else fail "$name: parastack-qsub printed no job id: $(cat "$TMP/$name.qsub" "$TMP/$name.err")"; fi
 	eval "JOB_$name=\$id"

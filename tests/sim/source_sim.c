@@ -12,6 +12,7 @@
  *   PS_SIM_CASE=C      healthy | behind | ring | farm (default healthy)
  *   PS_SIM_HANG_S=T    seconds after the ranks are found when the hang begins (default 30)
  *   PS_SIM_RING=R      ranks in the ring's communicator (default 1000, at most N/2)
+ *   PS_SIM_PIDDIR=D    each monitor writes its PID to D/monitor.K.pid (for a test to stop one)
  * Before the hang, every rank computes (OUT_MPI) in 6 samples of 10 and waits in the
  * application's Allreduce otherwise, its fingerprint new at every sample (it moves). Then:
  *   behind  rank floor(0.77777 N) computes forever without moving and never enters the
@@ -23,8 +24,10 @@
  *           forever, every other worker waits in MPI_Recv for work from rank 0. */
 #include "../../monitor/daemon/source.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../monitor/hang/mpirecord.h"
 
@@ -104,12 +107,28 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return progress_mix(h, v) | 1; /* never 0: 0 is "no fingerprint" */
 }
 
+static void sim_write_pid(int me)
+{
+	const char *dir = getenv("PS_SIM_PIDDIR");
+	char path[4096];
+	FILE *f;
+
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof(path), "%s/monitor.%d.pid", dir, me);
+	if ((f = fopen(path, "w"))) {
+		fprintf(f, "%d\n", (int)getpid());
+		fclose(f);
+	}
+}
+
 /* This monitor's block of the job's ranks. */
 static int sim_discover(struct job *j, struct job_proc *local)
 {
 	int me = j->comm->me, size = j->comm->size, lo, hi, n = 0;
 
 	sim_configure();
+	sim_write_pid(me);
 	lo = (int)((long)sim.ranks * me / size);
 	hi = (int)((long)sim.ranks * (me + 1) / size);
 	for (int r = lo; r < hi && n < MAX_RANKS; r++, n++)

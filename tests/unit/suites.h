@@ -24,5 +24,6 @@ Suite *stall_suite(void);
 Suite *pyframes_suite(void);
 Suite *decide_suite(void);
 Suite *progress_suite(void);
+Suite *tree_suite(void);
 
 #endif
