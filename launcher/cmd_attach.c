@@ -197,8 +197,13 @@ static int prepare_pids(const struct attach *at, struct placement *pl, char *pid
 		return at->pids ? EXIT_USAGE : EXIT_INPUT;
 	}
 
-	bool remote = monitors_spans_hosts(e, n, pl);
+	int spans = monitors_spans_hosts(e, n, pl);
+	bool remote = spans > 0;
 
+	if (spans < 0) {
+		cmd_error("attach", "out of memory listing the PID list's hosts; nothing was attached");
+		return EXIT_INPUT;
+	}
 	if (check_entries(e, n, !remote, &slurm_job) < 0)
 		return EXIT_INPUT;
 	/* Ranks on other hosts: monitors there, through the job's allocation when it has one (named

@@ -91,9 +91,13 @@ static int file_pids(const char *file, pid_t **pids, struct placement *pl)
 		free(e);
 		return -1;
 	}
-	if (monitors_spans_hosts(e, n, pl)) {
+	int spans = monitors_spans_hosts(e, n, pl);
+
+	if (spans != 0) {
 		free(e);
-		return STACK_REMOTE;
+		if (spans < 0)
+			fprintf(stderr, "parastack stack: out of memory listing the PID list's hosts\n");
+		return spans < 0 ? -1 : STACK_REMOTE;
 	}
 	*pids = calloc((size_t)n + 1, sizeof(pid_t));
 	for (int i = 0; *pids && i < n; i++)
@@ -163,7 +167,7 @@ static int place_remote(uint32_t job, const char *file, struct placement *pl,
 		snprintf(id, sizeof(id), "%u", job);
 		pl->what = "--slurm-job";
 		pl->value = id;
-		pl->hosts[0] = '\0';
+		pl->hosts = NULL;
 	}
 	return 0;
 }

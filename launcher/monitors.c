@@ -36,23 +36,47 @@ bool monitors_is_this_machine(const char *host)
 	return pidlist_same_host(host, me);
 }
 
-bool monitors_spans_hosts(const struct pid_entry *e, int n, struct placement *pl)
+static const struct pid_entry *sort_base;
+
+/* Entries by host, then by position: the first of each host comes first. */
+static int compare_host_index(const void *x, const void *y)
 {
-	bool remote = false;
-	size_t o = 0;
+	int a = *(const int *)x, b = *(const int *)y, c = strcmp(sort_base[a].host, sort_base[b].host);
 
-	for (int i = 0; i < n; i++) {
-		bool seen = false;
+	return c ? c : (a > b) - (a < b);
+}
 
-		remote |= !monitors_is_this_machine(e[i].host);
-		for (int k = 0; k < i && !seen; k++)
-			seen = !strcmp(e[k].host, e[i].host);
-		if (!seen && o + strlen(e[i].host) + 2 < sizeof(pl->hosts))
-			o += (size_t)snprintf(pl->hosts + o, sizeof(pl->hosts) - o, "%s%s", o ? "," : "", e[i].host);
+int monitors_spans_hosts(const struct pid_entry *e, int n, struct placement *pl)
+{
+	int *order = malloc(sizeof(int) * ((size_t)n + 1));
+	bool *first = calloc((size_t)n + 1, sizeof(bool)), remote = false;
+	size_t len = 1, o = 0;
+
+	free(pl->hosts);
+	pl->hosts = NULL;
+	if (!order || !first) {
+		free(first);
+		free(order);
+		return -1;
 	}
-	if (!remote)
-		pl->hosts[0] = '\0';
-	return remote;
+	for (int i = 0; i < n; i++) {
+		order[i] = i;
+		remote |= !monitors_is_this_machine(e[i].host);
+	}
+	sort_base = e;
+	qsort(order, (size_t)n, sizeof(int), compare_host_index);
+	for (int k = 0; k < n; k++)
+		if (k == 0 || strcmp(e[order[k]].host, e[order[k - 1]].host)) {
+			first[order[k]] = true;
+			len += strlen(e[order[k]].host) + 1;
+		}
+	if (remote && (pl->hosts = malloc(len)))
+		for (int i = 0; i < n; i++)
+			if (first[i])
+				o += (size_t)snprintf(pl->hosts + o, len - o, "%s%s", o ? "," : "", e[i].host);
+	free(first);
+	free(order);
+	return !remote ? 0 : pl->hosts ? 1 : -1;
 }
 
 int monitors_running_job(const char *cmd, uint32_t id, struct slurm_job_info *job,
@@ -90,8 +114,8 @@ int monitors_mpirun_argv(char **argv, const char *host_option, const char *hosts
 pid_t monitors_start(const struct placement *pl, const char *monitor, char *const *extra, int out_fd)
 {
 	char *argv[ARGV_MAX];
-	int a = monitors_mpirun_argv(argv, "--host", pl->hosts[0] ? pl->hosts : NULL,
-				     pl->alloc || pl->hosts[0]);
+	bool named = pl->hosts && pl->hosts[0];
+	int a = monitors_mpirun_argv(argv, "--host", named ? pl->hosts : NULL, pl->alloc || named);
 	pid_t pid;
 
 	argv[a++] = (char *)monitor;

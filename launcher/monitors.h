@@ -19,15 +19,17 @@
  * job for the monitor ("--slurm-job" / "--pids-file" and its value). */
 struct placement {
 	const struct slurm_job_info *alloc;
-	char hosts[8192];
+	char *hosts; /* malloc'd, or NULL: none named */
 	const char *what, *value;
 };
 
 /* Is host (from a PID list) this machine? */
 bool monitors_is_this_machine(const char *host);
 
-/* The distinct hosts of the entries, comma-separated, into pl; false when all are this machine. */
-bool monitors_spans_hosts(const struct pid_entry *e, int n, struct placement *pl);
+/* The distinct hosts of the entries, comma-separated in the order they first appear, into pl
+ * (however many; sorted once, not compared pairwise): 1; 0 when all are this machine; -1 out of
+ * memory. */
+int monitors_spans_hosts(const struct pid_entry *e, int n, struct placement *pl);
 
 /* Slurm job id, which must be running (else one line, from cmd, ending in why_it_matters).
  * 0 or -1. */

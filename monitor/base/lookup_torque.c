@@ -44,21 +44,88 @@ static char *strip(char *s)
 	return s;
 }
 
-/* Count one slot of host in j. -1 when there are too many distinct hosts. */
-static int add_slot(struct torque_job *j, const char *host)
+static unsigned host_hash(const char *h)
 {
-	for (int i = 0; i < j->nhosts; i++)
-		if (!strcmp(j->hosts[i], host)) {
-			j->host_slots[i]++;
-			j->slots++;
-			return 0;
-		}
+	unsigned x = 2166136261u;
+
+	for (; *h; h++)
+		x = (x ^ (unsigned char)*h) * 16777619u;
+	return x;
+}
+
+/* The slot of host in j's hash (its index there, or the empty place it would take). */
+static int *index_slot(struct torque_job *j, const char *host)
+{
+	unsigned mask = (unsigned)j->index_cap - 1, k = host_hash(host) & mask;
+
+	while (j->host_index[k] >= 0 && strcmp(j->hosts[j->host_index[k]], host))
+		k = (k + 1) & mask;
+	return &j->host_index[k];
+}
+
+/* Room for one more host: the arrays doubled, the hash rebuilt at twice their size. -1 when
+ * out of memory or past SCHED_TORQUE_HOSTS_MAX. */
+static int grow_hosts(struct torque_job *j)
+{
+	int cap = j->hosts_cap ? 2 * j->hosts_cap : 64;
+	void *hosts, *slots, *index;
+
+	if (j->nhosts < j->hosts_cap)
+		return 0;
 	if (j->nhosts >= SCHED_TORQUE_HOSTS_MAX)
 		return -1;
+	hosts = realloc(j->hosts, (size_t)cap * sizeof(*j->hosts));
+	if (hosts)
+		j->hosts = hosts;
+	slots = hosts ? realloc(j->host_slots, (size_t)cap * sizeof(int)) : NULL;
+	if (slots)
+		j->host_slots = slots;
+	index = slots ? malloc((size_t)cap * 2 * sizeof(int)) : NULL;
+	if (!index)
+		return -1;
+	free(j->host_index);
+	j->host_index = index;
+	j->index_cap = cap * 2;
+	j->hosts_cap = cap;
+	memset(j->host_index, 0xff, (size_t)j->index_cap * sizeof(int));
+	for (int i = 0; i < j->nhosts; i++)
+		*index_slot(j, j->hosts[i]) = i;
+	return 0;
+}
+
+/* Count one slot of host in j. -1 when there are too many distinct hosts, or no memory. */
+static int add_slot(struct torque_job *j, const char *host)
+{
+	int *at;
+
+	if (j->nhosts && !strcmp(j->hosts[j->nhosts - 1], host)) { /* a node's slots come together */
+		j->host_slots[j->nhosts - 1]++;
+		j->slots++;
+		return 0;
+	}
+	if (grow_hosts(j) < 0)
+		return -1;
+	at = index_slot(j, host);
+	if (*at >= 0) {
+		j->host_slots[*at]++;
+		j->slots++;
+		return 0;
+	}
+	*at = j->nhosts;
 	memcpy(j->hosts[j->nhosts], host, strlen(host) + 1); /* valid_host: shorter than the slot */
 	j->host_slots[j->nhosts++] = 1;
 	j->slots++;
 	return 0;
+}
+
+void lookup_torque_free(struct torque_job *j)
+{
+	free(j->hosts);
+	free(j->host_slots);
+	free(j->host_index);
+	j->hosts = NULL;
+	j->host_slots = j->host_index = NULL;
+	j->nhosts = j->hosts_cap = j->index_cap = 0;
 }
 
 bool lookup_torque_valid_jobid(const char *text)
@@ -84,7 +151,9 @@ int lookup_torque_parse_nodefile(FILE *f, const char *path, struct torque_job *j
 	char line[1024];
 	int lineno = 0;
 
-	j->nhosts = j->slots = 0;
+	j->nhosts = j->slots = j->hosts_cap = j->index_cap = 0;
+	j->hosts = NULL;
+	j->host_slots = j->host_index = NULL;
 	while (fgets(line, sizeof(line), f)) {
 		char *host = strip(line);
 
@@ -96,7 +165,8 @@ int lookup_torque_parse_nodefile(FILE *f, const char *path, struct torque_job *j
 			return -1;
 		}
 		if (add_slot(j, host) < 0) {
-			snprintf(err, len, "%s: more than %d distinct hosts", path, SCHED_TORQUE_HOSTS_MAX);
+			snprintf(err, len, "%s: more than %d distinct hosts, or no memory for them", path,
+				 SCHED_TORQUE_HOSTS_MAX);
 			return -1;
 		}
 	}
@@ -113,7 +183,9 @@ int lookup_torque_read_nodefile(const char *path, struct torque_job *j, char *er
 	int rc;
 
 	if (!f) {
-		j->nhosts = j->slots = 0;
+		j->nhosts = j->slots = j->hosts_cap = j->index_cap = 0;
+		j->hosts = NULL;
+		j->host_slots = j->host_index = NULL;
 		snprintf(err, len, "cannot read the node file %s: %s", path, strerror(errno));
 		return -1;
 	}

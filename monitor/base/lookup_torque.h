@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stddef.h>
 
-#define SCHED_TORQUE_HOSTS_MAX 256
+#define SCHED_TORQUE_HOSTS_MAX 1000000 /* distinct hosts of a node file: past it, one line */
 #define SCHED_TORQUE_NAME_MAX 256
 
 struct torque_job {
@@ -22,16 +22,24 @@ struct torque_job {
 	int num_ppn;                   /* PBS_NUM_PPN, or -1 when unset */
 	int slots;                     /* lines of the node file */
 	int nhosts;                    /* distinct hosts, in the order of first appearance */
-	char hosts[SCHED_TORQUE_HOSTS_MAX][SCHED_TORQUE_NAME_MAX];
-	int host_slots[SCHED_TORQUE_HOSTS_MAX];
+	char (*hosts)[SCHED_TORQUE_NAME_MAX]; /* nhosts of them (malloc'd: lookup_torque_free) */
+	int *host_slots;
+	int hosts_cap;
+	int *host_index;               /* hash of the names: index into hosts, or -1 */
+	int index_cap;
 };
+
+/* Free what reading a node file allocated in j (its hosts). */
+void lookup_torque_free(struct torque_job *j);
 
 /* Is text a Torque job id: digits, an optional array index "[N]" or "[]", an optional
  * ".server" suffix? */
 bool lookup_torque_valid_jobid(const char *text);
 
-/* Read a node file (one host name per slot; blank lines ignored) into j's hosts and slots.
- * 0, or -1 with err naming the file and the line at fault. */
+/* Read a node file (one host name per slot; blank lines ignored) into j's hosts and slots,
+ * however many (each line found in its host by a hash, not by comparing with every host).
+ * 0, or -1 with err naming the file and the line at fault. Either way j holds memory of its
+ * own for lookup_torque_free (its earlier hosts are not freed). */
 int lookup_torque_read_nodefile(const char *path, struct torque_job *j, char *err, size_t len);
 /* The same on an open stream (path names it in messages): for tests and fuzzing. */
 int lookup_torque_parse_nodefile(FILE *f, const char *path, struct torque_job *j, char *err,

@@ -42,7 +42,16 @@ int job_discover_local(struct job *j, struct job_proc *local)
 	}
 	if (j->pbs_job)
 		nroots += discover_env_roots("PBS_JOBID", j->pbs_job, roots + nroots, MAX_RANKS - nroots);
-	return discover_job(roots, nroots, local, MAX_RANKS);
+	int n = discover_job(roots, nroots, local, MAX_RANKS);
+
+	/* A node of more ranks than this is not a node parastack has met: said, never dropped
+	 * without a word. */
+	if (n >= MAX_RANKS && !j->said_full) {
+		fprintf(stderr, "parastack: more than %d ranks on %s: only the first %d found are watched\n", MAX_RANKS,
+			j->comm->host, MAX_RANKS);
+		j->said_full = true;
+	}
+	return n;
 }
 
 /* The listed ranks of this node, each checked before any is touched. The count, or -1 after

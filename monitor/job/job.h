@@ -74,6 +74,7 @@ struct job {
 	struct symbolizer_pool syms; /* the ranks' symbolizers, one per executable */
 	int *local_rank;
 	int nlocal;
+	bool said_full; /* the node's ranks past MAX_RANKS have been said to be left out */
 };
 
 /* The launcher can only be seen from its own node; elsewhere it counts as alive. */

@@ -31,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		if (rc == 0 && (job.nhosts < 1 || job.slots < job.nhosts))
 			__builtin_trap();
+		lookup_torque_free(&job);
 		fclose(f);
 	}
 	lookup_torque_valid_jobid(text);

@@ -69,6 +69,29 @@ START_TEST(nodefile_one_line_per_slot)
 	ck_assert_int_eq(j.host_slots[0], 3);
 	ck_assert_int_eq(j.host_slots[1], 2);
 	ck_assert_int_eq(j.host_slots[2], 1);
+	lookup_torque_free(&j);
+}
+END_TEST
+
+/* Issue 39: a job of more hosts than the 256 it once took, its node file round-robin (no
+ * node's slots together): each host once, in order, with its slots. */
+START_TEST(nodefile_of_thousands_of_hosts)
+{
+	struct torque_job j;
+	char err[256], *text = malloc(5000 * 3 * 16), *o = text;
+
+	for (int round = 0; round < 3; round++)
+		for (int h = 0; h < 5000; h++)
+			o += sprintf(o, "node%04d\n", h);
+	ck_assert_int_eq(lookup_torque_read_nodefile(write_file("many", text), &j, err, sizeof(err)), 0);
+	ck_assert_int_eq(j.nhosts, 5000);
+	ck_assert_int_eq(j.slots, 15000);
+	ck_assert_str_eq(j.hosts[0], "node0000");
+	ck_assert_str_eq(j.hosts[4999], "node4999");
+	for (int h = 0; h < 5000; h++)
+		ck_assert_int_eq(j.host_slots[h], 3);
+	lookup_torque_free(&j);
+	free(text);
 }
 END_TEST
 
@@ -80,11 +103,14 @@ START_TEST(nodefile_errors_name_the_line)
 	ck_assert_int_eq(lookup_torque_read_nodefile(write_file("bad", "n1\nn1 n2\n"), &j, err,
 						    sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "line 2"));
+	lookup_torque_free(&j);
 	ck_assert_int_eq(lookup_torque_read_nodefile(write_file("empty", "\n\n"), &j, err,
 						    sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "lists no host"));
+	lookup_torque_free(&j);
 	ck_assert_int_eq(lookup_torque_read_nodefile("/nonexistent/nodes", &j, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "cannot read the node file /nonexistent/nodes"));
+	lookup_torque_free(&j);
 }
 END_TEST
 
@@ -111,6 +137,7 @@ START_TEST(environment_of_a_job)
 	ck_assert_int_eq(j.num_ppn, 2);
 	ck_assert_int_eq(j.nhosts, 2);
 	ck_assert_int_eq(j.slots, 4);
+	lookup_torque_free(&j);
 	setenv("PBS_JOBID", "77;reboot", 1);
 	ck_assert_int_eq(lookup_torque_from_env(&j, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "not a Torque job id"));
@@ -138,6 +165,7 @@ START_TEST(hostfile_has_each_node_once)
 	fclose(f);
 	buf[n] = '\0';
 	ck_assert_str_eq(buf, "x slots=1\ny slots=1\nz slots=1\n");
+	lookup_torque_free(&j);
 	ck_assert_int_eq(lookup_torque_write_hostfile(&j, "/nonexistent/hosts", err, sizeof(err)), -1);
 }
 END_TEST
@@ -173,6 +201,7 @@ Suite *torque_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, job_ids);
 	tcase_add_test(tc, nodefile_one_line_per_slot);
+	tcase_add_test(tc, nodefile_of_thousands_of_hosts);
 	tcase_add_test(tc, nodefile_errors_name_the_line);
 	tcase_add_test(tc, environment_of_a_job);
 	tcase_add_test(tc, hostfile_has_each_node_once);
