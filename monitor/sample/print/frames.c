@@ -27,6 +27,22 @@ static void name_unnamed(const struct target *t, struct frame_view *v)
 		snprintf(f->func, sizeof(f->func), "0x%llx", (unsigned long long)f->pc);
 }
 
+/* A nameless frame right after another of the same module: the two are one entry, "module (N
+ * frames)". true when next was taken into prev. */
+static bool join_unnamed(struct frame_view *prev, const struct frame_view *next)
+{
+	const char *base;
+
+	if (!prev->unnamed || !next->unnamed || prev->python || next->python || prev->in_mpi != next->in_mpi ||
+	    !prev->f.module[0] || strcmp(prev->f.module, next->f.module))
+		return false;
+	base = strrchr(prev->f.module, '/');
+	prev->count += next->count;
+	snprintf(prev->f.func, sizeof(prev->f.func), "%.200s (%d frames)", base ? base + 1 : prev->f.module,
+		 prev->count);
+	return true;
+}
+
 /* Is the frame the interpreter's own (its executable or libpython, main aside)? */
 static bool in_interpreter(const struct target *t, const struct sym_frame *f)
 {
@@ -44,6 +60,7 @@ static void python_frame(const struct target *t, const struct pyframe_raw *raw, 
 
 	memset(v, 0, sizeof(*v));
 	v->python = true;
+	v->count = 1;
 	if (!pyframes_describe(t->py.layout, pyframes_read_process, &pid, raw, file, sizeof(file), func,
 			       sizeof(func), &line)) {
 		snprintf(func, sizeof(func), "(Python frame: code object unreadable)");
@@ -99,7 +116,11 @@ int frames_view(struct target *t, struct symbolizer *sy, const struct thread_sta
 			continue;
 		}
 		out[n] = native[i];
-		name_unnamed(t, &out[n++]);
+		out[n].count = 1;
+		name_unnamed(t, &out[n]);
+		if (n > 0 && join_unnamed(&out[n - 1], &out[n]))
+			continue;
+		n++;
 	}
 	return n;
 }

@@ -1,6 +1,7 @@
 /* frames — a thread's frames as users read them, shared by the reports (capture.c) and
  * `parastack stack` (pstack.c): native frames symbolized, every one named (a frame without a
- * symbol is module+0xOFFSET, never blank), and in a CPython rank the interpreter's frames
+ * symbol is module+0xOFFSET, never blank; a run of them in one module is one entry,
+ * "module (N frames)"), and in a CPython rank the interpreter's frames
  * replaced by the Python frames its evaluation loop runs (pyframes.h), as py-spy's --native
  * shows them. */
 #ifndef PARASTACK_FRAMES_H
@@ -16,7 +17,9 @@ struct frame_view {
 	bool in_mpi;
 	bool python;
 	bool library;       /* a Python frame of the standard library or an installed package */
-	bool unnamed;       /* no symbol: func is module+0xOFFSET */
+	bool unnamed;       /* no symbol: func is module+0xOFFSET, or "module (N frames)" */
+	int count;          /* frames it stands for: consecutive nameless frames of one module are
+			     * one entry (a Cython or stripped module's 3 frames, not 3 addresses) */
 };
 
 /* th's frames, innermost first, into out (at most max); their count. sy may be NULL. */
