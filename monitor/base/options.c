@@ -257,6 +257,18 @@ int sibling_program(const char *name, char *path, size_t len)
 	return access(path, X_OK);
 }
 
+/* --report-ranks all|summary|auto. */
+static int option_report_ranks(const char *cmd, const char *arg, enum report_ranks *out)
+{
+	if (!strcmp(arg, "all") || !strcmp(arg, "summary") || !strcmp(arg, "auto")) {
+		*out = !strcmp(arg, "all") ? REPORT_RANKS_ALL : !strcmp(arg, "summary") ? REPORT_RANKS_SUMMARY :
+		       REPORT_RANKS_AUTO;
+		return 0;
+	}
+	cmd_error(cmd, "--report-ranks: '%s' is none of all, summary, auto", arg);
+	return -1;
+}
+
 int option_on_hang(const char *cmd, const char *arg, bool *kill)
 {
 	if (strcmp(arg, "kill") && strcmp(arg, "report")) {
@@ -317,6 +329,8 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 		return option_progress(cmd, arg, &w->progress_s);
 	case WOPT_FANOUT:
 		return option_int(cmd, "fanout", arg, 2, 1024, &w->fanout);
+	case WOPT_REPORT_RANKS:
+		return option_report_ranks(cmd, arg, &w->report_ranks);
 	case WOPT_REPORT:
 	case WOPT_TRACE:
 	case WOPT_CORE_DIR:
@@ -413,6 +427,8 @@ void watch_options_words(const struct watch_options *w, struct watch_words *out)
 		words_add_number(out, "--progress=%.17g", w->progress_s);
 	if (w->fanout > 0)
 		words_add_number(out, "--fanout=%d", w->fanout);
+	if (w->report_ranks != REPORT_RANKS_AUTO)
+		words_add(out, w->report_ranks == REPORT_RANKS_ALL ? "--report-ranks=all" : "--report-ranks=summary");
 	if (w->core_dir) {
 		words_add(out, "--core-dir");
 		words_add(out, w->core_dir);

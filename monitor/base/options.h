@@ -64,6 +64,13 @@ void print_version(const char *prog);
  * stop_at_word)? */
 bool wants_version(int argc, char **argv, bool stop_at_word);
 
+/* --report-ranks: how much of each rank the JSON report holds. */
+enum report_ranks {
+	REPORT_RANKS_AUTO,    /* every rank in full up to 1,024 ranks, a summary above */
+	REPORT_RANKS_ALL,     /* every rank in full */
+	REPORT_RANKS_SUMMARY, /* the faulty ranks and one of each stack group in full */
+};
+
 /* What the commands that start monitors (run, attach) take besides the model, and what the
  * monitor takes from them: one set of options, parsed by one function on both sides. */
 struct watch_options {
@@ -77,6 +84,7 @@ struct watch_options {
 	bool quiet;                 /* --quiet */
 	double progress_s;          /* --progress SECONDS (0: none) */
 	int fanout;                 /* --fanout N: children per monitor in the monitors' tree (0: default) */
+	enum report_ranks report_ranks; /* --report-ranks all|summary|auto */
 	/* The monitor: the paths were checked and made absolute by the command that started it
 	 * (they need not exist on every monitor's node), so they are taken as given. */
 	bool paths_as_given;
@@ -94,6 +102,7 @@ enum watch_option {
 	WOPT_QUIET,
 	WOPT_PROGRESS,
 	WOPT_FANOUT,
+	WOPT_REPORT_RANKS,
 };
 
 /* getopt_long entries of the model options and the watch options: the one table of both, for
@@ -107,7 +116,8 @@ enum watch_option {
 	{ "core-dir", required_argument, NULL, WOPT_CORE_DIR },                                  \
 	{ "quiet", no_argument, NULL, WOPT_QUIET },                                              \
 	{ "progress", required_argument, NULL, WOPT_PROGRESS },                                  \
-	{ "fanout", required_argument, NULL, WOPT_FANOUT }
+	{ "fanout", required_argument, NULL, WOPT_FANOUT },                                      \
+	{ "report-ranks", required_argument, NULL, WOPT_REPORT_RANKS }
 
 /* --core-dir DIR: an existing directory this user may write in. 0, or -1 (one line printed). */
 int option_core_dir(const char *cmd, const char *dir);

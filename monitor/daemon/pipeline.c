@@ -5,6 +5,7 @@
 
 #include "../base/exitcodes.h"
 #include "../hang/report.h"
+#include "../hang/report_summary.h"
 #include "output.h"
 #include "gather.h"
 
@@ -90,6 +91,8 @@ static int diagnose(struct monitor *m)
 	if (output_missing_json(m))
 		json_object_set_new(report, "missing_monitors", output_missing_json(m));
 	report_print(log_stream(), report);
+	report_summarize(report, m->w.report_ranks == REPORT_RANKS_ALL ||
+				 (m->w.report_ranks == REPORT_RANKS_AUTO && m->job.nranks <= REPORT_RANKS_FULL_MAX));
 	output_write_report(m, report);
 	json_decref(report);
 	json_decref(faulty);

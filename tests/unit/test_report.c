@@ -4,6 +4,7 @@
 
 #include "../../monitor/sample/print/capture.h"
 #include "../../monitor/hang/report.h"
+#include "../../monitor/hang/report_summary.h"
 #include "suites.h"
 
 /* A rank object as capture.c makes them. */
@@ -380,7 +381,7 @@ static json_t *huge_report(void)
 							  longtext));
 		snprintf(path, sizeof(path), "main > phase_%d > MPI_Recv", k);
 		o = rank_obj(2 * k, "IN_MPI", "MPI_Recv", path);
-		for (int f = 0; f < 30; f++)
+		for (int f = 0; f < (k < 10 ? 30 : 0); f++) /* only the first are printed */
 			json_array_append_new(json_object_get(o, "frames"),
 					      json_pack("{s:s, s:s, s:i, s:s}", "func", longtext + 4000, "file", "a.c", "line",
 							f, "module", "app"));
@@ -437,6 +438,42 @@ START_TEST(text_report_is_bounded_whatever_the_job)
 }
 END_TEST
 
+/* Issue 39: a 10,000-rank job's JSON report as a summary keeps the faulty rank and the first
+ * of each group in full, and counts the others; "all" keeps every rank. */
+START_TEST(json_report_summary_keeps_the_faulty_and_one_per_group)
+{
+	json_t *snap = json_array(), *faulty = json_array(), *r;
+
+	for (int k = 0; k < 10000; k++)
+		json_array_append_new(snap, k == 7777 ? rank_obj(k, "OUT_MPI", NULL, "main > compute") :
+					    rank_obj(k, "IN_MPI", "MPI_Allreduce", k % 2 ? "main > a > MPI_Allreduce" :
+											  "main > b > MPI_Allreduce"));
+	json_array_append_new(faulty, json_integer(7777));
+	r = report_build(snap, faulty, 0, json_object(), "none");
+	report_summarize(r, false);
+	ck_assert_str_eq(json_string_value(json_object_get(r, "ranks_detail")), "summary");
+
+	json_t *ranks = json_object_get(r, "ranks");
+	size_t i;
+	json_t *v;
+	bool has_faulty = false;
+
+	ck_assert_int_le(json_array_size(ranks), 4);
+	json_array_foreach(ranks, i, v)
+		has_faulty |= json_integer_value(json_object_get(v, "rank")) == 7777;
+	ck_assert(has_faulty);
+	ck_assert_int_eq(json_integer_value(json_object_get(r, "ranks_omitted")), 10000 - (json_int_t)json_array_size(ranks));
+	json_decref(r);
+	r = report_build(snap, faulty, 0, json_object(), "none");
+	report_summarize(r, true);
+	ck_assert_int_eq(json_array_size(json_object_get(r, "ranks")), 10000);
+	ck_assert_str_eq(json_string_value(json_object_get(r, "ranks_detail")), "all");
+	json_decref(r);
+	json_decref(faulty);
+	json_decref(snap);
+}
+END_TEST
+
 Suite *report_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -457,6 +494,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, stack_tree_merges_paths);
 	tcase_add_test(tc, position_is_the_application_frame);
 	tcase_add_test(tc, text_report_is_bounded_whatever_the_job);
+	tcase_add_test(tc, json_report_summary_keeps_the_faulty_and_one_per_group);
 	suite_add_tcase(s, tc);
 	return s;
 }
