@@ -59,9 +59,9 @@ static int gone_list(const struct monitor *m, int *out)
 	return n;
 }
 
-/* Take one child's answer: its ranks and the monitors its subtree left out. false when it is
- * an answer to another snapshot (given up on). */
-static bool take_answer(json_t *all, json_t *missing, json_t *answer, int snap)
+/* Take one child's answer: its ranks, the monitors of its subtree that did not answer and
+ * those they left unreached. false when it is an answer to another snapshot (given up on). */
+static bool take_answer(json_t *all, json_t *missing, json_t *unreached, json_t *answer, int snap)
 {
 	if (json_integer_value(json_object_get(answer, "snap")) != snap)
 		return false;
@@ -69,10 +69,13 @@ static bool take_answer(json_t *all, json_t *missing, json_t *answer, int snap)
 		json_array_extend(all, json_object_get(answer, "ranks"));
 	if (json_is_array(json_object_get(answer, "missing")))
 		json_array_extend(missing, json_object_get(answer, "missing"));
+	if (json_is_array(json_object_get(answer, "unreached")))
+		json_array_extend(unreached, json_object_get(answer, "unreached"));
 	return true;
 }
 
-json_t *gather_subtree(struct monitor *m, enum comm_cmd cmd, int snap, int budget_ms, json_t *missing)
+json_t *gather_subtree(struct monitor *m, enum comm_cmd cmd, int snap, int budget_ms, json_t *missing,
+		       json_t *unreached)
 {
 	struct tree t = monitor_tree(m);
 	int size = m->comm.size, *kids = calloc((size_t)size + 1, sizeof(int));
@@ -93,7 +96,7 @@ json_t *gather_subtree(struct monitor *m, enum comm_cmd cmd, int snap, int budge
 
 		if (!answer)
 			break;
-		if (take_answer(all, missing, answer, snap))
+		if (take_answer(all, missing, unreached, answer, snap))
 			for (int k = 0; k < nkids; k++)
 				if (kids[k] == who)
 					kids[k] = kids[--nkids];
@@ -103,8 +106,9 @@ json_t *gather_subtree(struct monitor *m, enum comm_cmd cmd, int snap, int budge
 	for (int k = 0; k < nkids && sub; k++) {
 		int n = tree_subtree(&t, kids[k], sub, size);
 
-		for (int i = 0; i < n; i++)
-			json_array_append_new(missing, json_integer(sub[i]));
+		json_array_append_new(missing, json_integer(kids[k]));
+		for (int i = 1; i < n; i++)
+			json_array_append_new(unreached, json_integer(sub[i]));
 	}
 	free(sub);
 	free(gone);
@@ -147,28 +151,46 @@ void gather_leave_out(struct monitor *m, int mon, const char *request)
 	json_array_append_new(m->missing, e);
 }
 
-/* Leader: the monitors that did not answer a snapshot, each left out from now on. */
-static void note_missing(struct monitor *m, json_t *missing)
+/* Leader: the monitors that did not answer a snapshot, each left out from now on. How many
+ * were not before. */
+static int note_missing(struct monitor *m, json_t *missing)
 {
 	size_t i;
 	json_t *v;
 	char request[64];
+	int before = (int)json_array_size(m->missing);
 
 	snprintf(request, sizeof(request), "a snapshot request in %d s", CAPTURE_BUDGET_MS / 1000);
 	json_array_foreach(missing, i, v)
 		gather_leave_out(m, (int)json_integer_value(v), request);
+	return (int)json_array_size(m->missing) - before;
 }
 
 /* Leader: a snapshot of every rank of the job the tree reaches, sorted by rank. The other
  * monitors capture their ranks while the leader captures its own. */
 json_t *gather_all(struct monitor *m, bool with_record)
 {
-	json_t *missing = json_array();
-	json_t *all = gather_subtree(m, with_record ? CMD_CAPTURE_RECORD : CMD_CAPTURE, ++m->snap,
-				     CAPTURE_BUDGET_MS, missing);
+	json_t *all = NULL;
 
-	note_missing(m, missing);
-	json_decref(missing);
+	/* A monitor that did not answer leaves the ones below it unreached: the snapshot is taken
+	 * once more, with them asked by another parent, so every snapshot holds every rank the
+	 * monitors can reach. */
+	for (int pass = 0; pass < 2; pass++) {
+		json_t *missing = json_array(), *unreached = json_array();
+		int newly;
+
+		json_decref(all);
+		all = gather_subtree(m, with_record ? CMD_CAPTURE_RECORD : CMD_CAPTURE, ++m->snap, CAPTURE_BUDGET_MS,
+				     missing, unreached);
+		newly = note_missing(m, missing);
+
+		bool again = newly > 0 && json_array_size(unreached) > 0;
+
+		json_decref(unreached);
+		json_decref(missing);
+		if (!again)
+			break;
+	}
 	report_sort_by_rank(all);
 	return all;
 }
@@ -184,9 +206,10 @@ void gather_answer(struct monitor *m, enum comm_cmd cmd, const int *payload, int
 		if (payload[3 + i] >= 0 && payload[3 + i] < m->comm.size)
 			m->gone[payload[3 + i]] = true;
 
-	json_t *missing = json_array();
-	json_t *ranks = gather_subtree(m, cmd, payload[0], payload[1], missing);
-	json_t *answer = json_pack("{s:i, s:o, s:o}", "snap", payload[0], "ranks", ranks, "missing", missing);
+	json_t *missing = json_array(), *unreached = json_array();
+	json_t *ranks = gather_subtree(m, cmd, payload[0], payload[1], missing, unreached);
+	json_t *answer = json_pack("{s:i, s:o, s:o, s:o}", "snap", payload[0], "ranks", ranks, "missing", missing,
+				   "unreached", unreached);
 
 	comm_send_tree_reply(asker, answer);
 	json_decref(answer);

@@ -14,8 +14,9 @@ void gather_replies(struct monitor *m, json_t *all, double deadline_ms);
 
 /* This monitor's ranks and its subtree's in the monitors' tree, asked with cmd (CMD_CAPTURE or
  * CMD_CAPTURE_RECORD) for snapshot snap, within budget_ms; the monitors of the subtree that did
- * not answer in time are appended to missing. */
-json_t *gather_subtree(struct monitor *m, enum comm_cmd cmd, int snap, int budget_ms, json_t *missing);
+ * not answer in time are appended to missing, those below them (not asked) to unreached. */
+json_t *gather_subtree(struct monitor *m, enum comm_cmd cmd, int snap, int budget_ms, json_t *missing,
+		       json_t *unreached);
 
 /* Leader: monitor mon did not answer `request` ("a sample request in 10 s") in time: left out
  * from now on (not sampled, not asked for snapshots, its ranks not in a report), named once in

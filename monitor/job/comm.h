@@ -19,7 +19,8 @@ enum comm_cmd {
 	CMD_SAMPLE = 1, /* payload: round, since-round, ranks to sample; reply: sample_counts */
 	CMD_CAPTURE,    /* payload: snapshot number, budget in ms, the monitors left out; reply (to
 			 * the sender, TAG_TREE): {"snap", "ranks": rank objects of the subtree,
-			 * "missing": monitors of the subtree that did not answer} */
+			 * "missing": monitors of the subtree that did not answer,
+			 * "unreached": the monitors below them} */
 	CMD_STOP,       /* no reply */
 	CMD_AGAIN,      /* the job's ranks are gone, the job is not: discover again; no reply */
 	CMD_CAPTURE_RECORD, /* as CMD_CAPTURE, each rank with its recording layer's record */

@@ -111,6 +111,62 @@ jreport "deadlock: verdict, rank 6 among the culprits (recording layer)" '.verdi
 jreport "deadlock: rank 6 waits in MPI_Recv on n4" '.ranks[] | select(.rank == 6) | .mpi_call == "MPI_Recv" and .host == "n4"'
 if [ ! -e "$SUBMIT/parastack-$JOB_deadlock.json" ]; then ok; else fail "deadlock: the default report was written besides --report"; fi
 
+# --- the monitors as a tree (issue 39): fan-out 2 over the 4 nodes (the leader asks two
+# monitors, one of them a third) gives the flat star's culprits and stack groups, on a hang
+# whose every rank stops at a place of its own (commfaults cycle4: ranks 0-3 each wait for the
+# next, the rest in MPI_Barrier), so the two runs can be compared ----------------------------
+cat >"$SUBMIT/cycle.sh" <<EOF
+#!/bin/sh
+#SBATCH --nodes=4 --ntasks-per-node=2
+mpirun --bind-to none $BUILD/tests/apps/commfaults
+EOF
+submit star PS_COMM=cycle4 PS_FAULT_AFTER=10 -- --report=star.json cycle.sh
+submit tree PS_COMM=cycle4 PS_FAULT_AFTER=10 -- --fanout 2 --report=tree.json cycle.sh
+wait_job_end star "$JOB_star" 300 "$SUBMIT/slurm-$JOB_star.out"
+wait_job_end tree "$JOB_tree" 300 "$SUBMIT/slurm-$JOB_tree.out"
+REPORT=$SUBMIT/tree.json
+jreport "tree: ranks 0-3 in their cycle, every rank of the 4 nodes there" \
+	'.verdict == "hang" and .faulty_ranks == [0,1,2,3] and (.ranks | length) == 8 and .missing_monitors == null'
+star=$(jq -S -c '{faulty_ranks, groups: [.groups[] | {ranks, path}], tree}' "$SUBMIT/star.json" 2>/dev/null)
+tree=$(jq -S -c '{faulty_ranks, groups: [.groups[] | {ranks, path}], tree}' "$SUBMIT/tree.json" 2>/dev/null)
+if [ -n "$star" ] && [ "$star" = "$tree" ]; then ok; else fail "tree: the flat star said $star, the tree $tree"; fi
+
+# A follower stopped (SIGSTOP) once the hang is suspected, as a wedged node would be: the report
+# still comes, within the wait for it (60 s) and 10 s, and names the node. Once the node's
+# monitor runs again, the node's ranks are as they were (a rank it was looking at when it was
+# stopped stays in a tracing stop until then: only the tracer can let it go). --on-hang=report
+# keeps the job for that look; the test ends it. The monitor is found among the job's own
+# processes on n3, as Slurm lists them (its steps' PIDs, through libslurm).
+submit stopped PS_PRINT_PIDS=1 PS_FAULT=deadlock PS_FAULT_RANK=6 PS_FAULT_AFTER=15 -- --fanout 2 --on-hang=report \
+	--report=stopped.json solve.sh
+OUTFILE=$SUBMIT/slurm-$JOB_stopped.out
+wait_for "$OUTFILE" "suspected hang" 240 || true
+mon=""
+for p in $("$PROBE" pids "$JOB_stopped" n3 2>/dev/null); do
+	[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$BUILD/parastack-monitor" ] && mon=$p
+done
+if [ -n "$mon" ]; then ok; else fail "stopped: no monitor among job $JOB_stopped's processes on n3"; fi
+stopped_at=$(date +%s)
+[ -n "$mon" ] && kill -STOP "$mon"
+wait_for "$OUTFILE" "HANG DETECTED" 120 || true
+reported_at=$(date +%s)
+[ -n "$mon" ] && kill -CONT "$mon"
+if [ $((reported_at - stopped_at)) -le 70 ]; then ok; else fail "stopped: the report came $((reported_at - stopped_at)) s after the stop"; fi
+for p in $(rank_pid "$OUTFILE" 4) $(rank_pid "$OUTFILE" 5); do
+	deadline=$(($(date +%s) + 20))
+	while [ "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null)" != 0 ] && [ "$(date +%s)" -lt "$deadline" ]; do
+		sleep 0.2
+	done
+	expect_untraced "stopped: a rank of n3 as it was once its monitor runs again" "$p"
+done
+wait_for "$SUBMIT/stopped.json" "missing_monitors" 30 || true
+REPORT=$SUBMIT/stopped.json
+expect_grep "stopped: the node named in the job's output" "the monitor on n3 (monitor [0-9]*) did not answer" "$(cat "$OUTFILE")"
+jreport "stopped: the node named in the report, its ranks left out" '.verdict == "hang" and .missing_monitors[0].host == "n3" and .missing_monitors[0].ranks == "4-5" and ([.groups[].count] | add) == 6'
+scancel "$JOB_stopped"
+wait_job_end stopped "$JOB_stopped" 120 "$OUTFILE"
+expect_state "stopped" "$JOB_stopped" CANCELLED -
+
 # --- healthy jobs end with their own state and status ----------------------------------------
 # Runs long enough to be found on a busy machine (discovery of the first one takes seconds).
 submit twice PS_ITERS=300 -- twice.sh
