@@ -85,12 +85,24 @@ static int core_create(int dir, const char *name, const struct file_owner *o, ch
 
 	if (ownedfile_enter(o, &saved, err, len) < 0)
 		return -1;
-	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600); /* read back: core_written */
 	if (fd < 0)
 		snprintf(err, len, "cannot create %s: %s%s", name, strerror(errno),
 			 errno == EEXIST ? " (something is already there; it is left alone)" : "");
 	fscreds_leave(&saved);
 	return fd;
+}
+
+/* Did gcore write a core into fd? gdb --batch exits 0 when its attach failed (the rank traced
+ * by another, a thread that would not stop): the file is then empty. */
+static int core_written(int fd, char *err, size_t len)
+{
+	unsigned char magic[4] = { 0 };
+
+	if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) && !memcmp(magic, "\177ELF", 4))
+		return 0;
+	snprintf(err, len, "gcore wrote no core (gdb could not attach to the rank, or stop it)");
+	return -1;
 }
 
 /* One rank's core: checked to be the rank found, its file created, gcore run into it. */
@@ -103,7 +115,7 @@ static json_t *core_one(struct target *t, int dir, const char *dirpath, const ch
 	snprintf(name, sizeof(name), "core.rank%d.%s.%d", t->rank, host, (int)t->pid);
 	snprintf(path, sizeof(path), "%s/%s", dirpath, name);
 	if (target_still_same(t, err, sizeof(err)) == TARGET_OK && (fd = core_create(dir, name, o, err, sizeof(err))) >= 0 &&
-	    run_gcore(t->pid, fd, err, sizeof(err)) == 0) {
+	    run_gcore(t->pid, fd, err, sizeof(err)) == 0 && core_written(fd, err, sizeof(err)) == 0) {
 		close(fd);
 		return json_pack("{s:i, s:s, s:i, s:s}", "rank", t->rank, "host", host, "pid", (int)t->pid, "core", path);
 	}
