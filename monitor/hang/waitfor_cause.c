@@ -493,26 +493,47 @@ static void add_unproven_waits(struct graph *g)
 	}
 }
 
+/* The nodes of each component together: by[start[c] .. start[c + 1]) are component c's
+ * (a counting sort, so that each component is visited through its own members: one pass over
+ * the graph, not one per component). NULL when out of memory. */
+static int *by_component(struct graph *g, int ncomp, int **start)
+{
+	int *by = malloc(sizeof(int) * ((size_t)g->count + 1)), *at = calloc((size_t)ncomp + 2, sizeof(int));
+
+	if (!by || !at) {
+		free(by);
+		free(at);
+		return NULL;
+	}
+	for (int i = 0; i < g->count; i++)
+		at[g->n[i].comp + 2]++;
+	for (int c = 0; c < ncomp; c++)
+		at[c + 2] += at[c + 1];
+	for (int i = 0; i < g->count; i++)
+		by[at[g->n[i].comp + 1]++] = i;
+	*start = at;
+	return by;
+}
+
 const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
 {
 	const char *why = NULL;
+	int *start = NULL, *by;
 
 	prune_alternatives(g);
 	add_unproven_waits(g);
 
 	int ncomp = components(g);
 
+	if (!(by = by_component(g, ncomp, &start)))
+		return NULL;
 	for (int c = 0; c < ncomp; c++) {
-		int size = 0, member = -1;
+		int size = start[c + 1] - start[c], member = size ? by[start[c]] : -1;
 		bool sink = true, p2p_only = true;
 
-		for (int i = 0; i < g->count; i++) {
-			struct node *n = &g->n[i];
+		for (int k = start[c]; k < start[c + 1]; k++) {
+			struct node *n = &g->n[by[k]];
 
-			if (n->comp != c)
-				continue;
-			size++;
-			member = i;
 			for (int w = 0; w < n->nwaits; w++) {
 				struct node *o = wf_node_of(g, n->waits[w]);
 
@@ -535,6 +556,8 @@ const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
 
 		why = why ? why : r;
 	}
+	free(by);
+	free(start);
 	drop_held_up(g, culprits);
 	return why;
 }
