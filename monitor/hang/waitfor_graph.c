@@ -54,28 +54,39 @@ struct node *wf_node_of(struct graph *g, int rank)
 	return NULL;
 }
 
+/* Room for one more int in v (n of them): the array doubles when n is a power of two, so n
+ * pushes cost O(n), not O(n^2) copies. Arrays grown here start NULL and grow only here. */
+static bool grow_ints(int **v, int n)
+{
+	if (n & (n - 1))
+		return true; /* n is not a power of two: there is room */
+
+	int *p = realloc(*v, (size_t)(n ? 2 * n : 1) * sizeof(int));
+
+	if (p)
+		*v = p;
+	return p != NULL;
+}
+
 void wf_wait_add(struct node *n, int rank)
 {
-	for (int i = 0; i < n->nwaits; i++)
+	/* Waits mostly come in rank order (a wildcard's candidates are a communicator's members,
+	 * sorted): then the last is the only one to compare with. */
+	bool sorted_after = n->nwaits == 0 || (!n->waits_unsorted && rank > n->waits[n->nwaits - 1]);
+
+	for (int i = 0; !sorted_after && i < n->nwaits; i++)
 		if (n->waits[i] == rank)
 			return;
-
-	int *w = realloc(n->waits, (size_t)(n->nwaits + 1) * sizeof(int));
-
-	if (w) {
-		n->waits = w;
-		n->waits[n->nwaits++] = rank;
-	}
+	if (!grow_ints(&n->waits, n->nwaits))
+		return;
+	n->waits_unsorted |= !sorted_after;
+	n->waits[n->nwaits++] = rank;
 }
 
 void wf_push_int(int **v, int *n, int x)
 {
-	int *p = realloc(*v, (size_t)(*n + 1) * sizeof(int));
-
-	if (p) {
-		*v = p;
+	if (grow_ints(v, *n))
 		(*v)[(*n)++] = x;
-	}
 }
 
 /* "0-3,5" into a malloc'd array; its length in *n. */

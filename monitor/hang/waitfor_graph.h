@@ -20,6 +20,7 @@ struct node {
 	bool exited, finalizing;
 	int *waits;    /* ranks it waits for (ANY: any rank of the communicator) */
 	int nwaits;
+	bool waits_unsorted; /* waits not in increasing order (wf_wait_add) */
 	int np2p;      /* the first np2p of them are point-to-point waits */
 	bool in_cycle;
 	/* Point-to-point matching (waitfor_match.c): what the counters say of its call. */
