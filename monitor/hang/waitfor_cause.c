@@ -221,24 +221,29 @@ static int owing_member(struct graph *g, int c, int *waiter)
 }
 
 /* A cycle through component c along point-to-point waits, from its lowest rank: its ranks in
- * order into cyc; false when no such cycle (some edge in c is a collective's). */
+ * order into cyc; false when no such cycle (some edge in c is a collective's). Each node's place
+ * on the walk is remembered, so a cycle of L ranks is found in L steps. */
 static bool cycle_walk(struct graph *g, int c, int *cyc, int *len)
 {
-	int start = -1, cur;
+	int start = -1, cur, *at = calloc((size_t)g->count + 1, sizeof(int)); /* place + 1, 0: not yet */
+	bool found = false;
 
 	*len = 0;
 	for (int i = 0; i < g->count; i++)
 		if (g->n[i].comp == c && (start < 0 || g->n[i].rank < g->n[start].rank))
 			start = i;
-	cur = start;
+	cur = at ? start : -1;
 	while (cur >= 0 && *len <= g->count) {
-		for (int k = 0; k < *len; k++)
-			if (cyc[k] == cur) {
-				memmove(cyc, cyc + k, sizeof(int) * (size_t)(*len - k));
-				*len -= k;
-				return true;
-			}
+		if (at[cur]) {
+			int k = at[cur] - 1;
+
+			memmove(cyc, cyc + k, sizeof(int) * (size_t)(*len - k));
+			*len -= k;
+			found = true;
+			break;
+		}
 		cyc[(*len)++] = cur;
+		at[cur] = *len;
 
 		int next = -1;
 
@@ -250,7 +255,8 @@ static bool cycle_walk(struct graph *g, int c, int *cyc, int *len)
 		}
 		cur = next;
 	}
-	return false;
+	free(at);
+	return found;
 }
 
 #define CYCLE_SHOWN 12  /* members a cycle's chain names in full; past it, its ends */
