@@ -36,13 +36,23 @@ static json_t *steps_json(const struct monitor *m, double confirmed_at)
 	return steps;
 }
 
-static void strip_frames(json_t *snap)
+/* An earlier snapshot cut to what the checks read of it (report_moved, report_faulty): each
+ * rank's number, state, MPI call, path and whether it was stopped. Frames, host, pid and the
+ * rest go: a large job's report does not hold six copies of every rank. */
+static void compact_snapshot(json_t *snap)
 {
+	static const char *const kept[] = { "rank", "state", "mpi_call", "path", "stopped" };
 	size_t i;
 	json_t *r;
 
-	json_array_foreach(snap, i, r)
-		json_object_del(r, "frames");
+	json_array_foreach(snap, i, r) {
+		json_t *c = json_object();
+
+		for (size_t k = 0; k < sizeof(kept) / sizeof(kept[0]); k++)
+			if (json_object_get(r, kept[k]))
+				json_object_set(c, kept[k], json_object_get(r, kept[k]));
+		json_array_set_new(snap, i, c);
+	}
 }
 
 /* A confirmed hang: snapshots of every rank name the faulty ones; report. With --confirm 0 the
@@ -61,11 +71,10 @@ static int diagnose(struct monitor *m)
 	for (int k = 1; k <= SNAPSHOTS; k++) {
 		sleep_ms(gap);
 		snaps[k] = gather_all(m, k == SNAPSHOTS);
-		/* Only the last snapshot's frames go into the report: the earlier ones keep each
-		 * rank's state, call and path (what the checks compare), so a large job's report
-		 * does not hold six copies of every stack. */
+		/* Only the last snapshot goes into the report whole: the earlier ones keep what the
+		 * checks compare. */
 		if (k >= 2)
-			strip_frames(snaps[k - 2]);
+			compact_snapshot(snaps[k - 2]);
 		if (check_moved && report_moved(snaps[k - 1], snaps[k], why, sizeof(why))) {
 			log_say("a suspected hang was a transient slowdown (%s); monitoring continues", why);
 			for (int i = 0; i <= k; i++)
