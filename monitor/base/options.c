@@ -395,11 +395,11 @@ static void words_add_number(struct watch_words *out, const char *fmt, ...)
 static void words_add_number(struct watch_words *out, const char *fmt, ...)
 {
 	va_list ap;
-	char *buf = out->numbers[out->nnumbers];
+	char *buf;
 
 	if (out->nnumbers >= (int)(sizeof(out->numbers) / sizeof(out->numbers[0])))
 		return;
-	out->nnumbers++;
+	buf = out->numbers[out->nnumbers++];
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(out->numbers[0]), fmt, ap);
 	va_end(ap);

@@ -190,13 +190,6 @@ static json_t *history_json(const struct area_view *v, const struct psrec_comm *
 	return h;
 }
 
-static int compare_int(const void *x, const void *y)
-{
-	int a = *(const int *)x, b = *(const int *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* A communicator's members as sorted ranges ("0-3,8"): one ascending or descending run of
  * consecutive ranks is said at once (a million-rank MPI_COMM_WORLD); others are expanded. */
 static json_t *members_json(const struct psrec_run *runs, int nruns, int size)
@@ -219,10 +212,7 @@ static json_t *members_json(const struct psrec_run *runs, int nruns, int size)
 	json_t *out = json_null();
 
 	if (ranges) {
-		for (int k = 0; k < nruns; k++)
-			for (int m = 0; m < runs[k].count && n < size; m++)
-				sorted[n++] = runs[k].start + runs[k].stride * m;
-		qsort(sorted, (size_t)n, sizeof(int), compare_int);
+		n = record_members_sorted(runs, nruns, sorted, size);
 		ranges_format(sorted, n, ranges, len);
 		out = json_string(ranges);
 	}

@@ -111,6 +111,17 @@ static bool runs_ok(const struct psrec_area *a, int i, int job_size, char *why, 
 	return true;
 }
 
+int record_members_sorted(const struct psrec_run *runs, int nruns, int *out, int max)
+{
+	int n = 0;
+
+	for (int k = 0; k < nruns; k++)
+		for (int m = 0; m < runs[k].count && n < max; m++)
+			out[n++] = runs[k].start + runs[k].stride * m;
+	qsort(out, (size_t)n, sizeof(int), compare_int);
+	return n;
+}
+
 /* No member twice: one run cannot repeat one (its stride is not 0); several are expanded and
  * sorted, within *budget. */
 static bool members_distinct(const struct psrec_area *a, int i, int64_t *budget, char *why, size_t len)
@@ -125,13 +136,7 @@ static bool members_distinct(const struct psrec_area *a, int i, int64_t *budget,
 		return refuse(why, len, "its communicators' irregular members are too many to check");
 	if (!(scratch = malloc((size_t)c->size * sizeof(int))))
 		return refuse(why, len, "out of memory checking its communicators");
-	for (int k = 0; k < c->nruns; k++) {
-		const struct psrec_run *r = &a->runs[c->first + k];
-
-		for (int m = 0; m < r->count; m++)
-			scratch[n++] = r->start + r->stride * m;
-	}
-	qsort(scratch, (size_t)n, sizeof(int), compare_int);
+	n = record_members_sorted(&a->runs[c->first], c->nruns, scratch, c->size);
 	for (int k = 1; k < n && ok; k++)
 		if (scratch[k] == scratch[k - 1])
 			ok = refuse(why, len, "communicator %d has member %d twice", i, scratch[k]);

@@ -19,4 +19,8 @@
  * of rank (-1: unknown)? If not, why (one line). */
 bool record_check(const struct psrec_area *a, int job_size, int rank, char *why, size_t len);
 
+/* The world ranks of runs[0 .. nruns) (a communicator's members), at most max of them, into out,
+ * sorted. The count. */
+int record_members_sorted(const struct psrec_run *runs, int nruns, int *out, int max);
+
 #endif

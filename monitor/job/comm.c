@@ -189,15 +189,12 @@ static json_t *recv_json_now(const MPI_Status *st, int tag)
 	received_json_bytes += (unsigned long long)len;
 
 	char *buf = malloc((size_t)len + 1);
-	json_t *j = NULL;
+	json_t *j;
 
-	MPI_Recv(buf ? buf : (char[1]){ 0 }, buf ? len : 0, MPI_CHAR, st->MPI_SOURCE, tag, MPI_COMM_WORLD,
-		 MPI_STATUS_IGNORE);
-	if (buf) {
-		buf[len] = '\0';
-		j = json_loads(buf, 0, NULL);
-		free(buf);
-	}
+	MPI_Recv(buf, len, MPI_CHAR, st->MPI_SOURCE, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	buf[len] = '\0';
+	j = json_loads(buf, 0, NULL);
+	free(buf);
 	return j;
 }
 
