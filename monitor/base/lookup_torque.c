@@ -96,24 +96,18 @@ static int grow_hosts(struct torque_job *j)
 /* Count one slot of host in j. -1 when there are too many distinct hosts, or no memory. */
 static int add_slot(struct torque_job *j, const char *host)
 {
-	int *at;
+	int *at = NULL, i = -1;
 
-	if (j->nhosts && !strcmp(j->hosts[j->nhosts - 1], host)) { /* a node's slots come together */
-		j->host_slots[j->nhosts - 1]++;
-		j->slots++;
-		return 0;
-	}
-	if (grow_hosts(j) < 0)
+	if (j->nhosts && !strcmp(j->hosts[j->nhosts - 1], host)) /* a node's slots come together */
+		i = j->nhosts - 1;
+	else if (grow_hosts(j) < 0)
 		return -1;
-	at = index_slot(j, host);
-	if (*at >= 0) {
-		j->host_slots[*at]++;
-		j->slots++;
-		return 0;
+	else if ((i = *(at = index_slot(j, host))) < 0) {
+		i = *at = j->nhosts;
+		memcpy(j->hosts[j->nhosts], host, strlen(host) + 1); /* valid_host: shorter than the slot */
+		j->host_slots[j->nhosts++] = 0;
 	}
-	*at = j->nhosts;
-	memcpy(j->hosts[j->nhosts], host, strlen(host) + 1); /* valid_host: shorter than the slot */
-	j->host_slots[j->nhosts++] = 1;
+	j->host_slots[i]++;
 	j->slots++;
 	return 0;
 }
