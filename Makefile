@@ -288,12 +288,17 @@ $(B)/fuzz/fuzz_waitfor: tests/fuzz/fuzz_waitfor.c tests/fuzz/forged_areas.h $(RE
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
 
+$(B)/fuzz/fuzz_snapclass: tests/fuzz/fuzz_snapclass.c $(RECORD_READER_SRC) \
+		$(filter-out monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/hang/cores.c,$(wildcard monitor/hang/*.c)) $(GEN)/psrec_funcs.h
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
+
 $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c monitor/base/options.c $(STATS_SRC)
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -DPARASTACK_VERSION='"fuzz"' -DPARASTACK_MPI='"fuzz"' -o $@ $^ -lm
 
 fuzz: $(B)/fuzz/fuzz_options $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs $(B)/fuzz/fuzz_torque $(B)/fuzz/fuzz_pyframes \
-	$(B)/fuzz/fuzz_record $(B)/fuzz/fuzz_waitfor
+	$(B)/fuzz/fuzz_record $(B)/fuzz/fuzz_waitfor $(B)/fuzz/fuzz_snapclass
 	@sh tests/fuzz/run.sh $(B)
 
 # Measurements (numbers printed, never asserted): see bench/README.md. BENCH=full runs the

@@ -1,8 +1,10 @@
-/* gather — every rank of the job as JSON, at hang time: each monitor captures its own ranks
- * (source.h), asks its children in the monitors' tree (job/tree.h) for theirs, waits for them
- * until its deadline, and answers its parent with its whole subtree; the leader, at the root,
- * hears from its children only. A monitor that does not answer in time is left out, named once,
- * and never waited for again: its children are asked by its parent from then on. */
+/* gather — every rank of the job, at hang time: each monitor captures its own ranks
+ * (source.h), reduces them to classes (hang/snapclass.h: ranks that look the same travel once,
+ * with their rank set), asks its children in the monitors' tree (job/tree.h) for theirs, merges
+ * what they send until its deadline, and answers its parent with its whole subtree in classes;
+ * the leader, at the root, hears from its children only, O(fan-out) messages of O(classes) bytes.
+ * A monitor that does not answer in time is left out, named once, and never waited for again:
+ * its children are asked by its parent from then on. */
 #include "gather.h"
 
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "../base/log.h"
 #include "../hang/ranges.h"
 #include "../hang/report.h"
+#include "../hang/snapclass.h"
 #include "../job/tree.h"
 #include "source.h"
 
@@ -30,16 +33,21 @@ static int job_size(const struct monitor *m)
 	return n;
 }
 
-/* Every local rank as JSON; with_record: and what its recording layer says (unless
- * --no-record), for the report's wait-for analysis (source.h). */
-json_t *gather_local(struct monitor *m, bool with_record)
+/* The local ranks into s: whole with their records for CMD_CAPTURE_RECORD, else only what the
+ * checks between snapshots read (report_compact_rank). */
+static void gather_local_classes(struct monitor *m, enum comm_cmd cmd, struct snapclass *s)
 {
-	json_t *arr = json_array();
+	bool whole = cmd == CMD_CAPTURE_RECORD;
 	int size = job_size(m);
 
-	for (int i = 0; i < m->job.nlocal; i++)
-		json_array_append_new(arr, rank_source.capture(m, i, with_record && !m->w.no_record, size));
-	return arr;
+	for (int i = 0; i < m->job.nlocal; i++) {
+		json_t *r = rank_source.capture(m, i, whole && !m->w.no_record, size);
+
+		if (!whole)
+			report_compact_rank(r);
+		snapclass_add_rank(s, r);
+		json_decref(r);
+	}
 }
 
 static struct tree monitor_tree(const struct monitor *m)
@@ -59,14 +67,15 @@ static int gone_list(const struct monitor *m, int *out)
 	return n;
 }
 
-/* Take one child's answer: its ranks, the monitors of its subtree that did not answer and
- * those they left unreached. false when it is an answer to another snapshot (given up on). */
-static bool take_answer(json_t *all, json_t *missing, json_t *unreached, json_t *answer, int snap)
+/* Take one child's answer: its subtree's classes, the monitors of its subtree that did not
+ * answer and those they left unreached. false when it is an answer to another snapshot (given
+ * up on). */
+static bool take_answer(struct snapclass *all, json_t *missing, json_t *unreached, json_t *answer, int snap)
 {
 	if (json_integer_value(json_object_get(answer, "snap")) != snap)
 		return false;
-	if (json_is_array(json_object_get(answer, "ranks")))
-		json_array_extend(all, json_object_get(answer, "ranks"));
+	if (snapclass_add_form(all, json_object_get(answer, "form")) < 0)
+		log_info("a monitor's snapshot had malformed classes: they are left out");
 	if (json_is_array(json_object_get(answer, "missing")))
 		json_array_extend(missing, json_object_get(answer, "missing"));
 	if (json_is_array(json_object_get(answer, "unreached")))
@@ -83,20 +92,21 @@ json_t *gather_subtree(struct monitor *m, enum comm_cmd cmd, int snap, int budge
 	int nkids = kids ? tree_children(&t, m->comm.me, kids, size) : 0, ngone = gone ? gone_list(m, gone) : 0;
 	int child_budget = budget_ms - LEVEL_MARGIN_MS;
 	double deadline = mono_ms() + budget_ms;
+	struct snapclass *all = snapclass_new();
+	json_t *form;
 
 	child_budget = child_budget < LEVEL_BUDGET_MIN_MS ? LEVEL_BUDGET_MIN_MS : child_budget;
 	for (int k = 0; k < nkids; k++)
 		comm_send_capture(kids[k], cmd, snap, child_budget, gone, ngone);
-
-	json_t *all = gather_local(m, cmd == CMD_CAPTURE_RECORD);
-
+	if (all)
+		gather_local_classes(m, cmd, all);
 	while (nkids > 0) {
 		int who = -1;
 		json_t *answer = comm_recv_tree_reply(kids, nkids, deadline, &who);
 
 		if (!answer)
 			break;
-		if (take_answer(all, missing, unreached, answer, snap))
+		if (all && take_answer(all, missing, unreached, answer, snap))
 			for (int k = 0; k < nkids; k++)
 				if (kids[k] == who)
 					kids[k] = kids[--nkids];
@@ -110,10 +120,12 @@ json_t *gather_subtree(struct monitor *m, enum comm_cmd cmd, int snap, int budge
 		for (int i = 1; i < n; i++)
 			json_array_append_new(unreached, json_integer(sub[i]));
 	}
+	form = all ? snapclass_form(all) : json_pack("{s:[], s:[]}", "classes", "hosts");
+	snapclass_free(all);
 	free(sub);
 	free(gone);
 	free(kids);
-	return all;
+	return form;
 }
 
 /* The monitor's entry for the report and the job's output: its host and its ranks. */
@@ -166,7 +178,7 @@ static int note_missing(struct monitor *m, json_t *missing)
 	return (int)json_array_size(m->missing) - before;
 }
 
-/* Leader: a snapshot of every rank of the job the tree reaches, sorted by rank. The other
+/* Leader: a snapshot of every rank of the job the tree reaches, in classes. The other
  * monitors capture their ranks while the leader captures its own. */
 json_t *gather_all(struct monitor *m, bool with_record)
 {
@@ -191,7 +203,6 @@ json_t *gather_all(struct monitor *m, bool with_record)
 		if (!again)
 			break;
 	}
-	report_sort_by_rank(all);
 	return all;
 }
 
@@ -207,8 +218,8 @@ void gather_answer(struct monitor *m, enum comm_cmd cmd, const int *payload, int
 			m->gone[payload[3 + i]] = true;
 
 	json_t *missing = json_array(), *unreached = json_array();
-	json_t *ranks = gather_subtree(m, cmd, payload[0], payload[1], missing, unreached);
-	json_t *answer = json_pack("{s:i, s:o, s:o, s:o}", "snap", payload[0], "ranks", ranks, "missing", missing,
+	json_t *form = gather_subtree(m, cmd, payload[0], payload[1], missing, unreached);
+	json_t *answer = json_pack("{s:i, s:o, s:o, s:o}", "snap", payload[0], "form", form, "missing", missing,
 				   "unreached", unreached);
 
 	comm_send_tree_reply(asker, answer);

@@ -6,6 +6,7 @@
 #include "../base/exitcodes.h"
 #include "../hang/report.h"
 #include "../hang/report_summary.h"
+#include "../hang/snapclass.h"
 #include "output.h"
 #include "gather.h"
 
@@ -36,23 +37,14 @@ static json_t *steps_json(const struct monitor *m, double confirmed_at)
 	return steps;
 }
 
-/* An earlier snapshot cut to what the checks read of it (report_moved, report_faulty): each
- * rank's number, state, MPI call, path and whether it was stopped. Frames, host, pid and the
- * rest go: a large job's report does not hold six copies of every rank. */
-static void compact_snapshot(json_t *snap)
+/* The ranks the JSON report details, each with its own record (the classes shared theirs). */
+static void restore_ranks(json_t *ranks)
 {
-	static const char *const kept[] = { "rank", "state", "mpi_call", "path", "stopped" };
 	size_t i;
 	json_t *r;
 
-	json_array_foreach(snap, i, r) {
-		json_t *c = json_object();
-
-		for (size_t k = 0; k < sizeof(kept) / sizeof(kept[0]); k++)
-			if (json_object_get(r, kept[k]))
-				json_object_set(c, kept[k], json_object_get(r, kept[k]));
-		json_array_set_new(snap, i, c);
-	}
+	json_array_foreach(ranks, i, r)
+		snapclass_restore(r);
 }
 
 /* A confirmed hang: snapshots of every rank name the faulty ones; report. With --confirm 0 the
@@ -66,15 +58,12 @@ static int diagnose(struct monitor *m)
 	unsigned long long received = comm_json_bytes_received();
 	bool check_moved = m->conf.window_ms == 0;
 
-	/* Snapshot 0 and 1 are the transient-slowdown check; 1..5 decide the faulty ranks. */
+	/* Snapshot 0 and 1 are the transient-slowdown check; 1..5 decide the faulty ranks. Only
+	 * the last goes into the report whole: the earlier ones hold what the checks compare. */
 	snaps[0] = gather_all(m, false);
 	for (int k = 1; k <= SNAPSHOTS; k++) {
 		sleep_ms(gap);
 		snaps[k] = gather_all(m, k == SNAPSHOTS);
-		/* Only the last snapshot goes into the report whole: the earlier ones keep what the
-		 * checks compare. */
-		if (k >= 2)
-			compact_snapshot(snaps[k - 2]);
 		if (check_moved && report_moved(snaps[k - 1], snaps[k], why, sizeof(why))) {
 			log_say("a suspected hang was a transient slowdown (%s); monitoring continues", why);
 			for (int i = 0; i <= k; i++)
@@ -85,9 +74,12 @@ static int diagnose(struct monitor *m)
 	}
 
 	json_t *faulty = report_faulty(snaps + 1, SNAPSHOTS);
-	json_t *report = report_build(snaps[SNAPSHOTS], faulty, m->suspected_wall, output_model_json(m),
+	bool all_ranks = m->w.report_ranks == REPORT_RANKS_ALL ||
+			 (m->w.report_ranks == REPORT_RANKS_AUTO && m->job.nranks <= REPORT_RANKS_FULL_MAX);
+	json_t *last = snapclass_expand(snaps[SNAPSHOTS]);
+	json_t *report = report_build_listing(last, faulty, m->suspected_wall, output_model_json(m),
 				      m->w.kill_on_hang ? "ending the job (--on-hang=kill)" :
-				      "reported; still watching (--on-hang=report)");
+				      "reported; still watching (--on-hang=report)", all_ranks);
 
 	if (confirm_is_io(&m->conf))
 		json_object_set_new(report, "hang_type", json_string("io"));
@@ -100,10 +92,11 @@ static int diagnose(struct monitor *m)
 	if (output_missing_json(m))
 		json_object_set_new(report, "missing_monitors", output_missing_json(m));
 	report_print(log_stream(), report);
-	report_summarize(report, m->w.report_ranks == REPORT_RANKS_ALL ||
-				 (m->w.report_ranks == REPORT_RANKS_AUTO && m->job.nranks <= REPORT_RANKS_FULL_MAX));
+	report_summarize(report, all_ranks);
+	restore_ranks(json_object_get(report, "ranks"));
 	output_write_report(m, report);
 	json_decref(report);
+	json_decref(last);
 	json_decref(faulty);
 	for (int i = 0; i <= SNAPSHOTS; i++)
 		json_decref(snaps[i]);

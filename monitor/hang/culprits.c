@@ -258,6 +258,7 @@ static json_t *position_culprits(json_t *snap, json_t *by, json_t *small, const 
 				   "fewer ranks are in %s (%s %s) than in any other place; the most, %zu, are in %s", sk,
 				   n > 1 ? "ranks" : "rank", mr ? mr : "?", json_array_size(big), bk);
 	free(mr);
+	wf_culprits_unique(out);
 	return out;
 }
 
@@ -317,18 +318,22 @@ static json_t *culprits_of(json_t *snap, json_t *groups, json_t *faulty, json_t 
 		live |= !(r && same(str(r, "state"), "EXITED"));
 	}
 	computation_culprits(snap, faulty, culprits);
+	wf_culprits_unique(culprits);
 	if (live)
 		return culprits;
 	json_array_foreach(json_object_get(wf, "culprits"), i, c)
 		wf_culprit(culprits, (int)json_integer_value(json_object_get(c, "rank")), str(c, "evidence"), "%s",
 			   str(c, "why"));
-	if (json_array_size(culprits))
+	if (json_array_size(culprits)) {
+		wf_culprits_unique(culprits);
 		return culprits;
+	}
 
 	const char *evidence = any_record(snap) ? "likely" : "stacks";
 
 	if (!finalize_culprits(snap, culprits, evidence))
 		minority_culprits(snap, groups, culprits, evidence);
+	wf_culprits_unique(culprits);
 	return culprits;
 }
 

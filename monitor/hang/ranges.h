@@ -9,5 +9,9 @@
 char *ranges_dup(const int *ranks, int n);
 /* The same into buf (cut at len). */
 void ranges_format(const int *ranks, int n, char *buf, size_t len);
+/* The numbers "0-2,4-7" stands for, in its order (malloc'd, *n of them), or NULL when the text
+ * is not such a list, a run goes downward, or it stands for more than max numbers. "" is an
+ * empty list. */
+int *ranges_parse(const char *s, int *n, int max);
 
 #endif

@@ -3,6 +3,7 @@
 #include "mpirecord.h"
 #include "../sample/addr/maps.h"
 #include "ranges.h"
+#include "snapclass.h"
 #include "report_util.h"
 #include "waitfor.h"
 #include "culprits.h"
@@ -35,63 +36,90 @@ static bool in_kernel(json_t *r)
 
 
 
+void report_compact_rank(json_t *rank)
+{
+	static const char *const kept[] = { "rank", "host", "pid", "state", "mpi_call", "path", "stopped",
+					    "in_kernel", "wchan" };
+	const char *k;
+	json_t *v;
+	void *tmp;
+
+	json_object_foreach_safe(rank, tmp, k, v) {
+		bool keep = false;
+
+		for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]) && !keep; i++)
+			keep = !strcmp(k, kept[i]);
+		if (!keep)
+			json_object_del(rank, k);
+	}
+}
+
 bool report_moved(json_t *before, json_t *after, char *why, size_t len)
 {
-	size_t i;
-	json_t *a;
+	struct snapview vb, va;
+	bool moved = false;
 
-	json_array_foreach(before, i, a) {
-		json_t *b = report_find_rank(after, rank_of(a));
+	if (snapview_open(&vb, before) < 0 || snapview_open(&va, after) < 0) {
+		snapview_close(&vb);
+		return false;
+	}
+	for (int rank = 0; rank < vb.size && !moved; rank++) {
+		json_t *a = vb.at[rank], *b = rank < va.size ? va.at[rank] : NULL;
 		const char *sa = str(a, "state"), *sb = b ? str(b, "state") : NULL;
 		const char *ca = str(a, "mpi_call"), *cb = b ? str(b, "mpi_call") : NULL;
 
-		if (!b || !sa || !sb || strcmp(sa, "IN_MPI"))
+		if (!a || !b || !sa || !sb || strcmp(sa, "IN_MPI"))
 			continue;
 		/* A busy-wait loop alternates between its test calls without getting anywhere. */
 		bool both_busy = in_list(ca, busy_wait_calls) && in_list(cb, busy_wait_calls);
 
 		if (!strcmp(sb, "IN_MPI") && !same(ca, cb) && !both_busy) {
-			snprintf(why, len, "rank %d went from %s to %s", rank_of(a), ca ? ca : "?",
-				 cb ? cb : "?");
-			return true;
-		}
-		if (!strcmp(sb, "OUT_MPI") && !in_list(ca, busy_wait_calls)) {
-			snprintf(why, len, "rank %d returned from %s into application code", rank_of(a),
-				 ca ? ca : "MPI");
-			return true;
+			snprintf(why, len, "rank %d went from %s to %s", rank, ca ? ca : "?", cb ? cb : "?");
+			moved = true;
+		} else if (!strcmp(sb, "OUT_MPI") && !in_list(ca, busy_wait_calls)) {
+			snprintf(why, len, "rank %d returned from %s into application code", rank, ca ? ca : "MPI");
+			moved = true;
 		}
 	}
-	return false;
+	snapview_close(&va);
+	snapview_close(&vb);
+	return moved;
+}
+
+/* Out of MPI, frozen (SIGSTOP) or dead in every snapshot that sampled it: the others wait for it.
+ * A snapshot that could not sample the rank (UNKNOWN) says nothing either way. */
+static bool faulty_in_all(const struct snapview *v, int nsnaps, int rank)
+{
+	bool always_out = true, always_stopped = true, always_gone = true;
+	int seen = 0;
+
+	for (int k = 0; k < nsnaps; k++) {
+		json_t *r = rank < v[k].size ? v[k].at[rank] : NULL;
+
+		if (r && same(str(r, "state"), "UNKNOWN"))
+			continue;
+		seen++;
+		always_out &= r && same(str(r, "state"), "OUT_MPI");
+		always_stopped &= r && json_is_true(json_object_get(r, "stopped"));
+		always_gone &= r && same(str(r, "state"), "EXITED");
+	}
+	return seen && (always_out || always_stopped || always_gone);
 }
 
 json_t *report_faulty(json_t *const *snaps, int nsnaps)
 {
 	json_t *faulty = json_array();
-	size_t i;
-	json_t *o;
+	struct snapview *v = nsnaps > 0 ? calloc((size_t)nsnaps, sizeof(*v)) : NULL;
+	int opened = 0;
 
-	if (nsnaps < 1)
-		return faulty;
-	json_array_foreach(snaps[0], i, o) {
-		bool always_out = true, always_stopped = true, always_gone = true;
-
-		int seen = 0;
-
-		/* Out of MPI, frozen (SIGSTOP) or dead in every snapshot: the others wait for it. A
-		 * snapshot that could not sample the rank (UNKNOWN) says nothing either way. */
-		for (int k = 0; k < nsnaps; k++) {
-			json_t *r = report_find_rank(snaps[k], rank_of(o));
-
-			if (r && same(str(r, "state"), "UNKNOWN"))
-				continue;
-			seen++;
-			always_out &= r && same(str(r, "state"), "OUT_MPI");
-			always_stopped &= r && json_is_true(json_object_get(r, "stopped"));
-			always_gone &= r && same(str(r, "state"), "EXITED");
-		}
-		if (seen && (always_out || always_stopped || always_gone))
-			json_array_append_new(faulty, json_integer(rank_of(o)));
-	}
+	while (v && opened < nsnaps && snapview_open(&v[opened], snaps[opened]) == 0)
+		opened++;
+	for (int rank = 0; v && opened == nsnaps && rank < v[0].size; rank++)
+		if (v[0].at[rank] && faulty_in_all(v, nsnaps, rank))
+			json_array_append_new(faulty, json_integer(rank));
+	for (int k = 0; k < opened; k++)
+		snapview_close(&v[k]);
+	free(v);
 	return faulty;
 }
 
@@ -475,6 +503,24 @@ json_t *report_tree(json_t *groups)
 json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *model,
 		     const char *action)
 {
+	return report_build_listing(snap, faulty, detected_at, model, action, true);
+}
+
+/* The ranks a summary report details besides the culprits (report_summary.c): the faulty ones
+ * and each group's first. */
+static json_t *summary_listed(json_t *groups, json_t *faulty)
+{
+	json_t *listed = json_deep_copy(faulty), *g;
+	size_t i;
+
+	json_array_foreach(groups, i, g)
+		json_array_append(listed, json_array_get(json_object_get(g, "rank_list"), 0));
+	return listed;
+}
+
+json_t *report_build_listing(json_t *snap, json_t *faulty, double detected_at, json_t *model,
+			     const char *action, bool all_ranks)
+{
 	json_t *groups = report_groups(snap);
 	json_t *diag = report_diagnose(snap, groups, faulty);
 	json_t *tree = report_tree(groups);
@@ -496,7 +542,10 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 	}
 	/* A dead rank leaves the others waiting for messages: a communication hang, with its cause. */
 	const char *type = !live_faulty ? "communication" : all_in_kernel ? "io" : "computation";
-	json_t *wf = !live_faulty ? waitfor_analyze(snap) : NULL;
+	json_t *listed = all_ranks || live_faulty ? NULL : summary_listed(groups, faulty);
+	json_t *wf = !live_faulty ? waitfor_analyze_listing(snap, listed) : NULL;
+
+	json_decref(listed);
 
 	if (wf) {
 		json_t *lines = json_object_get(wf, "diagnosis");
@@ -532,18 +581,20 @@ json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *m
 	return report;
 }
 
-/* Sorted ranks of snap whose rank object satisfies pred, as ranges; their count. */
+/* Sorted ranks of snap (either form, snapclass.h) whose object satisfies pred, as ranges; their
+ * count. */
 static int ranks_where(json_t *snap, bool (*pred)(json_t *), char *buf, size_t len)
 {
-	size_t i, n = json_array_size(snap);
-	int *ranks = calloc(n + 1, sizeof(int)), k = 0;
-	json_t *r;
+	struct snapview v;
+	int *ranks = NULL, k = 0;
 
-	json_array_foreach(snap, i, r)
-		if (pred(r))
-			ranks[k++] = rank_of(r);
+	if (snapview_open(&v, snap) == 0 && (ranks = calloc((size_t)v.size + 1, sizeof(int))))
+		for (int r = 0; r < v.size; r++)
+			if (v.at[r] && pred(v.at[r]))
+				ranks[k++] = r;
 	report_ranges(ranks, k, buf, len);
 	free(ranks);
+	snapview_close(&v);
 	return k;
 }
 

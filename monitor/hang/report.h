@@ -18,7 +18,11 @@ static inline void report_ranges(const int *ranks, int n, char *buf, size_t len)
 }
 /* Sort an array of rank objects by "rank", in place. */
 void report_sort_by_rank(json_t *ranks);
-/* Did any rank move between two snapshots (arrays of rank objects)? Why, in why. A rank moved
+/* A snapshot is an array of rank objects or its class form (snapclass.h). */
+/* A rank object cut to what the checks between snapshots read (report_moved, report_faulty,
+ * report_summary): rank, host, pid, state, MPI call, path, stopped, in the kernel. */
+void report_compact_rank(json_t *rank);
+/* Did any rank move between two snapshots? Why, in why. A rank moved
  * if it went from one MPI call to another, or from MPI back into application code — except
  * within an MPI_Test/MPI_Iprobe busy-wait loop. */
 bool report_moved(json_t *before, json_t *after, char *why, size_t len);
@@ -37,6 +41,10 @@ json_t *report_diagnose(json_t *snap, json_t *groups, json_t *faulty);
 /* The whole report (design.md §5). Steals references to model; snap and faulty are borrowed. */
 json_t *report_build(json_t *snap, json_t *faulty, double detected_at, json_t *model,
 		     const char *action);
+/* The same for a report that will detail only some ranks (all_ranks false: report_summarize's
+ * summary): the wait-for analysis lists only their waits. */
+json_t *report_build_listing(json_t *snap, json_t *faulty, double detected_at, json_t *model,
+			     const char *action, bool all_ranks);
 /* One phrase for the job output's suspicion line, from one snapshot: "computation error,
  * rank 2", "ranks 1,3 blocked in the kernel (wait channel ...)", or "communication error: every
  * rank waits in MPI". */

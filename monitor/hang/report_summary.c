@@ -66,7 +66,8 @@ void report_summarize(json_t *report, bool all)
 	json_object_set_new(report, "ranks", filter_ranks(json_object_get(report, "ranks"), keep, nkeep, &dropped));
 	if (json_is_array(json_object_get(wf, "waits"))) {
 		json_object_set_new(wf, "waits", filter_ranks(json_object_get(wf, "waits"), keep, nkeep, &waits_dropped));
-		json_object_set_new(wf, "waits_omitted", json_integer((json_int_t)waits_dropped));
+		json_object_set_new(wf, "waits_omitted", json_integer(json_integer_value(json_object_get(wf, "waits_omitted")) +
+								       (json_int_t)waits_dropped));
 	}
 	json_object_set_new(report, "ranks_detail", json_string("summary"));
 	json_object_set_new(report, "ranks_omitted", json_integer((json_int_t)dropped));

@@ -27,6 +27,7 @@ static void graph_build(struct graph *g, json_t *snap)
 		json_t *c;
 
 		n->rank = (int)wf_int(r, "rank");
+		n->hub = -1;
 		n->obj = r;
 		n->rec = json_object_get(r, "record");
 		n->exited = wf_is(wf_str(r, "state"), "EXITED");
@@ -126,16 +127,9 @@ static void check_collective(struct graph *g, const char *id, long long seq, jso
 	free(sides);
 }
 
-/* A collective some rank waits in: the members that have not entered it. */
-struct pend {
-	const char *id;
-	long long seq;
-	int *out, nout;
-};
-
 /* Collective number seq on id, waited in by n: who entered, who has not (and what they do),
  * described once in pending and the diagnosis. */
-static void pend_describe(struct graph *g, struct node *n, struct pend *p, json_t *pending)
+static void pend_describe(struct graph *g, struct node *n, struct hub *p, json_t *pending)
 {
 	json_t *c = n->call, *comm = wf_comm_of(n->rec, p->id);
 	int nm = 0, *members = wf_parse_ranges(wf_str(comm, "members"), &nm), *in = NULL, nin = 0;
@@ -175,12 +169,9 @@ static void pend_describe(struct graph *g, struct node *n, struct pend *p, json_
 }
 
 /* Pending collectives: for each (communicator, number) some rank waits in, the members that
- * have not entered it. They are waited for (late); the waiting ranks get edges to them. */
+ * have not entered it (a hub). They are waited for (late); the waiting ranks point at the hub. */
 static void collective_edges(struct graph *g, json_t *pending)
 {
-	struct pend *p = NULL;
-	int np = 0;
-
 	for (int i = 0; i < g->count; i++) {
 		struct node *n = &g->n[i];
 		json_t *c = n->call;
@@ -188,31 +179,29 @@ static void collective_edges(struct graph *g, json_t *pending)
 
 		if (!wf_is_collective_call(c) || n->finalizing)
 			continue;
-		for (k = 0; k < np; k++)
-			if (wf_is(p[k].id, wf_str(c, "comm")) && p[k].seq == wf_int(c, "coll_seq"))
+		/* The last hub first: the ranks of one collective come together. */
+		for (k = g->nhubs - 1; k >= 0; k--)
+			if (wf_is(g->hubs[k].id, wf_str(c, "comm")) && g->hubs[k].seq == wf_int(c, "coll_seq"))
 				break;
-		if (k == np) {
-			struct pend *q = realloc(p, (size_t)(np + 1) * sizeof(*p));
+		if (k < 0) {
+			struct hub *q = realloc(g->hubs, (size_t)(g->nhubs + 1) * sizeof(*q));
 
 			if (!q)
 				break;
-			p = q;
-			p[np] = (struct pend){ wf_str(c, "comm"), wf_int(c, "coll_seq"), NULL, 0 };
-			pend_describe(g, n, &p[np], pending);
-			for (int m = 0; m < p[np].nout; m++) {
-				struct node *o = wf_node_of(g, p[np].out[m]);
+			g->hubs = q;
+			k = g->nhubs++;
+			g->hubs[k] = (struct hub){ wf_str(c, "comm"), wf_int(c, "coll_seq"), NULL, 0, -1, NULL };
+			pend_describe(g, n, &g->hubs[k], pending);
+			for (int m = 0; m < g->hubs[k].nout; m++) {
+				struct node *o = wf_node_of(g, g->hubs[k].out[m]);
 
 				if (o)
 					o->late = true;
 			}
-			np++;
 		}
-		for (int m = 0; m < p[k].nout; m++)
-			wf_wait_add(n, p[k].out[m]);
+		if (g->hubs[k].nout > 0)
+			n->hub = k;
 	}
-	for (int k = 0; k < np; k++)
-		free(p[k].out);
-	free(p);
 }
 
 /* Was the request started as part of the point-to-point exchange the rank waits in now: by
@@ -278,8 +267,37 @@ static void check_p2p(struct graph *g, json_t *unmatched, json_t *stale)
 	}
 }
 
-static json_t *waits_json(struct graph *g)
+#define WAITS_LISTED 64 /* a collective's late ranks a waiter lists one by one; past it, as ranges */
+
+/* A hub's late ranks as ranges, made once ("" when out of memory). */
+static const char *late_ranges(struct graph *g, int h)
 {
+	struct hub *p = &g->hubs[h];
+
+	if (!p->late_text)
+		p->late_text = wf_ranges_of(p->out, p->nout);
+	return p->late_text ? p->late_text : "";
+}
+
+static json_t *waits_json(struct graph *g, const bool *listed, json_t *culprits, long *omitted)
+{
+	bool *named = NULL;
+
+	*omitted = 0;
+
+	/* A listing: the culprits' waits and the listed ranks' (ranks are below count + the highest
+	 * named). */
+	if (listed && (named = calloc((size_t)g->count + 1, sizeof(bool)))) {
+		size_t i;
+		json_t *c;
+
+		json_array_foreach(culprits, i, c) {
+			struct node *x = wf_node_of(g, (int)wf_int(c, "rank"));
+
+			if (x)
+				named[x - g->n] = true;
+		}
+	}
 	json_t *waits = json_array();
 
 	for (int i = 0; i < g->count; i++) {
@@ -288,6 +306,10 @@ static json_t *waits_json(struct graph *g)
 
 		if (!n->call && !n->finalizing)
 			continue;
+		if (named && !named[i] && !listed[i]) {
+			(*omitted)++;
+			continue;
+		}
 		wf_doing(n, what, sizeof(what));
 
 		json_t *to = json_array();
@@ -295,10 +317,18 @@ static json_t *waits_json(struct graph *g)
 		/* Proven waits only: an unproven one served the cause, not this list. */
 		for (int w = 0; w < n->nwaits && !n->maybe_edge; w++)
 			json_array_append_new(to, n->waits[w] == ANY ? json_string("any") : json_integer(n->waits[w]));
-		json_array_append_new(waits, json_pack("{s:i, s:s, s:o, s:s}", "rank", n->rank, "call",
-						       n->finalizing ? "MPI_Finalize" : wf_str(n->call, "func"),
-						       "waits_for", to, "what", what));
+		/* The collective's late members, one by one when few; else as ranges, once per rank. */
+		if (n->hub >= 0 && g->hubs[n->hub].nout <= WAITS_LISTED)
+			for (int w = 0; w < g->hubs[n->hub].nout; w++)
+				json_array_append_new(to, json_integer(g->hubs[n->hub].out[w]));
+		json_t *w = json_pack("{s:i, s:s, s:o, s:s}", "rank", n->rank, "call",
+				      n->finalizing ? "MPI_Finalize" : wf_str(n->call, "func"), "waits_for", to, "what", what);
+
+		if (n->hub >= 0 && g->hubs[n->hub].nout > WAITS_LISTED)
+			json_object_set_new(w, "waits_for_late", json_string(late_ranges(g, n->hub)));
+		json_array_append_new(waits, w);
 	}
+	free(named);
 	return waits;
 }
 
@@ -390,6 +420,27 @@ static json_t *culprit_ranks(json_t *culprits, char **ranges)
 
 json_t *waitfor_analyze(json_t *snap)
 {
+	return waitfor_analyze_listing(snap, NULL);
+}
+
+/* Whether each node's rank is in listed (JSON integers), or NULL for all. */
+static bool *listed_nodes(struct graph *g, json_t *listed)
+{
+	bool *on = listed ? calloc((size_t)g->count + 1, sizeof(bool)) : NULL;
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(listed, i, v) {
+		struct node *x = on ? wf_node_of(g, (int)json_integer_value(v)) : NULL;
+
+		if (x)
+			on[x - g->n] = true;
+	}
+	return on;
+}
+
+json_t *waitfor_analyze_listing(json_t *snap, json_t *listed)
+{
 	struct graph g = { 0 };
 	bool any = false;
 	size_t i;
@@ -412,6 +463,7 @@ json_t *waitfor_analyze(json_t *snap)
 
 	if (json_array_size(mismatches)) {
 		mismatch_culprits(mismatches, culprits);
+		wf_culprits_unique(culprits);
 		why = "their collective call does not match the other ranks'";
 	} else {
 		why = wf_causes(&g, cycles, culprits);
@@ -419,7 +471,11 @@ json_t *waitfor_analyze(json_t *snap)
 	check_p2p(&g, unmatched, stale);
 
 	char *rr = NULL;
-	json_t *waits = waits_json(&g), *faulty = culprit_ranks(culprits, &rr);
+	bool *on = listed_nodes(&g, listed);
+	long omitted;
+	json_t *waits = waits_json(&g, on, culprits, &omitted), *faulty = culprit_ranks(culprits, &rr);
+
+	free(on);
 
 	if (why)
 		wf_say(g.diag, "faulty rank(s) %s: %s (from the recording layer)", rr ? rr : "?", why);
@@ -430,8 +486,16 @@ json_t *waitfor_analyze(json_t *snap)
 				"unmatched", unmatched, "requests", stale, "faulty_ranks", faulty, "culprits",
 				culprits, "why", why, "diagnosis", g.diag);
 
+	if (listed)
+		json_object_set_new(out, "waits_omitted", json_integer(omitted));
+
 	for (int k = 0; k < g.count; k++)
 		free(g.n[k].waits);
+	for (int k = 0; k < g.nhubs; k++) {
+		free(g.hubs[k].late_text);
+		free(g.hubs[k].out);
+	}
+	free(g.hubs);
 	free(g.n);
 	return out;
 }

@@ -15,5 +15,8 @@
  * (started, never completed), "faulty_ranks" (whom every other rank waits on), "why", and
  * "diagnosis" (sentences for the report). */
 json_t *waitfor_analyze(json_t *snap);
+/* The same, its "waits" cut to the culprits' and those of the ranks listed (a JSON array of
+ * integers; NULL: every rank's), for a large job's summary report. */
+json_t *waitfor_analyze_listing(json_t *snap, json_t *listed);
 
 #endif

@@ -13,17 +13,41 @@
 
 #include "waitfor_graph.h"
 
-static int index_of(struct graph *g, int rank)
+/* The next edge of vertex v (a rank's index below g->count, or count + a hub's index) from
+ * *pos on: the vertex it leads to, -1 for one to nobody in the job, -2 when there are no more. A
+ * rank's edges are its point-to-point waits, then its collective's hub; a hub's, its late ranks. */
+static int next_edge(struct graph *g, int v, int *pos)
 {
-	struct node *n = rank == ANY ? NULL : wf_node_of(g, rank);
+	if (v >= g->count) {
+		struct hub *h = &g->hubs[v - g->count];
 
-	return n ? (int)(n - g->n) : -1;
+		return *pos < h->nout ? wf_index_of(g, h->out[(*pos)++]) : -2;
+	}
+	struct node *n = &g->n[v];
+
+	if (*pos < n->nwaits)
+		return wf_index_of(g, n->waits[(*pos)++]);
+	if (*pos == n->nwaits && n->hub >= 0) {
+		(*pos)++;
+		return g->count + n->hub;
+	}
+	return -2;
 }
 
-/* Tarjan's strongly connected components, iteratively (a job has thousands of ranks). */
+static void set_comp(struct graph *g, int v, int comp)
+{
+	if (v < g->count)
+		g->n[v].comp = comp;
+	else
+		g->hubs[v - g->count].comp = comp;
+}
+
+/* Tarjan's strongly connected components, iteratively (a job has thousands of ranks), over the
+ * ranks and the hubs: a hub is a pass-through vertex, so ranks fall in the same components as
+ * with an edge from every waiter to every late rank. */
 static int components(struct graph *g)
 {
-	int n = g->count, idx = 0, ncomp = 0, sp = 0, csp = 0;
+	int n = g->count + g->nhubs, idx = 0, ncomp = 0, sp = 0, csp = 0;
 	int *index = malloc(sizeof(int) * ((size_t)n + 1)), *low = malloc(sizeof(int) * ((size_t)n + 1));
 	int *stack = malloc(sizeof(int) * ((size_t)n + 1)), *calls = malloc(sizeof(int) * ((size_t)n + 1));
 	int *next = calloc((size_t)n + 1, sizeof(int));
@@ -39,13 +63,11 @@ static int components(struct graph *g)
 		on[s] = true;
 		calls[csp++] = s;
 		while (csp > 0) {
-			int v = calls[csp - 1];
+			int v = calls[csp - 1], w = next_edge(g, v, &next[v]);
 
-			if (next[v] < g->n[v].nwaits) {
-				int w = index_of(g, g->n[v].waits[next[v]++]);
-
-				if (w < 0)
-					continue;
+			if (w == -1)
+				continue;
+			if (w >= 0) {
 				if (index[w] < 0) {
 					index[w] = low[w] = idx++;
 					stack[sp++] = w;
@@ -60,12 +82,10 @@ static int components(struct graph *g)
 			if (csp > 0 && low[v] < low[calls[csp - 1]])
 				low[calls[csp - 1]] = low[v];
 			if (low[v] == index[v]) {
-				int w;
-
 				do {
 					w = stack[--sp];
 					on[w] = false;
-					g->n[w].comp = ncomp;
+					set_comp(g, w, ncomp);
 				} while (w != v);
 				ncomp++;
 			}
@@ -109,37 +129,6 @@ static void prune_alternatives(struct graph *g)
 	}
 }
 
-/* The ranks outside component c that wait on one of its members directly, as ranges; whether
- * all of them do so through alternatives only. */
-static char *waiters_of(struct graph *g, int c, bool *only_alternatives, bool *collective)
-{
-	int *w = NULL, nw = 0;
-
-	*only_alternatives = true;
-	*collective = false;
-	for (int i = 0; i < g->count; i++) {
-		struct node *n = &g->n[i];
-
-		if (n->comp == c)
-			continue;
-		for (int k = 0; k < n->nwaits; k++) {
-			struct node *o = wf_node_of(g, n->waits[k]);
-
-			if (o && o->comp == c) {
-				wf_push_int(&w, &nw, n->rank);
-				*only_alternatives &= (k < n->np2p && n->or_wait) || n->maybe_edge;
-				*collective |= k >= n->np2p;
-				break;
-			}
-		}
-	}
-
-	char *r = nw ? wf_ranges_of(w, nw) : NULL;
-
-	free(w);
-	return r;
-}
-
 /* "s" where ranges name more than one rank ("1,3", "0-2"), "" for one. */
 static const char *plural(const char *ranges)
 {
@@ -147,10 +136,10 @@ static const char *plural(const char *ranges)
 }
 
 /* One rank every waiting rank ends up waiting on. */
-static const char *lone_cause(struct graph *g, struct node *x, json_t *culprits)
+static const char *lone_cause(struct graph *g, struct waiters *wv, struct node *x, json_t *culprits)
 {
 	bool alternatives, collective;
-	char *who = waiters_of(g, x->comp, &alternatives, &collective), what[600];
+	char *who = wf_waiters_of(g, wv, x->comp, &alternatives, &collective), what[600];
 	bool known = x->exited || (x->rec && !x->unsure && !x->satisfied);
 	const char *evidence = known && !alternatives ? "certain" : "likely", *why;
 
@@ -248,7 +237,7 @@ static bool cycle_walk(struct graph *g, int c, int *cyc, int *len)
 		int next = -1;
 
 		for (int w = 0; w < g->n[cur].np2p && next < 0; w++) {
-			int o = index_of(g, g->n[cur].waits[w]);
+			int o = wf_index_of(g, g->n[cur].waits[w]);
 
 			if (o >= 0 && g->n[o].comp == c)
 				next = o;
@@ -397,11 +386,16 @@ static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles,
  * its peer has had all its own sends received. Unknown counts (p's) count as ahead. */
 static bool is_ahead(struct graph *g, struct node *l, struct node *p)
 {
+	size_t i;
+	json_t *c;
+
 	if (!p->counted || traffic(p, l->rank, "done") < 0)
 		return true;
-	for (int i = 0; i < g->count; i++) {
-		struct node *m = &g->n[i];
-		long long got = m != l && !m->late && m->counted && !m->exited ? traffic(m, l->rank, "done") : -1;
+	/* Only a rank l sent to can hold messages from it: l's channels name them (not a pass over
+	 * the job per late rank). */
+	json_array_foreach(json_object_get(l->rec, "channels"), i, c) {
+		struct node *m = wf_int(c, "sent") > 0 && wf_int(c, "peer") != ANY ? wf_node_of(g, (int)wf_int(c, "peer")) : NULL;
+		long long got = m && m != l && !m->late && m->counted && !m->exited ? traffic(m, l->rank, "done") : -1;
 
 		if (got >= 0 && traffic(l, m->rank, "sent") > got)
 			return true;
@@ -463,24 +457,39 @@ static const char *mixed_cause(struct graph *g, int c, json_t *culprits)
 }
 
 /* A culprit that may only be waiting on another culprit (its wait unproven for lack of that
- * rank's counters: a full table) is held up by it, not named beside it. */
+ * rank's counters: a full table) is held up by it, not named beside it. From the last named
+ * back, as each one dropped no longer holds anyone up. */
 static void drop_held_up(struct graph *g, json_t *culprits)
 {
-	for (size_t i = json_array_size(culprits); i-- > 0;) {
-		struct node *x = wf_node_of(g, (int)wf_int(json_array_get(culprits, i), "rank"));
-		bool held = false;
-		size_t k;
-		json_t *c;
+	wf_culprits_unique(culprits);
 
-		json_array_foreach(culprits, k, c) {
-			struct node *o = wf_node_of(g, (int)wf_int(c, "rank"));
+	size_t n = json_array_size(culprits), left = n, kept = 0;
+	bool *named = calloc((size_t)g->count + 1, sizeof(bool)), *drop = calloc(n + 1, sizeof(bool));
 
-			/* Not when they may wait on each other: then neither is known to hold the other. */
-			held |= k != i && x && o && x->maybe >= 0 && o->rank == x->maybe && o->maybe != x->rank;
-		}
-		if (held && json_array_size(culprits) > 1)
-			json_array_remove(culprits, i);
+	for (size_t i = 0; named && drop && i < n; i++) {
+		int x = wf_index_of(g, (int)wf_int(json_array_get(culprits, i), "rank"));
+
+		if (x >= 0)
+			named[x] = true;
 	}
+	for (size_t i = n; named && drop && i-- > 0;) {
+		struct node *x = wf_node_of(g, (int)wf_int(json_array_get(culprits, i), "rank"));
+		struct node *o = x && x->maybe >= 0 ? wf_node_of(g, x->maybe) : NULL;
+
+		/* Not when they may wait on each other: then neither is known to hold the other. */
+		if (o && o != x && named[o - g->n] && o->maybe != x->rank && left > 1) {
+			drop[i] = true;
+			named[x - g->n] = false;
+			left--;
+		}
+	}
+	for (size_t i = 0; named && drop && i < n; i++)
+		if (!drop[i])
+			json_array_set(culprits, kept++, json_array_get(culprits, i));
+	while (named && drop && json_array_size(culprits) > kept)
+		json_array_remove(culprits, json_array_size(culprits) - 1);
+	free(drop);
+	free(named);
 }
 
 /* A rank that waits on nobody proven but may wait on a peer (that peer's counters are
@@ -491,7 +500,7 @@ static void add_unproven_waits(struct graph *g)
 	for (int i = 0; i < g->count; i++) {
 		struct node *n = &g->n[i];
 
-		if (n->nwaits || n->maybe < 0 || wf_gone(n) || !wf_node_of(g, n->maybe))
+		if (n->nwaits || n->hub >= 0 || n->maybe < 0 || wf_gone(n) || !wf_node_of(g, n->maybe))
 			continue;
 		wf_wait_add(n, n->maybe);
 		n->np2p = n->nwaits;
@@ -521,10 +530,43 @@ static int *by_component(struct graph *g, int ncomp, int **start)
 	return by;
 }
 
+/* Is component c a sink (no edge leaves it), and are its inner edges all point to point? A hub
+ * belongs to one component, so each hub's late ranks are checked once (hub_done). */
+static bool is_sink(struct graph *g, const int *by, int from, int to, int c, bool *hub_done, bool *p2p_only)
+{
+	bool sink = true;
+
+	*p2p_only = true;
+	for (int k = from; k < to && sink; k++) {
+		struct node *n = &g->n[by[k]];
+
+		for (int w = 0; w < n->nwaits; w++) {
+			struct node *o = wf_node_of(g, n->waits[w]);
+
+			sink &= !o || o->comp == c;
+		}
+		if (n->hub < 0)
+			continue;
+
+		struct hub *h = &g->hubs[n->hub];
+
+		*p2p_only = false;
+		sink &= h->comp == c;
+		for (int m = 0; sink && !hub_done[n->hub] && m < h->nout; m++) {
+			struct node *o = wf_node_of(g, h->out[m]);
+
+			sink &= !o || o->comp == c;
+		}
+		hub_done[n->hub] = true;
+	}
+	return sink;
+}
+
 const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
 {
 	const char *why = NULL;
 	int *start = NULL, *by;
+	struct waiters wv;
 
 	prune_alternatives(g);
 	add_unproven_waits(g);
@@ -533,25 +575,22 @@ const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
 
 	if (!(by = by_component(g, ncomp, &start)))
 		return NULL;
+	bool *hub_done = calloc((size_t)g->nhubs + 1, sizeof(bool));
+
+	if (!hub_done || !wf_waiters_build(g, &wv, by, start)) {
+		free(hub_done);
+		free(by);
+		free(start);
+		return NULL;
+	}
 	for (int c = 0; c < ncomp; c++) {
 		int size = start[c + 1] - start[c], member = size ? by[start[c]] : -1;
-		bool sink = true, p2p_only = true;
+		bool p2p_only = true, sink = member >= 0 && is_sink(g, by, start[c], start[c + 1], c, hub_done, &p2p_only);
 
-		for (int k = start[c]; k < start[c + 1]; k++) {
-			struct node *n = &g->n[by[k]];
-
-			for (int w = 0; w < n->nwaits; w++) {
-				struct node *o = wf_node_of(g, n->waits[w]);
-
-				sink &= !o || o->comp == c;
-				if (o && o->comp == c && w >= n->np2p)
-					p2p_only = false;
-			}
-		}
-		if (!sink || member < 0)
+		if (!sink)
 			continue;
 
-		const char *r = size == 1 ? lone_cause(g, &g->n[member], culprits) :
+		const char *r = size == 1 ? lone_cause(g, &wv, &g->n[member], culprits) :
 				p2p_only ? cycle_cause(g, c, size, cycles, culprits) : NULL;
 
 		/* Through collectives: first the order of collectives each rank kept. */
@@ -562,6 +601,8 @@ const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
 
 		why = why ? why : r;
 	}
+	wf_waiters_free(g, &wv);
+	free(hub_done);
 	free(by);
 	free(start);
 	drop_held_up(g, culprits);

@@ -54,6 +54,13 @@ struct node *wf_node_of(struct graph *g, int rank)
 	return NULL;
 }
 
+int wf_index_of(struct graph *g, int rank)
+{
+	struct node *n = rank == ANY ? NULL : wf_node_of(g, rank);
+
+	return n ? (int)(n - g->n) : -1;
+}
+
 /* Room for one more int in v (n of them): the array doubles when n is a power of two, so n
  * pushes cost O(n), not O(n^2) copies. Arrays grown here start NULL and grow only here. */
 static bool grow_ints(int **v, int n)
@@ -262,14 +269,49 @@ void wf_culprit(json_t *culprits, int rank, const char *evidence, const char *fm
 {
 	char why[1400];
 	va_list ap;
-	size_t i;
-	json_t *c;
 
-	json_array_foreach(culprits, i, c)
-		if (wf_int(c, "rank") == rank)
-			return;
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	json_array_append_new(culprits, json_pack("{s:i, s:s, s:s}", "rank", rank, "evidence", evidence, "why", why));
+}
+
+/* A culprit's place in its list, for the stable de-duplication. */
+struct named {
+	int rank;
+	size_t at;
+};
+
+static int compare_named(const void *x, const void *y)
+{
+	const struct named *a = x, *b = y;
+
+	if (a->rank != b->rank)
+		return (a->rank > b->rank) - (a->rank < b->rank);
+	return (a->at > b->at) - (a->at < b->at);
+}
+
+void wf_culprits_unique(json_t *culprits)
+{
+	size_t n = json_array_size(culprits), i, kept = 0;
+	struct named *v = n > 1 ? calloc(n, sizeof(*v)) : NULL;
+	bool *drop = v ? calloc(n, sizeof(bool)) : NULL;
+	json_t *c;
+
+	json_array_foreach(culprits, i, c)
+		if (drop)
+			v[i] = (struct named){ (int)wf_int(c, "rank"), i };
+	if (drop) {
+		qsort(v, n, sizeof(*v), compare_named);
+		for (i = 1; i < n; i++)
+			drop[v[i].at] = v[i].rank == v[i - 1].rank;
+		/* Compacted in place, in the order they were named. */
+		for (i = 0; i < n; i++)
+			if (!drop[i])
+				json_array_set(culprits, kept++, json_array_get(culprits, i));
+		while (json_array_size(culprits) > kept)
+			json_array_remove(culprits, json_array_size(culprits) - 1);
+	}
+	free(drop);
+	free(v);
 }

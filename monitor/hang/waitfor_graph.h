@@ -35,12 +35,26 @@ struct node {
 	int maybe;      /* a peer it may wait on, unproven (its counters incomplete), or ANY - 1 */
 	bool maybe_edge; /* with no proven wait, its one edge is that unproven one (waitfor_cause.c) */
 	bool late;      /* it has not entered a collective that others wait in */
+	int hub;        /* the pending collective it waits in (g->hubs), or -1 */
 	int comp;       /* its strongly connected component of the wait-for graph */
+};
+
+/* A pending collective (communicator, number) some ranks wait in, and its members that have not
+ * entered it. Its waiters point at it and it at them: W waiters of K late ranks are W + K edges,
+ * not W x K (a class of the wait-for graph, not one edge per pair). */
+struct hub {
+	const char *id;
+	long long seq;
+	int *out, nout; /* the late members' ranks */
+	int comp;       /* its component (Tarjan's, over ranks and hubs) */
+	char *late_text; /* out as ranges, once asked for (malloc'd) */
 };
 
 struct graph {
 	struct node *n;
 	int count;
+	struct hub *hubs;
+	int nhubs;
 	json_t *diag;
 };
 
@@ -61,6 +75,29 @@ static inline bool wf_gone(const struct node *n)
 
 /* The node of a rank, or NULL when the rank is not in the job. */
 struct node *wf_node_of(struct graph *g, int rank);
+/* Its index in g->n, or -1 (ANY, or not in the job). */
+int wf_index_of(struct graph *g, int rank);
+
+/* The wait-for graph read backwards, built once for all its sinks: who waits on each rank point
+ * to point, in which hubs each rank is late, who waits in each hub, and each component's members
+ * (arrays in CSR form: x[x_at[i] .. x_at[i + 1]) are i's). */
+struct waiters {
+	int *rev, *rev_at;   /* node indexes whose point-to-point waits include node i */
+	int *late, *late_at; /* the hubs node i is late in */
+	int *in, *in_at;     /* node indexes waiting in hub h */
+	int *by, *start;     /* each component's nodes (by_component) */
+	int *seen, *hub_seen, stamp; /* one walk at a time */
+	char **hub_text;     /* each hub's waiters as ranges, once asked for */
+};
+
+/* Built once the components are known (by, start: each component's nodes, borrowed); false
+ * when out of memory. */
+bool wf_waiters_build(struct graph *g, struct waiters *wv, int *by, int *start);
+void wf_waiters_free(struct graph *g, struct waiters *wv);
+/* The ranks outside component c that wait on one of its members directly, as ranges
+ * (malloc'd, NULL when none); whether all of them do so through alternatives only, and whether
+ * some through a collective. */
+char *wf_waiters_of(struct graph *g, struct waiters *wv, int c, bool *only_alternatives, bool *collective);
 
 /* n waits for rank (ANY: any rank of the communicator). */
 void wf_wait_add(struct node *n, int rank);
@@ -115,9 +152,12 @@ const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits);
  * for the diagnosis, or NULL when the counts say nothing (then the other rules judge). */
 const char *wf_order_cause(struct graph *g, int c, json_t *culprits);
 
-/* A culprit: {"rank", "evidence", "why"}, once per rank. */
+/* A culprit: {"rank", "evidence", "why"}, appended; a rank named twice keeps its first entry
+ * once the list is made unique (wf_culprits_unique, before the list is read). */
 void wf_culprit(json_t *culprits, int rank, const char *evidence, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* Each rank's first entry only, in the order they were named: O(C log C), not a scan per name. */
+void wf_culprits_unique(json_t *culprits);
 
 /* Where a rank's call was made, for sentences: in a Python rank its innermost frame of the
  * user's own code ("solver.py:52 (Python, in exchange)"), else the record's call site. */

@@ -18,6 +18,7 @@ Suite *torque_suite(void);
 Suite *confirm_suite(void);
 Suite *snapshot_suite(void);
 Suite *waitfor_suite(void);
+Suite *snapclass_suite(void);
 Suite *waitfor_culprits_suite(void);
 Suite *record_check_suite(void);
 Suite *stall_suite(void);

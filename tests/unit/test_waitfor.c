@@ -8,6 +8,7 @@
 
 #include "../../monitor/hang/culprits.h"
 #include "../../monitor/hang/report.h"
+#include "../../monitor/hang/snapclass.h"
 #include "../../monitor/hang/waitfor.h"
 #include "suites.h"
 
@@ -87,13 +88,34 @@ static const char *evidence_of(json_t *wf, int rank)
 	return "none";
 }
 
-/* The analysis of s names exactly faulty, rank with evidence; frees s. */
+/* s as the leader has it after the monitors' tree: in classes (snapclass.h), expanded. */
+static json_t *through_classes(json_t *s)
+{
+	struct snapclass *c = snapclass_new();
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(s, i, r)
+		snapclass_add_rank(c, r);
+
+	json_t *form = snapclass_form(c), *back = snapclass_expand(form);
+
+	json_decref(form);
+	snapclass_free(c);
+	return back;
+}
+
+/* The analysis of s names exactly faulty, rank with evidence, and names the same culprits for
+ * the same reasons when s came through the monitors' classes; frees s. */
 static void expect_culprit(json_t *s, const char *faulty, int rank, const char *evidence)
 {
-	json_t *wf = waitfor_analyze(s);
+	json_t *wf = waitfor_analyze(s), *back = through_classes(s), *wf2 = waitfor_analyze(back);
 
 	ck_assert(faulty_is(wf, faulty));
 	ck_assert_str_eq(evidence_of(wf, rank), evidence);
+	ck_assert(json_equal(json_object_get(wf, "culprits"), json_object_get(wf2, "culprits")));
+	json_decref(wf2);
+	json_decref(back);
 	json_decref(wf);
 	json_decref(s);
 }
