@@ -9,6 +9,66 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* JSON text on its way to a file: written in 64 KiB blocks as it is made (jansson's own
+ * json_dumpfd makes one write per token: half a million system calls for a large report). */
+struct fdbuf {
+	int fd;
+	size_t used;
+	int err; /* errno of the first failed write, or 0 */
+	char buf[65536];
+};
+
+static void fdbuf_flush(struct fdbuf *b)
+{
+	for (size_t off = 0; off < b->used && !b->err;) {
+		ssize_t w = write(b->fd, b->buf + off, b->used - off);
+
+		if (w < 0 && errno != EINTR)
+			b->err = errno;
+		else if (w > 0)
+			off += (size_t)w;
+	}
+	b->used = 0;
+}
+
+static int fdbuf_put(const char *text, size_t n, void *data)
+{
+	struct fdbuf *b = data;
+
+	while (n > 0 && !b->err) {
+		size_t k = n < sizeof(b->buf) - b->used ? n : sizeof(b->buf) - b->used;
+
+		memcpy(b->buf + b->used, text, k);
+		b->used += k;
+		text += k;
+		n -= k;
+		if (b->used == sizeof(b->buf))
+			fdbuf_flush(b);
+	}
+	return b->err ? -1 : 0;
+}
+
+/* j as indented JSON and a newline into fd. 0, or -1 with errno. */
+static int dump_json(json_t *j, int fd)
+{
+	struct fdbuf *b = malloc(sizeof(*b));
+	int rc;
+
+	if (!b)
+		return -1;
+	b->fd = fd;
+	b->used = 0;
+	b->err = 0;
+	rc = json_dump_callback(j, fdbuf_put, b, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+	if (rc == 0)
+		fdbuf_put("\n", 1, b);
+	fdbuf_flush(b);
+	if (b->err)
+		errno = b->err, rc = -1;
+	free(b);
+	return rc < 0 ? -1 : 0;
+}
+
 /* Write j into a new file beside name in dir (O_EXCL: a name nobody could have planted), then
  * rename it over name. */
 static int replace_json(int dir, const char *path, const char *name, json_t *j, mode_t mode, char *err,
@@ -28,7 +88,7 @@ static int replace_json(int dir, const char *path, const char *name, json_t *j, 
 		e = errno, call = "create a temporary file beside it";
 	else if (fchmod(fd, mode) < 0)
 		e = errno, call = "fchmod";
-	else if (json_dumpfd(j, fd, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) < 0 || write(fd, "\n", 1) != 1)
+	else if ((errno = 0, dump_json(j, fd)) < 0)
 		e = errno ? errno : EIO, call = "write";
 	else if (fsync(fd) < 0 && errno != EINVAL)
 		e = errno, call = "fsync";
