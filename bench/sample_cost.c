@@ -112,10 +112,14 @@ static int measure_parastack(pid_t pid, int samples, int64_t *stops, int64_t *he
 		held[n] = c.threads ? c.held_sum / c.threads : 0;
 		stops[n++] = c.threads ? c.stopped_sum / c.threads : 0;
 	}
-	uint64_t ips[TARGET_MAX_FRAMES];
-	bool broken;
+	/* The frames of its first thread, as one more capture unwinds them (a sample keeps no copy
+	 * of the stack: the monitor's one buffer serves every rank). */
+	struct thread_stack *th = NULL;
+	int nth = 0;
+	enum rank_state st;
 
-	*frames = t.unw->unwind(t.unw_state, &t.snap, &t.maps, ips, NULL, TARGET_MAX_FRAMES, &broken);
+	*frames = target_capture(&t, &th, &nth, &st, err, sizeof(err)) == TARGET_OK && nth > 0 ? th[0].nframes : 0;
+	free(th);
 	target_close(&t);
 	return n;
 }

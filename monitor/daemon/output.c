@@ -2,6 +2,7 @@
  * report written (JSON and text), the model and cost as the report has them, and the core files
  * of the culprits. What it owns of struct monitor is said in monitor.h. */
 #include "output.h"
+#include "../sample/stop/pagecache.h"
 
 #include <errno.h>
 
@@ -69,8 +70,11 @@ static json_t *cost_json(const struct monitor *m)
 	errno = 0;
 
 	int nice = getpriority(PRIO_PROCESS, 0);
+	struct pagecache_stats pc;
 
-	return json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:f, s:o}", "samples",
+	pagecache_stats(&pc);
+
+	json_t *o = json_pack("{s:I, s:i, s:f, s:f, s:f, s:f, s:I, s:I, s:f, s:f, s:f, s:o}", "samples",
 			 (json_int_t)m->cost_samples, "monitors", m->comm.size, "mean_ms", m->cost_ms_sum / n,
 			 "max_ms", m->cost_ms_max, "messages_per_sample", m->cost_messages / n,
 			 "ranks_per_sample", m->cost_stopped / n, "leader_peak_rss_kb",
@@ -79,6 +83,12 @@ static json_t *cost_json(const struct monitor *m)
 			 m->cost_samples > 1 ? m->gap_ms_sum / (double)(m->cost_samples - 1) : 0.0,
 			 "late_ms_mean", m->late_ms_sum / n, "late_ms_max", m->late_ms_max, "nice",
 			 errno ? json_null() : json_integer(nice));
+
+	/* The unwind tables' pages this monitor holds for all its ranks (pagecache.h). */
+	json_object_set_new(o, "unwind_pages", json_pack("{s:I, s:i, s:I, s:I, s:I}", "held", (json_int_t)pc.pages,
+							 "max", PAGECACHE_PAGES, "hits", (json_int_t)pc.hits, "misses",
+							 (json_int_t)pc.misses, "evictions", (json_int_t)pc.evictions));
+	return o;
 }
 
 /* The stall model (stats/stall.h) as the report's model.stall. */

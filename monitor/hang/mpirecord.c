@@ -44,7 +44,12 @@ static json_int_t counter_sum(json_t *e, const char *k, uint64_t add)
 }
 
 
-/* Copy the area out of the rank; NULL when it is not there or not this version. */
+/* The copy of a rank's area, one per monitor thread and reused: the area is near a megabyte,
+ * and a node's ranks are read one after another, each made JSON before the next is read. */
+static __thread struct psrec_area *area_copy;
+
+/* Copy the area out of the rank into area_copy; NULL when it is not there or not this
+ * version. */
 static struct psrec_area *read_area(const struct target *t)
 {
 	struct fscreds saved;
@@ -56,14 +61,15 @@ static struct psrec_area *read_area(const struct target *t)
 	if (!addr)
 		return NULL;
 
-	struct psrec_area *a = malloc(sizeof(*a));
+	if (!area_copy && !(area_copy = malloc(sizeof(*area_copy))))
+		return NULL;
+
+	struct psrec_area *a = area_copy;
 	struct iovec local = { a, sizeof(*a) }, remote = { (void *)(uintptr_t)addr, sizeof(*a) };
 
-	if (!a || process_vm_readv(t->pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(*a) ||
-	    a->magic != PSREC_MAGIC || a->version != PSREC_VERSION || a->size != sizeof(*a)) {
-		free(a);
+	if (process_vm_readv(t->pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(*a) || a->magic != PSREC_MAGIC ||
+	    a->version != PSREC_VERSION || a->size != sizeof(*a))
 		return NULL;
-	}
 	return a;
 }
 
@@ -330,8 +336,5 @@ json_t *mpirecord_json(const struct target *t, struct symbolizer *sy, int job_si
 
 	struct site_target st = { t, sy };
 	struct area_view v = { a, site_json, &st, t->pid };
-	json_t *j = checked_json(&v, job_size, t->rank);
-
-	free(a);
-	return j;
+	return checked_json(&v, job_size, t->rank);
 }

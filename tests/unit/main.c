@@ -20,6 +20,7 @@ int main(void)
 	srunner_add_suite(sr, snapshot_suite());
 	srunner_add_suite(sr, waitfor_suite());
 	srunner_add_suite(sr, snapclass_suite());
+	srunner_add_suite(sr, pagecache_suite());
 	srunner_add_suite(sr, waitfor_culprits_suite());
 	srunner_add_suite(sr, record_check_suite());
 	srunner_add_suite(sr, stall_suite());

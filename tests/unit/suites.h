@@ -19,6 +19,7 @@ Suite *confirm_suite(void);
 Suite *snapshot_suite(void);
 Suite *waitfor_suite(void);
 Suite *snapclass_suite(void);
+Suite *pagecache_suite(void);
 Suite *waitfor_culprits_suite(void);
 Suite *record_check_suite(void);
 Suite *stall_suite(void);

@@ -385,15 +385,18 @@ int maps_parse_line(char *line, struct mapping *m, char **name)
 {
 	char perms[8] = "";
 	int name_at = 0;
-	unsigned long long start, end, off;
+	unsigned long long start, end, off, ino;
+	unsigned major, minor;
 
 	memset(m, 0, sizeof(*m));
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &name_at) < 4 ||
-	    !name_at || strlen(perms) < 4 || end <= start)
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &major, &minor, &ino,
+		   &name_at) < 7 || !name_at || strlen(perms) < 4 || end <= start)
 		return -1;
 	m->start = start;
 	m->end = end;
 	m->offset = off;
+	m->dev = (uint64_t)major << 32 | minor;
+	m->ino = ino;
 	m->exec = perms[2] == 'x';
 	m->write = perms[1] == 'w';
 	m->path_index = -1;
@@ -460,6 +463,12 @@ int maps_load(pid_t pid, struct maps *mp)
 		errno = ESRCH;
 		return -1;
 	}
+	/* Kept for the rank's life: no room for mappings that will not come (a rank of Open MPI has
+	 * some 280; the doubling left room for 512). */
+	struct mapping *fit = realloc(mp->m, (size_t)mp->len * sizeof(*fit));
+
+	if (fit)
+		mp->m = fit;
 	maps_check_files(mp);
 	maps_find_mpi_symbols(mp);
 	return 0;

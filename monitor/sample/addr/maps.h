@@ -18,9 +18,10 @@ enum module_kind {
 
 struct mapping {
 	uint64_t start, end, offset;
+	uint64_t dev, ino; /* the file's device (major << 32 | minor) and inode; 0 for anonymous */
+	int path_index;    /* into maps.paths, or -1 for anonymous mappings */
 	bool exec, write;
-	enum module_kind kind;
-	int path_index; /* into maps.paths, or -1 for anonymous mappings */
+	uint8_t kind;      /* enum module_kind (a node holds hundreds of these per rank) */
 };
 
 struct addr_ranges {

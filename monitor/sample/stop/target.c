@@ -223,6 +223,13 @@ static void cost_add(struct sample_cost *cost, const struct snapshot *s)
 		cost->stopped_max = s->stopped_ns;
 }
 
+/* The stack copy every target's snapshot uses in turn, one per sampling thread: a copy is
+ * unwound before the next is taken, so a node of 256 ranks holds one 64 KiB buffer, not 256. */
+static __thread struct {
+	unsigned char *buf;
+	size_t cap;
+} stack_copy;
+
 /* Snapshot, unwind and classify one thread into th. */
 static enum target_status target_thread(struct target *t, pid_t tid, struct thread_stack *th,
 					struct sample_cost *cost, char *err, size_t len)
@@ -232,17 +239,27 @@ static enum target_status target_thread(struct target *t, pid_t tid, struct thre
 	th->npy = 0;
 	t->snap.while_held = t->py.layout ? target_read_python : NULL;
 	t->snap.while_held_arg = &held;
+	t->snap.stack = stack_copy.buf;
+	t->snap.stack_cap = stack_copy.cap;
 
 	enum snapshot_status ss = snapshot_take(tid, &t->snap, t->stack_max, err, len);
 
 	t->snap.while_held = NULL; /* held lives on this stack */
+	stack_copy.buf = t->snap.stack; /* grown by snapshot_take if it had to */
+	stack_copy.cap = t->snap.stack_cap;
+	if (ss == SNAPSHOT_OK) {
+		cost_add(cost, &t->snap);
+		th->tid = tid;
+		th->main = tid == t->pid;
+		th->group_stopped = t->snap.group_stopped;
+		th->nframes = target_unwind(t, th->ips, th->fhash, err, len);
+	}
+	/* The copy is the thread's buffer again: nothing of this target points at it. */
+	t->snap.stack = NULL;
+	t->snap.stack_cap = 0;
+	t->snap.stack_len = 0;
 	if (ss != SNAPSHOT_OK)
 		return from_snapshot(ss);
-	cost_add(cost, &t->snap);
-	th->tid = tid;
-	th->main = tid == t->pid;
-	th->group_stopped = t->snap.group_stopped;
-	th->nframes = target_unwind(t, th->ips, th->fhash, err, len);
 	/* The Python frames are progress too: where each code object stands. */
 	if (th->npy && th->nframes) {
 		uint64_t h = 0;

@@ -13,11 +13,12 @@
 #include <sys/uio.h>
 
 #include "ehframe.h"
+#include "pagecache.h"
 #include "../addr/progress.h"
 #include "unwind.h"
 
 #define PAGE 4096
-#define PAGE_CACHE 64
+#define PAGE_CACHE 2 /* the rank's own read-only pages; its unwind tables' are the monitor's (pagecache.h) */
 
 /* libunwind's search of a remote .eh_frame_hdr table (exported, not in its headers). */
 extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip, unw_dyn_info_t *di,
@@ -27,11 +28,11 @@ struct module_table {
 	int path_index;
 	bool ok;
 	unw_dyn_info_t di;
+	struct mapping tables; /* the read-only file mapping holding its .eh_frame_hdr (end 0: none) */
 };
 
 struct lu_state {
 	pid_t pid;
-	unw_addr_space_t as;
 	struct module_table *mods;
 	int nmods;
 	struct {
@@ -46,6 +47,14 @@ static __thread struct {
 	const struct snapshot *snap;
 	const struct maps *mp;
 } cur;
+
+/* One libunwind address space per sampling thread, not per rank (its register-state cache is
+ * some 45 KiB): flushed when the rank it unwinds changes, since the cache is keyed by address
+ * and two ranks' code lies at different addresses. */
+static __thread struct {
+	unw_addr_space_t as;
+	const struct lu_state *owner; /* the rank whose unwinds its cache holds */
+} shared;
 
 static bool read_process(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -87,6 +96,12 @@ static const struct module_table *module_table(struct lu_state *st, uint64_t ip)
 	memset(nm, 0, sizeof(*nm));
 	nm->path_index = idx;
 	nm->ok = ehframe_find(module_base(cur.mp, idx), read_process, &st->pid, &t);
+
+	const struct mapping *hm = nm->ok ? maps_find(cur.mp, t.hdr) : NULL;
+
+	/* Its pages are the file's bytes in every rank that maps that file: the monitor's cache. */
+	if (hm && hm->ino && !hm->write)
+		nm->tables = *hm;
 	nm->di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
 	nm->di.start_ip = t.start_ip;
 	nm->di.end_ip = t.end_ip;
@@ -117,13 +132,48 @@ static int lu_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void
 	return -UNW_ENOINFO;
 }
 
-/* Read 8 bytes of target memory outside the stack copy. */
+/* The mapping of the unwind tables holding m's page at addr, or NULL: their pages are shared. */
+static const struct mapping *shared_tables(const struct lu_state *st, const struct mapping *m)
+{
+	for (int i = 0; i < st->nmods; i++)
+		if (st->mods[i].tables.end && st->mods[i].tables.start == m->start && st->mods[i].tables.end == m->end &&
+		    st->mods[i].tables.ino == m->ino && st->mods[i].tables.dev == m->dev)
+			return &st->mods[i].tables;
+	return NULL;
+}
+
+struct page_read {
+	pid_t pid;
+	uint64_t page;
+};
+
+static bool fill_page(void *ctx, void *buf)
+{
+	const struct page_read *r = ctx;
+	struct iovec l = { buf, PAGE }, rv = { (void *)(uintptr_t)r->page, PAGE };
+
+	return process_vm_readv(r->pid, &l, 1, &rv, 1, 0) == PAGE;
+}
+
+/* Read 8 bytes of target memory outside the stack copy: from the monitor's pages of the unwind
+ * tables' files, else from this rank's own small cache of read-only pages, else directly. */
 static int read_target(uint64_t addr, unw_word_t *val)
 {
 	const struct mapping *m = maps_find(cur.mp, addr);
 	uint64_t page = addr & ~(uint64_t)(PAGE - 1);
 	bool cacheable = m && !m->write && addr + sizeof(*val) <= m->end && addr - page <= PAGE - 8;
+	const struct mapping *tables = cacheable ? shared_tables(cur.st, m) : NULL;
 
+	if (tables) {
+		struct pagecache_key key = { m->dev, m->ino, m->offset + (page - m->start) };
+		struct page_read r = { cur.st->pid, page };
+		const unsigned char *data = pagecache_get(&key, fill_page, &r);
+
+		if (!data)
+			goto direct;
+		memcpy(val, data + (addr - page), sizeof(*val));
+		return 0;
+	}
 	if (cacheable) {
 		unsigned slot = (unsigned)(page / PAGE) % PAGE_CACHE;
 
@@ -234,12 +284,6 @@ static void *lu_open(pid_t pid)
 	if (!st)
 		return NULL;
 	st->pid = pid;
-	st->as = unw_create_addr_space(&lu_accessors, 0);
-	if (!st->as) {
-		free(st);
-		return NULL;
-	}
-	unw_set_caching_policy(st->as, UNW_CACHE_GLOBAL);
 	return st;
 }
 
@@ -249,8 +293,9 @@ static void lu_close(void *state)
 
 	if (!st)
 		return;
+	if (shared.owner == st)
+		shared.owner = NULL;
 	lu_drop_modules(st);
-	unw_destroy_addr_space(st->as);
 	free(st);
 }
 
@@ -259,7 +304,23 @@ static void lu_flush(void *state)
 	struct lu_state *st = state;
 
 	lu_drop_modules(st);
-	unw_flush_cache(st->as, 0, 0);
+	if (shared.as && shared.owner == st)
+		unw_flush_cache(shared.as, 0, 0);
+}
+
+/* The thread's address space, its cache emptied unless it holds st's unwinds; NULL when it
+ * cannot be made. */
+static unw_addr_space_t address_space_for(const struct lu_state *st)
+{
+	if (!shared.as) {
+		if (!(shared.as = unw_create_addr_space(&lu_accessors, 0)))
+			return NULL;
+		unw_set_caching_policy(shared.as, UNW_CACHE_GLOBAL);
+	} else if (shared.owner != st) {
+		unw_flush_cache(shared.as, 0, 0);
+	}
+	shared.owner = st;
+	return shared.as;
 }
 
 /* The callee-saved registers as frame c sees them: a loop counter or pointer the frame keeps
@@ -303,7 +364,9 @@ static int lu_unwind(void *state, const struct snapshot *s, const struct maps *m
 	cur.st = state;
 	cur.snap = s;
 	cur.mp = mp;
-	if (max < 1 || unw_init_remote(&c, cur.st->as, NULL) < 0)
+	unw_addr_space_t as = address_space_for(cur.st);
+
+	if (max < 1 || !as || unw_init_remote(&c, as, NULL) < 0)
 		goto out;
 	do {
 		unw_word_t ip, sp = 0;
