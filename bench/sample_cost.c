@@ -124,6 +124,35 @@ static int measure_parastack(pid_t pid, int samples, int64_t *stops, int64_t *he
 	return n;
 }
 
+/* Two ranks of one program sampled in turn, as a monitor goes from rank to rank: the whole
+ * sample's wall time (what the unwinder state held once per monitor costs when it is handed
+ * from one rank to the other). */
+static int measure_alternating(pid_t a, pid_t b, int samples, int64_t *whole)
+{
+	struct target t[2];
+	char err[512];
+	int n = 0;
+
+	if (target_open(&t[0], a, err, sizeof(err)) != TARGET_OK)
+		return 0;
+	if (target_open(&t[1], b, err, sizeof(err)) != TARGET_OK) {
+		target_close(&t[0]);
+		return 0;
+	}
+	for (int i = 0; i < samples; i++) {
+		struct sample_cost c;
+		enum rank_state st;
+		int64_t t0 = now_ns();
+
+		if (target_sample(&t[i % 2], &st, &c, err, sizeof(err)) != TARGET_OK)
+			break;
+		whole[n++] = now_ns() - t0;
+	}
+	target_close(&t[1]);
+	target_close(&t[0]);
+	return n;
+}
+
 /* The prototype's way, for one thread: everything happens while the thread is stopped. */
 static int64_t naive_sample_thread(pid_t tid, int *frames)
 {
@@ -354,6 +383,16 @@ int main(int argc, char **argv)
 			}
 			stop_target(pid);
 		}
+	for (int di = 0; di < 2; di++) {
+		pid_t a = start_target(argv[1], "spin", 1, depths[di]), b = start_target(argv[1], "spin", 1, depths[di]);
+		int n = a > 0 && b > 0 ? measure_alternating(a, b, samples, whole) : 0;
+
+		row("parastack, two ranks sampled in turn, whole sample (monitor side)", 1, depths[di] + 9, whole, n, 0);
+		if (a > 0)
+			stop_target(a);
+		if (b > 0)
+			stop_target(b);
+	}
 	if (argc > 3) {
 		int64_t *w = calloc((size_t)samples, sizeof(int64_t));
 

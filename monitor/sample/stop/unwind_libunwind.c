@@ -48,13 +48,19 @@ static __thread struct {
 	const struct maps *mp;
 } cur;
 
-/* One libunwind address space per sampling thread, not per rank (its register-state cache is
- * some 45 KiB): flushed when the rank it unwinds changes, since the cache is keyed by address
- * and two ranks' code lies at different addresses. */
-static __thread struct {
+/* libunwind's address spaces (each holds a register-state cache of some 45 KiB): a pool per
+ * sampling thread, not one per rank, each lent to the rank that unwinds last and flushed when
+ * it passes to another (the cache is keyed by address, and two ranks' code lies at different
+ * addresses). AS_POOL covers the ranks a node samples in turn (its part of the two sets of C),
+ * so they stay warm; a node of 256 ranks holds 32 of them, not 256. */
+#define AS_POOL 32
+
+static __thread struct as_slot {
 	unw_addr_space_t as;
-	const struct lu_state *owner; /* the rank whose unwinds its cache holds */
-} shared;
+	const struct lu_state *owner; /* the rank whose unwinds its cache holds, or NULL */
+	uint64_t used;                /* when last lent (a counter) */
+} pool[AS_POOL];
+static __thread uint64_t pool_clock;
 
 static bool read_process(void *ctx, uint64_t addr, void *buf, size_t len)
 {
@@ -287,14 +293,23 @@ static void *lu_open(pid_t pid)
 	return st;
 }
 
+static struct as_slot *slot_of(const struct lu_state *st)
+{
+	for (int i = 0; i < AS_POOL; i++)
+		if (pool[i].owner == st)
+			return &pool[i];
+	return NULL;
+}
+
 static void lu_close(void *state)
 {
 	struct lu_state *st = state;
+	struct as_slot *slot = st ? slot_of(st) : NULL;
 
 	if (!st)
 		return;
-	if (shared.owner == st)
-		shared.owner = NULL;
+	if (slot)
+		slot->owner = NULL;
 	lu_drop_modules(st);
 	free(st);
 }
@@ -302,25 +317,35 @@ static void lu_close(void *state)
 static void lu_flush(void *state)
 {
 	struct lu_state *st = state;
+	struct as_slot *slot = slot_of(st);
 
 	lu_drop_modules(st);
-	if (shared.as && shared.owner == st)
-		unw_flush_cache(shared.as, 0, 0);
+	if (slot)
+		unw_flush_cache(slot->as, 0, 0);
 }
 
-/* The thread's address space, its cache emptied unless it holds st's unwinds; NULL when it
- * cannot be made. */
+/* An address space whose cache holds st's unwinds: st's own slot, else the least recently lent
+ * one, emptied; NULL when none can be made. */
 static unw_addr_space_t address_space_for(const struct lu_state *st)
 {
-	if (!shared.as) {
-		if (!(shared.as = unw_create_addr_space(&lu_accessors, 0)))
-			return NULL;
-		unw_set_caching_policy(shared.as, UNW_CACHE_GLOBAL);
-	} else if (shared.owner != st) {
-		unw_flush_cache(shared.as, 0, 0);
+	struct as_slot *slot = slot_of(st);
+
+	if (!slot) {
+		slot = &pool[0];
+		for (int i = 1; i < AS_POOL; i++)
+			if (pool[i].used < slot->used)
+				slot = &pool[i];
+		if (!slot->as) {
+			if (!(slot->as = unw_create_addr_space(&lu_accessors, 0)))
+				return NULL;
+			unw_set_caching_policy(slot->as, UNW_CACHE_GLOBAL);
+		} else {
+			unw_flush_cache(slot->as, 0, 0);
+		}
+		slot->owner = st;
 	}
-	shared.owner = st;
-	return shared.as;
+	slot->used = ++pool_clock;
+	return slot->as;
 }
 
 /* The callee-saved registers as frame c sees them: a loop counter or pointer the frame keeps
