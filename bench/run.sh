@@ -68,7 +68,7 @@ The evidence behind parastack's claims (design.md §6), measured the way the Par
 | [culprits.md](culprits.md) | culprit accuracy of communication hangs: 4 applications, 7 kinds of fault injected from outside, with and without the layer: AC_f, PR_f, wrong certain claims | — |
 | [false-alarms.md](false-alarms.md) | healthy traces replayed over thousands of seeds | §7.1 II |
 | [timeouts.md](timeouts.md) | fixed timeouts (Table 1 settings) and \`mpirun --timeout\` beside ParaStack | Tables 1, 9 |
-| [scale.md](scale.md) | cost and messages per sample as the job grows, 8-node Slurm cluster | §3.3 |
+| [scale.md](scale.md) | cost and messages per sample as the job grows, 8-node Slurm cluster; a hang report's time, leader memory and bytes at 1 k, 10 k and 100 k simulated ranks | §3.3 |
 | [memory.md](memory.md) | the monitor's peak memory at 16 to 256 ranks on one node | — |
 | [record.md](record.md) | the recording layer: ns per MPI call, application overhead, culprits named with and without it | — |
 
