@@ -99,32 +99,7 @@ void wf_push_int(int **v, int *n, int x)
 /* "0-3,5" into a malloc'd array; its length in *n. */
 int *wf_parse_ranges(const char *s, int *n)
 {
-	int *out = NULL, cap = 0;
-
-	*n = 0;
-	while (s && *s) {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
-
-		if (end == s)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long r = a; r <= b && b - a < 1 << 24; r++) {
-			if (*n == cap) {
-				int *p = realloc(out, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(int));
-
-				if (!p)
-					return out;
-				out = p;
-			}
-			out[(*n)++] = (int)r;
-		}
-		s = *end == ',' ? end + 1 : end;
-		if (*end != ',')
-			break;
-	}
-	return out;
+	return ranges_parse(s, n, 1 << 24);
 }
 
 int wf_compare_int(const void *x, const void *y)

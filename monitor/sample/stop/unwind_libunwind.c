@@ -35,6 +35,10 @@ struct lu_state {
 	pid_t pid;
 	struct module_table *mods;
 	int nmods;
+	/* The mapping read last and whether it holds unwind tables (mods[memo_mod]; -1 no):
+	 * libunwind reads 8 bytes at a time, mostly from one mapping. end 0: none yet. */
+	uint64_t memo_start, memo_end;
+	int memo_mod;
 	struct {
 		uint64_t page; /* 0: empty */
 		unsigned char data[PAGE];
@@ -98,6 +102,7 @@ static const struct module_table *module_table(struct lu_state *st, uint64_t ip)
 	if (!nm)
 		return NULL;
 	st->mods = nm;
+	st->memo_end = 0; /* a new module may hold the mapping read last */
 	nm = &st->mods[st->nmods++];
 	memset(nm, 0, sizeof(*nm));
 	nm->path_index = idx;
@@ -138,14 +143,20 @@ static int lu_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void
 	return -UNW_ENOINFO;
 }
 
-/* The mapping of the unwind tables holding m's page at addr, or NULL: their pages are shared. */
-static const struct mapping *shared_tables(const struct lu_state *st, const struct mapping *m)
+/* The mapping of the unwind tables that m is, or NULL: their pages are shared. */
+static const struct mapping *shared_tables(struct lu_state *st, const struct mapping *m)
 {
-	for (int i = 0; i < st->nmods; i++)
-		if (st->mods[i].tables.end && st->mods[i].tables.start == m->start && st->mods[i].tables.end == m->end &&
-		    st->mods[i].tables.ino == m->ino && st->mods[i].tables.dev == m->dev)
-			return &st->mods[i].tables;
-	return NULL;
+	if (st->memo_start != m->start || st->memo_end != m->end) {
+		st->memo_start = m->start;
+		st->memo_end = m->end;
+		st->memo_mod = -1;
+		for (int i = 0; i < st->nmods && st->memo_mod < 0; i++)
+			if (st->mods[i].tables.end && st->mods[i].tables.start == m->start &&
+			    st->mods[i].tables.end == m->end && st->mods[i].tables.ino == m->ino &&
+			    st->mods[i].tables.dev == m->dev)
+				st->memo_mod = i;
+	}
+	return st->memo_mod >= 0 ? &st->mods[st->memo_mod].tables : NULL;
 }
 
 struct page_read {
@@ -280,6 +291,7 @@ static void lu_drop_modules(struct lu_state *st)
 	free(st->mods);
 	st->mods = NULL;
 	st->nmods = 0;
+	st->memo_end = 0;
 	memset(st->cache, 0, sizeof(st->cache));
 }
 
