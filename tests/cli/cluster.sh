@@ -52,20 +52,28 @@ job_field() {
 	"$PROBE" job "$1" 2>/dev/null | sed -n "s/^$2 //p"
 }
 
-# wait_job_end NAME ID SECONDS OUTFILE: poll until the job has ended.
-wait_job_end() {
-	deadline=$(($(date +%s) + $3))
+# job_wait ID SECONDS: poll until the job has ended; 1 if it is still there at the deadline,
+# and then it is cancelled, so that one failure does not hold the nodes the next tests need.
+job_wait() {
+	deadline=$(($(date +%s) + $2))
 	while :; do
-		case $(job_field "$2" state) in
+		case $(job_field "$1" state) in
 		PENDING | RUNNING | SUSPENDED | "") ;;
 		*) return 0 ;;
 		esac
 		if [ "$(date +%s)" -ge "$deadline" ]; then
-			fail "$1: job $2 still $(job_field "$2" state) after $3 s: $(tail -5 "$4" 2>/dev/null)"
+			scancel "$1" 2>/dev/null
 			return 1
 		fi
 		sleep 0.5
 	done
+}
+
+# wait_job_end NAME ID SECONDS OUTFILE: job_wait, a failure past the deadline.
+wait_job_end() {
+	job_wait "$2" "$3" && return 0
+	fail "$1: job $2 had not ended after $3 s (cancelled): $(tail -5 "$4" 2>/dev/null)"
+	return 1
 }
 
 # expect_state NAME ID STATE EXIT ("-": any exit status)
