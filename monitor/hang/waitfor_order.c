@@ -34,37 +34,62 @@ struct count {
 	bool inside;
 };
 
-/* Did the rank make a collective on comm at call site at (its history, or its current call)? */
-static bool site_used(struct node *r, json_t *comm, const char *at)
+/* Did the rank make a collective on comm whose field ("at": call site, "func") is value (its
+ * history, or its current call)? */
+static bool comm_used(struct node *r, json_t *comm, const char *field, const char *value)
 {
 	size_t i;
 	json_t *e;
 
-	if (!at || !strcmp(at, "?"))
+	if (!value || !strcmp(value, "?"))
 		return false;
 	json_array_foreach(json_object_get(comm, "history"), i, e)
-		if (wf_is(wf_str(e, "at"), at))
+		if (wf_is(wf_str(e, field), value))
 			return true;
-	return r->call && wf_is(wf_str(r->call, "comm"), wf_str(comm, "id")) && wf_is(wf_str(r->call, "at"), at);
+	return r->call && wf_is(wf_str(r->call, "comm"), wf_str(comm, "id")) && wf_is(wf_str(r->call, field), value);
 }
 
-/* The rank's communicator of the position's role: the same one, else the one communicator of
- * the same size where it called at the same site; NULL when none or several. */
+/* Where the rank stands on comm toward the position: has it entered the position's collective
+ * there (2 when it is inside it now, 1 when it completed it, 0 not yet)? */
+static int standing(struct node *r, json_t *comm, const struct position *p)
+{
+	if (wf_is_collective_call(r->call) && wf_is(wf_str(r->call, "comm"), wf_str(comm, "id")) &&
+	    wf_int(r->call, "coll_seq") == p->seq)
+		return 2;
+	return wf_int(comm, "coll_seq") >= p->seq;
+}
+
+/* The communicator of the position's size where the rank made a collective with the same field:
+ * the one, or the first of several that all say the same of the position (the row and the column
+ * of a grid, both behind it); NULL when none, or when they disagree. */
+static json_t *comm_like(struct node *r, const struct position *p, const char *field, const char *value)
+{
+	json_t *found = NULL, *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(r->rec, "comms"), i, c) {
+		if (wf_int(c, "size") != p->size || !comm_used(r, c, field, value))
+			continue;
+		if (found && standing(r, found, p) != standing(r, c, p))
+			return NULL;
+		if (!found)
+			found = c;
+	}
+	return found;
+}
+
+/* The rank's communicator of the position's role: the same one, else the communicator of the
+ * same size where it called at the same site, else (a rank out of step calls from a line of its
+ * own) the one of that size where it made the same collective; NULL when none, or when several
+ * say different things of the position (comm_like). */
 static json_t *role_comm(struct node *r, const struct position *p)
 {
-	json_t *same = wf_comm_of(r->rec, p->comm), *found = NULL, *c;
-	size_t i;
+	json_t *same = wf_comm_of(r->rec, p->comm), *found;
 
 	if (same)
 		return same;
-	json_array_foreach(json_object_get(r->rec, "comms"), i, c) {
-		if (wf_int(c, "size") != p->size || !site_used(r, c, p->at))
-			continue;
-		if (found)
-			return NULL;
-		found = c;
-	}
-	return found;
+	found = comm_like(r, p, "at", p->at);
+	return found ? found : comm_like(r, p, "func", p->func);
 }
 
 static struct count count_of(struct node *r, const struct position *p)

@@ -183,6 +183,60 @@ START_TEST(grid_rows_vote_through_their_own_row)
 }
 END_TEST
 
+/* subcomm's group shape, 4 ranks: a Bcast on the even or the odd ranks' communicator, then an
+ * Allreduce on the world. Rank 2 put Allreduce #N off and went on to the next Bcast, from a line
+ * of its own (own.c:99): ranks 0, 1 and 3 wait in the Allreduce, rank 2 in Bcast #N+1 for rank 0.
+ * The odd ranks' communicator never saw that line; it is the one of its size where they made
+ * Bcasts, and they vote with rank 0. */
+START_TEST(bystanders_vote_through_the_communicator_of_the_same_collective)
+{
+	const char *par[2] = { "00000000000000e0", "00000000000000f0" }, *parm[2] = { "0,2", "1,3" };
+	json_t *s = json_array();
+	long long N = 40;
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = rank_new(r, 4);
+
+		comm_count(x, par[r % 2], 2, parm[r % 2], r == 2 ? N + 1 : N, "MPI_Bcast", "group.c:128");
+		comm_count(x, WORLD, 4, "0-3", r == 2 ? N - 1 : N, "MPI_Allreduce", "group.c:129");
+		if (r == 2)
+			waits_in(x, par[0], "MPI_Bcast", N + 1, "own.c:99");
+		else
+			waits_in(x, WORLD, "MPI_Allreduce", N, "group.c:129");
+		json_array_append_new(s, x);
+	}
+	expect(s, "[2]", 2, "certain", "out of step");
+}
+END_TEST
+
+/* A 2x2 grid whose every Allreduce goes through one wrapper (one call site for the row's, the
+ * column's and the world's): rank 2 put world #N off and waits in its row's #N+1; ranks 0, 1
+ * and 3 in world #N. Ranks 0 and 1 have two communicators of the row's size made at that site,
+ * and both say the same (neither has entered #N+1): they vote, and rank 2 is out of step. */
+START_TEST(bystanders_with_two_fitting_communicators_vote_when_they_agree)
+{
+	const char *row[2] = { "00000000000000a0", "00000000000000a1" };
+	const char *col[2] = { "00000000000000c0", "00000000000000c1" };
+	const char *rowm[2] = { "0-1", "2-3" }, *colm[2] = { "0,2", "1,3" };
+	json_t *s = json_array();
+	long long N = 20;
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = rank_new(r, 4);
+
+		comm_count(x, row[r / 2], 2, rowm[r / 2], r == 2 ? N + 1 : N, "MPI_Allreduce", "wrap.c:10");
+		comm_count(x, col[r % 2], 2, colm[r % 2], N, "MPI_Allreduce", "wrap.c:10");
+		comm_count(x, WORLD, 4, "0-3", r == 2 ? N - 1 : N, "MPI_Allreduce", "wrap.c:10");
+		if (r == 2)
+			waits_in(x, row[1], "MPI_Allreduce", N + 1, "wrap.c:10");
+		else
+			waits_in(x, WORLD, "MPI_Allreduce", N, "wrap.c:10");
+		json_array_append_new(s, x);
+	}
+	expect(s, "[2]", 2, "certain", "out of step");
+}
+END_TEST
+
 /* n ranks, each waiting in MPI_Bcast #1 on one of two communicators of all of them: ranks below
  * first called A's (sym.c:10) and not B's, the others B's (sym.c:20) and not A's. */
 static json_t *opposite_orders(int n, int first)
@@ -419,6 +473,8 @@ Suite *waitfor_culprits_suite(void)
 
 	tcase_add_test(t, cross_communicator_skip_names_the_rank_out_of_step);
 	tcase_add_test(t, reordered_collectives_name_the_reordering_rank);
+	tcase_add_test(t, bystanders_vote_through_the_communicator_of_the_same_collective);
+	tcase_add_test(t, bystanders_with_two_fitting_communicators_vote_when_they_agree);
 	tcase_add_test(t, grid_rows_vote_through_their_own_row);
 	tcase_add_test(t, symmetric_cycle_names_both_sides);
 	tcase_add_test(t, a_narrow_majority_is_only_likely);
