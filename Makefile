@@ -261,7 +261,7 @@ $(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/base/pidlist.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/sample/addr/maps.c monitor/sample/safe/procfs.c
+$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/sample/addr/maps.c monitor/sample/addr/modreg.c monitor/sample/safe/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
@@ -269,7 +269,7 @@ $(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c monitor/base/lookup_torque.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-$(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/stop/pyframes.c monitor/sample/addr/maps.c \
+$(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/stop/pyframes.c monitor/sample/addr/maps.c monitor/sample/addr/modreg.c \
 		monitor/sample/safe/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
@@ -278,7 +278,7 @@ $(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/stop/pyframes
 RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c \
 	monitor/sample/safe/textsafe.c monitor/sample/safe/watchdog.c monitor/sample/safe/fscreds.c \
 	monitor/sample/safe/procfs.c monitor/sample/safe/identity.c monitor/sample/addr/symbolize.c \
-	monitor/sample/addr/maps.c
+	monitor/sample/addr/maps.c monitor/sample/addr/modreg.c
 $(B)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c tests/fuzz/forged_areas.h $(RECORD_READER_SRC) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson

@@ -1,7 +1,9 @@
-/* Tests of the monitor's file pages (monitor/sample/stop/pagecache.c): ranks of one executable
- * share the pages of its unwind tables, also at other load addresses (real processes, unwound
- * through ptrace); a rank whose file under the same path is another file gets its own pages;
- * the cache never holds more than its bound and counts what it evicts. */
+/* Tests of what the monitor holds once for all its ranks: the pages of their unwind tables
+ * (monitor/sample/stop/pagecache.c) and the entries of their files (monitor/sample/addr/
+ * modreg.c). Ranks of one executable share its pages and its entries, also at other load
+ * addresses (real processes, unwound through ptrace); a rank whose file under the same path is
+ * another file gets its own; the page cache never holds more than its bound and counts what it
+ * evicts; an entry goes with the last rank that holds it. */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../monitor/sample/addr/maps.h"
 #include "../../monitor/sample/stop/pagecache.h"
 #include "../../monitor/sample/stop/target.h"
 #include "suites.h"
@@ -185,6 +188,60 @@ START_TEST(ranks_of_one_executable_share_its_unwind_pages)
 }
 END_TEST
 
+/* The entry of path in pid's map (loaded into mp). */
+static const struct module *module_of(struct maps *mp, pid_t pid, const char *path)
+{
+	ck_assert_int_eq(maps_load(pid, mp), 0);
+	for (int i = 0; i < mp->npaths; i++)
+		if (!strcmp(maps_path_at(mp, i), path))
+			return mp->mods[i];
+	ck_abort_msg("%s is not in the map of %d", path, (int)pid);
+	return NULL;
+}
+
+START_TEST(ranks_of_one_executable_share_its_module_entries)
+{
+	char dir[] = "/tmp/parastack-modreg.XXXXXX", path[256];
+	struct maps ma, mb, mc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/rank", dir);
+	copy_file(SLEEP_BIN, path);
+
+	long before = modreg_count();
+	pid_t a = start_sleeper(path), b = start_sleeper(path);
+	const struct module *ea = module_of(&ma, a, path);
+	long after_a = modreg_count();
+	const struct module *eb = module_of(&mb, b, path);
+
+	/* The second rank adds no entry: its executable, its libc and its loader are the first's. */
+	ck_assert_ptr_eq(ea, eb);
+	ck_assert_int_eq(ea->refs, 2);
+	ck_assert_int_eq(modreg_count(), after_a);
+	ck_assert_int_gt(after_a, before);
+
+	/* The program rebuilt under the same path (another inode): an entry of its own, the rest
+	 * still shared. */
+	copy_file(SLEEP_BIN, path);
+
+	pid_t c = start_sleeper(path);
+	const struct module *ec = module_of(&mc, c, path);
+
+	ck_assert_ptr_ne(ec, ea);
+	ck_assert_int_eq(modreg_count(), after_a + 1);
+	maps_free(&mc);
+	maps_free(&mb);
+	ck_assert_int_eq(ea->refs, 1);
+	maps_free(&ma);
+	ck_assert_int_eq(modreg_count(), before);
+	stop_sleeper(c);
+	stop_sleeper(b);
+	stop_sleeper(a);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 Suite *pagecache_suite(void)
 {
 	Suite *s = suite_create("pagecache");
@@ -194,6 +251,7 @@ Suite *pagecache_suite(void)
 	tcase_add_test(tc, one_file_page_is_held_once);
 	tcase_add_test(tc, the_cache_is_bounded);
 	tcase_add_test(tc, ranks_of_one_executable_share_its_unwind_pages);
+	tcase_add_test(tc, ranks_of_one_executable_share_its_module_entries);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,7 +3,6 @@
 #include "maps.h"
 #include "../safe/procfs.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -11,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Shared objects of MPI implementations and the fabrics beneath them (name prefixes); also
@@ -83,20 +82,22 @@ enum module_kind maps_classify_path(const char *path, const char *exe)
 	return MODULE_APP;
 }
 
-static int maps_intern_path(struct maps *mp, const char *path)
+/* The index of path among the names read so far (names, *n of them), added if new; -1 when
+ * memory ran out. */
+static int intern_name(char ***names, int *n, const char *path)
 {
-	for (int i = mp->npaths - 1; i >= 0; i--)
-		if (!strcmp(mp->paths[i], path))
+	for (int i = *n - 1; i >= 0; i--)
+		if (!strcmp((*names)[i], path))
 			return i;
 
-	char **np = realloc(mp->paths, (size_t)(mp->npaths + 1) * sizeof(char *));
+	char **nn = realloc(*names, (size_t)(*n + 1) * sizeof(char *));
 
-	if (!np)
+	if (!nn)
 		return -1;
-	mp->paths = np;
-	if (!(mp->paths[mp->npaths] = strdup(path)))
+	*names = nn;
+	if (!(nn[*n] = strdup(path)))
 		return -1;
-	return mp->npaths++;
+	return (*n)++;
 }
 
 static int maps_push(struct maps *mp, const struct mapping *m, int *cap)
@@ -114,67 +115,24 @@ static int maps_push(struct maps *mp, const struct mapping *m, int *cap)
 	return 0;
 }
 
-static int ranges_push(struct addr_ranges *rs, uint64_t start, uint64_t end)
+/* Where path_index has its file offset 0 mapped (its lowest such mapping), or 0. */
+static uint64_t module_base(const struct maps *mp, int path_index)
 {
-	if (rs->n == rs->cap) {
-		int ncap = rs->cap ? rs->cap * 2 : 64;
-		void *nr = realloc(rs->r, (size_t)ncap * sizeof(rs->r[0]));
+	uint64_t base = 0;
 
-		if (!nr)
-			return -1;
-		rs->r = nr;
-		rs->cap = ncap;
-	}
-	rs->r[rs->n].start = start;
-	rs->r[rs->n].end = end;
-	rs->n++;
-	return 0;
-}
-
-static bool ranges_hold(const struct addr_ranges *rs, uint64_t addr)
-{
-	for (int i = 0; i < rs->n; i++)
-		if (addr >= rs->r[i].start && addr < rs->r[i].end)
-			return true;
-	return false;
-}
-
-static bool is_mpi_symbol(const char *name)
-{
-	return !strncmp(name, "MPI_", 4) || !strncmp(name, "PMPI_", 5) ||
-	       !strncmp(name, "mpi_", 4) || !strncmp(name, "pmpi_", 5);
-}
-
-static bool name_in(const char *name, const char *const *list)
-{
-	for (int i = 0; list[i]; i++)
-		if (!strcmp(name, list[i]))
-			return true;
-	return false;
-}
-
-/* The start-up calls: a rank inside one of these is starting, not hung (Open MPI's and MPICH's
- * bodies of MPI_Init, and the Fortran bindings). */
-static bool is_init_symbol(const char *name)
-{
-	static const char *const init[] = { "MPI_Init", "PMPI_Init", "MPI_Init_thread",
-		"PMPI_Init_thread", "ompi_mpi_init", "MPID_Init", "MPIR_Init_thread", "mpi_init_",
-		"pmpi_init_", "mpi_init_thread_", "pmpi_init_thread_", "ompi_init_f",
-		"ompi_init_thread_f", NULL };
-
-	return name_in(name, init);
+	for (int i = 0; i < mp->len; i++)
+		if (mp->m[i].path_index == path_index && mp->m[i].offset == 0 && (!base || mp->m[i].start < base))
+			base = mp->m[i].start;
+	return base;
 }
 
 /* Load bias of a module: where its file offset 0 is mapped, minus the first PT_LOAD vaddr. */
 static uint64_t module_bias(const struct maps *mp, int path_index, Elf *elf)
 {
-	uint64_t base = UINT64_MAX;
+	uint64_t base = module_base(mp, path_index);
 	size_t nph;
 
-	for (int i = 0; i < mp->len; i++)
-		if (mp->m[i].path_index == path_index && mp->m[i].offset == 0 && mp->m[i].start < base)
-			base = mp->m[i].start;
-	if (base == UINT64_MAX || elf_getphdrnum(elf, &nph) != 0)
+	if (!base || elf_getphdrnum(elf, &nph) != 0)
 		return 0;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
@@ -189,9 +147,9 @@ static uint64_t module_bias(const struct maps *mp, int path_index, Elf *elf)
 static int maps_module_index(const struct maps *mp, const char *file_prefix, int from)
 {
 	for (int p = from; p < mp->npaths; p++) {
-		const char *base = strrchr(mp->paths[p], '/');
+		const char *base = strrchr(mp->mods[p]->path, '/');
 
-		base = base ? base + 1 : mp->paths[p];
+		base = base ? base + 1 : mp->mods[p]->path;
 		if (!strncmp(base, file_prefix, strlen(file_prefix)))
 			return p;
 	}
@@ -213,7 +171,7 @@ uint64_t maps_symbol_address(const struct maps *mp, const char *file_prefix, con
 		if (!mp->path_ok[p])
 			continue;
 
-		int fd = procfs_open_mapped(mp->pid, mp->paths[p]);
+		int fd = procfs_open_mapped(mp->pid, mp->mods[p]->path);
 		Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 		Elf_Scn *scn = NULL;
 
@@ -243,142 +201,76 @@ uint64_t maps_symbol_address(const struct maps *mp, const char *file_prefix, con
 	return addr;
 }
 
-/* The MPI library's progress engines: a rank blocked for good spins in them, and what they
- * call changes from one sample to the next (design.md §4, the fingerprint). */
-static bool is_progress_symbol(const char *name)
-{
-	static const char *const engines[] = { "opal_progress", "ucp_worker_progress",
-		"uct_worker_progress", "MPID_Progress_wait", "MPID_Progress_test",
-		"MPIDI_CH3I_Progress", "MPIDI_progress_test", "MPIDI_Progress_test",
-		"MPIR_Progress_hook_exec_all", NULL };
-
-	return name_in(name, engines);
-}
-
-/* MPI's polling calls (MPI_Test*, MPI_Iprobe, ...; their PMPI_ and Fortran names): a rank that
- * loops over them waits as surely as one blocked in MPI_Wait. */
-static bool is_polling_symbol(const char *name)
-{
-	static const char *const calls[] = { "test", "testall", "testany", "testsome", "iprobe",
-					     "improbe", "test_cancelled", NULL };
-	char base[64];
-	size_t n;
-
-	if (!strncasecmp(name, "ompi_", 5) && (n = strlen(name)) > 7 && !strcmp(name + n - 2, "_f"))
-		snprintf(base, sizeof(base), "mpi_%.*s", (int)(n - 7), name + 5);
-	else
-		snprintf(base, sizeof(base), "%s", name + (tolower((unsigned char)name[0]) == 'p'));
-	n = strlen(base);
-	while (n && base[n - 1] == '_')
-		base[--n] = '\0';
-	if (strncasecmp(base, "mpi_", 4))
-		return false;
-	for (int i = 0; calls[i]; i++)
-		if (!strcasecmp(base + 4, calls[i]))
-			return true;
-	return false;
-}
-
-/* Add the ranges of one module's start-up functions and progress engines and, when want_mpi
- * (an application module), of its MPI_* functions. */
-static void maps_scan_symbols(struct maps *mp, int path_index, bool want_mpi)
-{
-	int fd = mp->path_ok[path_index] ? procfs_open_mapped(mp->pid, mp->paths[path_index]) : -1;
-
-	if (fd < 0)
-		return;
-
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-
-	if (!elf) {
-		close(fd);
-		return;
-	}
-
-	uint64_t bias = module_bias(mp, path_index, elf);
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-
-		Elf_Data *data = elf_getdata(scn, NULL);
-		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-
-		for (size_t i = 0; data && i < n; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_value || !sym.st_size)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name)
-				continue;
-			if (is_init_symbol(name))
-				ranges_push(&mp->init_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
-			if (is_progress_symbol(name))
-				ranges_push(&mp->progress_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
-			if (is_polling_symbol(name))
-				ranges_push(&mp->polling_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
-			if (want_mpi && is_mpi_symbol(name))
-				ranges_push(&mp->mpi_syms, bias + sym.st_value, bias + sym.st_value + sym.st_size);
-		}
-	}
-	elf_end(elf);
-	close(fd);
-}
-
 /* Is path_index one of the MPI libraries that hold MPI_Init or a progress engine? */
-static bool is_main_mpi_library(const struct maps *mp, int path_index)
+static bool is_main_mpi_library(const char *path)
 {
 	/* parastack's own recording layer too: its MPI_Test* wrappers are the polling calls the
 	 * application makes, its MPI_Init wrapper the start-up it is in. */
 	static const char *const libs[] = { "libmpi.so", "libmpich.so", "libopen-pal.so",
 					    "libucp.so", "libuct.so", "libmpi_mpifh.so", "libmpi_usempi",
 					    "libmpifort.so", "libparastack-mpi.so", NULL };
-	const char *base = strrchr(mp->paths[path_index], '/');
+	const char *base = strrchr(path, '/');
 
-	base = base ? base + 1 : mp->paths[path_index];
+	base = base ? base + 1 : path;
 	return has_prefix_in(base, libs);
 }
 
-static void maps_find_mpi_symbols(struct maps *mp)
+/* Which of the rank's modules' function ranges say what an address is (maps.syms): with a
+ * shared MPI library, its own mappings decide, and only a statically linked MPI (or bindings
+ * compiled into the executable) needs the MPI_* ranges of application modules. */
+static bool wants_symbols(const struct maps *mp, int p, bool have_mpi_module, bool *mpi)
+{
+	bool app_exec = false;
+
+	for (int i = 0; i < mp->len; i++)
+		app_exec |= mp->m[i].path_index == p && mp->m[i].exec && mp->m[i].kind == MODULE_APP;
+	*mpi = app_exec && !have_mpi_module;
+	return *mpi || is_main_mpi_library(mp->mods[p]->path);
+}
+
+/* The rank's modules, each found in (or added to) the monitor's registry as the file it opens
+ * as the rank (path_ok), their function ranges scanned once per file. 0, or -1 (ENOMEM). */
+static int maps_attach_modules(struct maps *mp, char **names)
 {
 	bool have_mpi_module = false;
 
 	for (int i = 0; i < mp->len; i++)
 		have_mpi_module |= mp->m[i].kind == MODULE_MPI;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return;
-	/* With a shared MPI library, its own mappings decide; only a statically linked MPI (or
-	 * bindings compiled into the executable) needs the MPI_* scan of application modules. */
-	for (int p = 0; p < mp->npaths; p++) {
-		bool app_exec = false;
-
-		for (int i = 0; i < mp->len; i++)
-			app_exec |= mp->m[i].path_index == p && mp->m[i].exec &&
-				    mp->m[i].kind == MODULE_APP;
-		if (app_exec && !have_mpi_module)
-			maps_scan_symbols(mp, p, true);
-		else if (is_main_mpi_library(mp, p))
-			maps_scan_symbols(mp, p, false);
-	}
-}
-
-/* Which of the mapped files may be opened at all (path_ok). */
-static void maps_check_files(struct maps *mp)
-{
+	mp->mods = calloc((size_t)mp->npaths + 1, sizeof(*mp->mods));
 	mp->path_ok = calloc((size_t)mp->npaths + 1, sizeof(bool));
-	for (int i = 0; mp->path_ok && i < mp->npaths; i++) {
-		int fd = procfs_open_mapped(mp->pid, mp->paths[i]);
+	mp->syms = calloc((size_t)mp->npaths + 1, sizeof(*mp->syms));
+	if (!mp->mods || !mp->path_ok || !mp->syms)
+		return -1;
+	for (int p = 0; p < mp->npaths; p++) {
+		const struct mapping *first = NULL;
+		struct file_id id = { 0 };
+		struct stat st;
+		int fd = procfs_open_mapped(mp->pid, names[p]);
+		bool mpi;
 
-		mp->path_ok[i] = fd >= 0;
+		for (int i = 0; i < mp->len && !first; i++)
+			first = mp->m[i].path_index == p ? &mp->m[i] : NULL;
+		if (fd >= 0 && fstat(fd, &st) == 0)
+			modreg_file_id(&st, &id);
+		mp->path_ok[p] = fd >= 0;
+		mp->mods[p] = modreg_get(names[p], first ? first->dev : 0, first ? first->ino : 0, &id);
+		if (!mp->mods[p]) {
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		if (fd >= 0 && wants_symbols(mp, p, have_mpi_module, &mpi)) {
+			modreg_scan(mp->mods[p], fd);
+
+			uint64_t base = module_base(mp, p);
+
+			if (mp->mods[p]->scanned && base)
+				mp->syms[mp->nsyms++] = (struct sym_module){ mp->mods[p], base - mp->mods[p]->vaddr0, mpi };
+		}
 		if (fd >= 0)
 			close(fd);
 	}
+	return 0;
 }
 
 int maps_parse_line(char *line, struct mapping *m, char **name)
@@ -399,16 +291,55 @@ int maps_parse_line(char *line, struct mapping *m, char **name)
 	m->ino = ino;
 	m->exec = perms[2] == 'x';
 	m->write = perms[1] == 'w';
+	m->shared = perms[3] == 's';
 	m->path_index = -1;
 	*name = line + name_at;
 	(*name)[strcspn(*name, "\n")] = '\0';
 	return 0;
 }
 
+/* Read /proc/PID/maps into mp (the mappings, their paths as names). 0, or -1 with errno. */
+static int maps_read(struct maps *mp, FILE *f, char ***names)
+{
+	char line[4352];
+	int cap = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		struct mapping m;
+		char *name;
+
+		if (maps_parse_line(line, &m, &name) < 0)
+			continue;
+		/* Memory shared with other processes (the segments of shared-memory transports, one per
+		 * peer on the node) is neither code nor unwind tables: not kept, so that a rank's map
+		 * does not grow with the number of its peers. */
+		if (m.shared && !m.exec)
+			continue;
+		if (*name) {
+			if ((m.path_index = intern_name(names, &mp->npaths, name)) < 0)
+				return errno = ENOMEM, -1;
+			m.kind = maps_classify_path(name, mp->exe);
+		} else {
+			m.kind = MODULE_APP; /* anonymous executable memory: JIT code of the app */
+		}
+		if (maps_push(mp, &m, &cap) < 0)
+			return errno = ENOMEM, -1;
+	}
+	if (mp->len == 0)
+		return errno = ESRCH, -1; /* kernel threads and exited processes have no map */
+	/* Kept for the rank's life: no room for mappings that will not come (a rank of Open MPI has
+	 * some 380; the doubling left room for 512). */
+	struct mapping *fit = realloc(mp->m, (size_t)mp->len * sizeof(*fit));
+
+	if (fit)
+		mp->m = fit;
+	return 0;
+}
+
 int maps_load(pid_t pid, struct maps *mp)
 {
-	char path[64], exe[4096];
-	int cap = 0;
+	char path[64], exe[4096], **names = NULL;
+	int r = -1;
 
 	static _Atomic uint64_t loads;
 
@@ -434,57 +365,33 @@ int maps_load(pid_t pid, struct maps *mp)
 		errno = e == ENOENT ? ESRCH : e;
 		return -1;
 	}
+	r = maps_read(mp, f, &names);
 
-	char line[4352];
+	int e = errno;
 
-	while (fgets(line, sizeof(line), f)) {
-		struct mapping m;
-		char *name;
-
-		if (maps_parse_line(line, &m, &name) < 0)
-			continue;
-		if (*name) {
-			m.path_index = maps_intern_path(mp, name);
-			m.kind = maps_classify_path(name, mp->exe);
-		} else {
-			m.kind = MODULE_APP; /* anonymous executable memory: JIT code of the app */
-		}
-		if (maps_push(mp, &m, &cap) < 0) {
-			fclose(f);
-			maps_free(mp);
-			errno = ENOMEM;
-			return -1;
-		}
-	}
 	fclose(f);
-	if (mp->len == 0) {
-		/* Kernel threads and exited processes have no map. */
-		maps_free(mp);
-		errno = ESRCH;
-		return -1;
+	if (r == 0 && maps_attach_modules(mp, names) < 0) {
+		r = -1;
+		e = ENOMEM;
 	}
-	/* Kept for the rank's life: no room for mappings that will not come (a rank of Open MPI has
-	 * some 280; the doubling left room for 512). */
-	struct mapping *fit = realloc(mp->m, (size_t)mp->len * sizeof(*fit));
-
-	if (fit)
-		mp->m = fit;
-	maps_check_files(mp);
-	maps_find_mpi_symbols(mp);
-	return 0;
+	for (int i = 0; i < mp->npaths; i++)
+		free(names[i]);
+	free(names);
+	if (r < 0) {
+		maps_free(mp);
+		errno = e;
+	}
+	return r;
 }
 
 void maps_free(struct maps *mp)
 {
-	for (int i = 0; i < mp->npaths; i++)
-		free(mp->paths[i]);
-	free(mp->paths);
+	for (int i = 0; mp->mods && i < mp->npaths; i++)
+		modreg_put(mp->mods[i]);
+	free(mp->mods);
 	free(mp->m);
 	free(mp->exe);
-	free(mp->mpi_syms.r);
-	free(mp->init_syms.r);
-	free(mp->progress_syms.r);
-	free(mp->polling_syms.r);
+	free(mp->syms);
 	free(mp->path_ok);
 	memset(mp, 0, sizeof(*mp));
 }
@@ -514,7 +421,46 @@ bool maps_file_ok(const struct maps *mp, const struct mapping *m)
 
 const char *maps_path(const struct maps *mp, const struct mapping *m)
 {
-	return m && m->path_index >= 0 ? mp->paths[m->path_index] : NULL;
+	return m && m->path_index >= 0 && mp->mods ? mp->mods[m->path_index]->path : NULL;
+}
+
+const char *maps_path_at(const struct maps *mp, int i)
+{
+	return mp->mods[i]->path;
+}
+
+enum sym_list { SYMS_MPI, SYMS_INIT, SYMS_PROGRESS, SYMS_POLLING };
+
+static const struct addr_ranges *sym_ranges(const struct module *mod, enum sym_list which)
+{
+	switch (which) {
+	case SYMS_MPI: return &mod->mpi;
+	case SYMS_INIT: return &mod->init;
+	case SYMS_PROGRESS: return &mod->progress;
+	default: return &mod->polling;
+	}
+}
+
+/* Does one of the rank's modules, where the rank loaded it, hold addr in its list which (the MPI_*
+ * functions only of the modules where they count as MPI)? */
+static bool syms_hold(const struct maps *mp, uint64_t addr, enum sym_list which)
+{
+	for (int i = 0; i < mp->nsyms; i++) {
+		const struct sym_module *s = &mp->syms[i];
+
+		if ((which != SYMS_MPI || s->mpi) && addr >= s->bias &&
+		    ranges_hold(sym_ranges(s->mod, which), addr - s->bias))
+			return true;
+	}
+	return false;
+}
+
+bool maps_has_mpi_symbols(const struct maps *mp)
+{
+	for (int i = 0; i < mp->nsyms; i++)
+		if (mp->syms[i].mpi && mp->syms[i].mod->mpi.n > 0)
+			return true;
+	return false;
 }
 
 int maps_kind_at(const struct maps *mp, uint64_t addr)
@@ -523,24 +469,24 @@ int maps_kind_at(const struct maps *mp, uint64_t addr)
 
 	if (!m)
 		return -1;
-	if (m->kind == MODULE_APP && ranges_hold(&mp->mpi_syms, addr))
+	if (m->kind == MODULE_APP && syms_hold(mp, addr, SYMS_MPI))
 		return MODULE_MPI;
 	return (int)m->kind;
 }
 
 bool maps_in_init(const struct maps *mp, uint64_t addr)
 {
-	return ranges_hold(&mp->init_syms, addr);
+	return syms_hold(mp, addr, SYMS_INIT);
 }
 
 bool maps_in_progress_engine(const struct maps *mp, uint64_t addr)
 {
-	return ranges_hold(&mp->progress_syms, addr);
+	return syms_hold(mp, addr, SYMS_PROGRESS);
 }
 
 bool maps_in_polling_call(const struct maps *mp, uint64_t addr)
 {
-	return ranges_hold(&mp->polling_syms, addr);
+	return syms_hold(mp, addr, SYMS_POLLING);
 }
 
 bool maps_in_mpi(const struct maps *mp, uint64_t addr)

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "modreg.h"
+
 enum module_kind {
 	MODULE_APP,     /* the executable or a library of the application */
 	MODULE_MPI,     /* the MPI library and its components */
@@ -19,21 +21,24 @@ enum module_kind {
 struct mapping {
 	uint64_t start, end, offset;
 	uint64_t dev, ino; /* the file's device (major << 32 | minor) and inode; 0 for anonymous */
-	int path_index;    /* into maps.paths, or -1 for anonymous mappings */
-	bool exec, write;
+	int path_index;    /* into maps.mods, or -1 for anonymous mappings */
+	bool exec, write, shared;
 	uint8_t kind;      /* enum module_kind (a node holds hundreds of these per rank) */
 };
 
-struct addr_ranges {
-	struct { uint64_t start, end; } *r;
-	int n, cap;
+/* A module whose functions' ranges a rank consults (modreg.h), and where that rank loaded it. */
+struct sym_module {
+	const struct module *mod;
+	uint64_t bias; /* the rank's address of the file's address 0 */
+	bool mpi;      /* its MPI_* functions count as MPI (an application module, static MPI) */
 };
 
 struct maps {
 	pid_t pid;
 	struct mapping *m;
 	int len;
-	char **paths;
+	/* Per path_index: the mapped file (modreg.h, shared by the ranks that map it). */
+	struct module **mods;
 	int npaths;
 	/* Per path: may its file be opened (a regular file, as the target sees it)? Only those are
 	 * handed to the unwinder and the symbol readers: a planted FIFO would block them. */
@@ -41,15 +46,11 @@ struct maps {
 	char *exe; /* path of the main executable, or NULL */
 	/* When it was read, in the order of maps_load calls: of two maps, the higher was read later. */
 	uint64_t generation;
-	/* Address ranges of MPI_/PMPI_/mpi_/pmpi_ functions in application modules (static MPI,
-	 * Fortran bindings linked into the executable). */
-	struct addr_ranges mpi_syms;
-	/* Address ranges of MPI_Init and its bodies, in the MPI library or the executable. */
-	struct addr_ranges init_syms;
-	/* ... and of its progress engines (opal_progress, ucp_worker_progress, MPID_Progress_*). */
-	struct addr_ranges progress_syms;
-	/* ... and of its polling calls (MPI_Test*, MPI_Iprobe, MPI_Improbe and their bindings). */
-	struct addr_ranges polling_syms;
+	/* The modules whose function ranges say what an address is: the MPI libraries that hold
+	 * MPI_Init, the progress engines and the polling calls, and, when no MPI library is mapped
+	 * (static MPI, Fortran bindings linked into the executable), the application's modules. */
+	struct sym_module *syms;
+	int nsyms;
 };
 
 /* One line of /proc/PID/maps: the mapping, and *name pointing at its path in line (cut at the
@@ -61,6 +62,10 @@ void maps_free(struct maps *mp);
 /* The mapping containing addr, or NULL. */
 const struct mapping *maps_find(const struct maps *mp, uint64_t addr);
 const char *maps_path(const struct maps *mp, const struct mapping *m);
+/* The path of path index i (0 <= i < npaths). */
+const char *maps_path_at(const struct maps *mp, int i);
+/* Does an application module of mp hold MPI_* functions (static MPI)? */
+bool maps_has_mpi_symbols(const struct maps *mp);
 /* May the file behind mapping m be opened (see path_ok)? false for anonymous memory. */
 bool maps_file_ok(const struct maps *mp, const struct mapping *m);
 /* What code addr lies in: MODULE_MPI for an MPI module or an MPI_* symbol of an application

@@ -87,9 +87,9 @@ bool pyframes_probe(const struct maps *mp, struct pyproc *p)
 	memset(p, 0, sizeof(*p));
 	p->minor = -1;
 	for (int i = 0; i < mp->npaths && p->minor < 0; i++) {
-		const char *base = strrchr(mp->paths[i], '/');
+		const char *base = strrchr(maps_path_at(mp, i), '/');
 
-		base = base ? base + 1 : mp->paths[i];
+		base = base ? base + 1 : maps_path_at(mp, i);
 		if ((p->minor = version_of(base)) >= 0)
 			snprintf(p->module, sizeof(p->module), "%s", base);
 	}

@@ -209,7 +209,7 @@ bool target_uses_mpi(const struct target *t)
 	for (int i = 0; i < t->maps.len; i++)
 		if (t->maps.m[i].kind == MODULE_MPI)
 			return true;
-	return t->maps.mpi_syms.n > 0;
+	return maps_has_mpi_symbols(&t->maps);
 }
 
 static void cost_add(struct sample_cost *cost, const struct snapshot *s)

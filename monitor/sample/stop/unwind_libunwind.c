@@ -18,7 +18,7 @@
 #include "unwind.h"
 
 #define PAGE 4096
-#define PAGE_CACHE 2 /* the rank's own read-only pages; its unwind tables' are the monitor's (pagecache.h) */
+#define PAGE_CACHE 2 /* per sampling thread: the rank's own read-only pages; its unwind tables' are the monitor's (pagecache.h) */
 
 /* libunwind's search of a remote .eh_frame_hdr table (exported, not in its headers). */
 extern int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t as, unw_word_t ip, unw_dyn_info_t *di,
@@ -39,11 +39,24 @@ struct lu_state {
 	 * libunwind reads 8 bytes at a time, mostly from one mapping. end 0: none yet. */
 	uint64_t memo_start, memo_end;
 	int memo_mod;
-	struct {
-		uint64_t page; /* 0: empty */
-		unsigned char data[PAGE];
-	} cache[PAGE_CACHE];
 };
+
+/* Read-only pages of the rank being unwound that are not unwind tables (the code libunwind
+ * looks at for a signal frame): a few per sampling thread, each tagged with its rank, not a
+ * cache per rank. */
+static __thread struct {
+	const struct lu_state *owner; /* NULL: empty */
+	uint64_t page;
+	unsigned char data[PAGE];
+} own_pages[PAGE_CACHE];
+
+/* Forget st's pages (its modules dropped, or st about to be freed and its address reused). */
+static void own_pages_drop(const struct lu_state *st)
+{
+	for (int i = 0; i < PAGE_CACHE; i++)
+		if (own_pages[i].owner == st)
+			own_pages[i].owner = NULL;
+}
 
 /* What the accessors are working on right now. */
 static __thread struct {
@@ -194,17 +207,17 @@ static int read_target(uint64_t addr, unw_word_t *val)
 	if (cacheable) {
 		unsigned slot = (unsigned)(page / PAGE) % PAGE_CACHE;
 
-		if (cur.st->cache[slot].page != page) {
-			struct iovec l = { cur.st->cache[slot].data, PAGE };
+		if (own_pages[slot].owner != cur.st || own_pages[slot].page != page) {
+			struct iovec l = { own_pages[slot].data, PAGE };
 			struct iovec r = { (void *)(uintptr_t)page, PAGE };
 
-			if (process_vm_readv(cur.st->pid, &l, 1, &r, 1, 0) != PAGE) {
-				cur.st->cache[slot].page = 0;
+			own_pages[slot].owner = NULL;
+			if (process_vm_readv(cur.st->pid, &l, 1, &r, 1, 0) != PAGE)
 				goto direct;
-			}
-			cur.st->cache[slot].page = page;
+			own_pages[slot].owner = cur.st;
+			own_pages[slot].page = page;
 		}
-		memcpy(val, cur.st->cache[slot].data + (addr - page), sizeof(*val));
+		memcpy(val, own_pages[slot].data + (addr - page), sizeof(*val));
 		return 0;
 	}
 direct:;
@@ -292,7 +305,7 @@ static void lu_drop_modules(struct lu_state *st)
 	st->mods = NULL;
 	st->nmods = 0;
 	st->memo_end = 0;
-	memset(st->cache, 0, sizeof(st->cache));
+	own_pages_drop(st);
 }
 
 static void *lu_open(pid_t pid)
