@@ -273,6 +273,8 @@ static int maps_attach_modules(struct maps *mp, char **names)
 	return 0;
 }
 
+_Static_assert(sizeof(struct mapping) <= 48, "a rank keeps hundreds of mappings");
+
 int maps_parse_line(char *line, struct mapping *m, char **name)
 {
 	char perms[8] = "";
@@ -292,6 +294,7 @@ int maps_parse_line(char *line, struct mapping *m, char **name)
 	m->exec = perms[2] == 'x';
 	m->write = perms[1] == 'w';
 	m->shared = perms[3] == 's';
+	m->read = perms[0] == 'r';
 	m->path_index = -1;
 	*name = line + name_at;
 	(*name)[strcspn(*name, "\n")] = '\0';
@@ -310,10 +313,11 @@ static int maps_read(struct maps *mp, FILE *f, char ***names)
 
 		if (maps_parse_line(line, &m, &name) < 0)
 			continue;
-		/* Memory shared with other processes (the segments of shared-memory transports, one per
-		 * peer on the node) is neither code nor unwind tables: not kept, so that a rank's map
-		 * does not grow with the number of its peers. */
-		if (m.shared && !m.exec)
+		/* Only code and read-only mappings are kept: the rest is neither code nor unwind tables
+		 * (its memory is read directly), and memory shared with other processes (the segments
+		 * of shared-memory transports, one per peer on the node) would make a rank's map grow
+		 * with the number of its peers. */
+		if (!m.exec && (m.shared || m.write || !m.read))
 			continue;
 		if (*name) {
 			if ((m.path_index = intern_name(names, &mp->npaths, name)) < 0)
@@ -327,8 +331,8 @@ static int maps_read(struct maps *mp, FILE *f, char ***names)
 	}
 	if (mp->len == 0)
 		return errno = ESRCH, -1; /* kernel threads and exited processes have no map */
-	/* Kept for the rank's life: no room for mappings that will not come (a rank of Open MPI has
-	 * some 380; the doubling left room for 512). */
+	/* Kept for the rank's life: no room for mappings that will not come (a rank of Open MPI
+	 * keeps some 280; the doubling left room for 512). */
 	struct mapping *fit = realloc(mp->m, (size_t)mp->len * sizeof(*fit));
 
 	if (fit)

@@ -22,7 +22,7 @@ struct mapping {
 	uint64_t start, end, offset;
 	uint64_t dev, ino; /* the file's device (major << 32 | minor) and inode; 0 for anonymous */
 	int path_index;    /* into maps.mods, or -1 for anonymous mappings */
-	bool exec, write, shared;
+	bool read : 1, exec : 1, write : 1, shared : 1;
 	uint8_t kind;      /* enum module_kind (a node holds hundreds of these per rank) */
 };
 
