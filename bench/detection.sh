@@ -20,7 +20,7 @@ record() {
 	[ -n "${10:-}" ] && moved=$(grep -c "moved on" "${10}")
 	if [ -s "$8" ]; then
 		verdict=$(jq -r '.verdict' "$8")
-		detected=$(jq -r '.detected_at // "-"' "$8")
+		detected=$(jq -r '.confirmation.suspected_at // "-"' "$8")
 		confirmed=$(jq -r '.confirmation.confirmed_at // "-"' "$8")
 		faulty=$(jq -r '(.faulty_ranks // []) | map(tostring) | join(",") | if . == "" then "none" else . end' "$8")
 		type=$(jq -r '.hang_type // "-"' "$8")
@@ -231,7 +231,7 @@ two ranks give 0.50); "type right" says the report calls it communication; io (a
 uninterruptible sleep, as on a hung file system) counts its own type. A rank that exits early
 is not outside MPI either (it waits in MPI_Finalize or is gone); for it AC_f counts the report
 naming it (faulty ranks, or the diagnosis: "already called MPI_Finalize", "exited").
-Delays: from the fault firing (its own log line) to the suspicion (\`detected_at\`), and to the
+Delays: from the fault firing (its own log line) to the suspicion (\`confirmation.suspected_at\`: when the suspicion line was printed; before issue 41 the reports said the time its window opened), and to the
 confirmed hang (\`confirmation.confirmed_at\`: end to end, after the 60 s window; the job is
 ended right after). A fault 1-2 s after start is a hang with no history, confirmed on progress
 evidence alone. phases has compute and communication phases of seconds each: the model has to double the

@@ -51,7 +51,7 @@ one() {
 	if [ -s "$rep" ]; then
 		jq -r --arg l "$label" --arg k "$kind" --arg r "$rank" --arg f "${fault:--}" --arg s "$start" \
 			--arg e "$(now)" --arg m "$moved" --arg n "$RUN" \
-			'[$l, $k, $r, $f, $s, $e, .verdict, (.detected_at // "-"), (.confirmation.confirmed_at // "-"),
+			'[$l, $k, $r, $f, $s, $e, .verdict, (.confirmation.suspected_at // "-"), (.confirmation.confirmed_at // "-"),
 			  (.confirmation.basis // "-"), ((.faulty_ranks // []) | map(tostring) | join(",") | if . == "" then "none" else . end),
 			  (.model.sampling.interval_achieved_ms // "-"), (.model.sampling.late_ms_mean // "-"),
 			  (.model.sampling.late_ms_max // "-"), $m, $n] | map(tostring) | join("\t")' "$rep" >>"$STATE/runs.tsv"
@@ -210,7 +210,7 @@ of S needs a long run of suspicions (its q is near 1) or never has a usable leve
 on $(nproc) cores, \`parastack run\` at its defaults (alpha 0.001, 60 s confirmation window);
 faults at a random time 25-45 s in on a random rank (seeded: BENCH_SEED): skip (the rank skips
 an Allreduce: every other rank waits in it) and deadlock (the rank waits for a message never
-sent). Delays from the fault firing (its own log line) to the suspicion and to the confirmed hang.
+sent). Delays from the fault firing (its own log line) to the suspicion (its line printed: \`confirmation.suspected_at\`) and to the confirmed hang.
 "injected rank named": the report's faulty ranks include it (a deadlock's pair names two ranks).
 The sampling columns: the mean interval between samples as taken (I = 400 ms planned), and how
 late after its planned time a sample was taken, mean and worst over the runs (the monitor

@@ -289,6 +289,16 @@ static void end_monitor(pid_t monitor, int patience_ms)
 	}
 }
 
+/* The monitor's files in the run's directory, before it starts again or the directory goes. */
+static void remove_monitor_files(const char *status_file)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s.pid", status_file);
+	unlink(path);
+	unlink(status_file);
+}
+
 static int run_job(const struct run *r, const char *monitor, const char *status_file);
 
 /* Inside a Torque job (and not --local): its hosts, each once, into a host file in dir for the
@@ -422,9 +432,36 @@ int cmd_run(int argc, char **argv)
 
 	if (r.torque)
 		unlink(r.hostfile);
-	unlink(status_file);
+	remove_monitor_files(status_file);
 	rmdir(dir);
 	return rc;
+}
+
+/* The leading monitor, if its pid file (status_file.pid) names a child of mon (our monitors'
+ * mpirun, which starts it on this node); else 0. */
+static pid_t leader_of(const char *status_file, pid_t mon)
+{
+	char path[96];
+	int pid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.pid", status_file);
+	if (!(f = fopen(path, "re")))
+		return 0;
+	if (fscanf(f, "%d", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	return pid > 0 && procfs_parent(pid) == mon ? pid : 0;
+}
+
+/* A status line asked for (SIGUSR1): from the leading monitor directly, so that nothing but the
+ * line is printed (the monitors' mpirun says "Forwarding signal" when it passes a signal on),
+ * else through mpirun. */
+static void ask_status(const char *status_file, pid_t mon)
+{
+	pid_t leader = leader_of(status_file, mon);
+
+	kill(leader > 0 ? leader : mon, SIGUSR1);
 }
 
 /* Did the monitor's status file say it found a hang? */
@@ -491,7 +528,7 @@ static bool restart_monitor(const struct run *r, const char *monitor, pid_t laun
 		return false;
 	}
 	*restarted = now;
-	unlink(status_file);
+	remove_monitor_files(status_file);
 	*mon = start_monitor(r, monitor, launcher, status_file);
 	fprintf(stderr, "parastack: the monitor stopped (%s); %s\n", how,
 		*mon > 0 ? "started it again: the job stays watched" : "the job goes on unwatched");
@@ -547,9 +584,8 @@ static int run_job_watch(const struct run *r, const char *monitor, const char *s
 		pid_t w = waitpid(-1, &st, 0);
 
 		if (w < 0 && errno == EINTR && signals_caught == SIGUSR1) {
-			/* A status line asked for: the monitors' mpirun passes SIGUSR1 on to them. */
 			if (monitoring)
-				kill(mon, SIGUSR1);
+				ask_status(status_file, mon);
 			signals_caught = 0;
 			continue;
 		}

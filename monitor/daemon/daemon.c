@@ -3,10 +3,12 @@
  * (watch.c: one MPI run of the job each), the one-look --stack mode, and the end (the summary,
  * the "none" report, the outcome for the launcher, a listed job's processes ended). The steps a
  * sample goes through are in monitor.h's map. */
+#include <fcntl.h>
 #include <limits.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include "../base/lookup_slurm.h"
 #include "../base/lookup_torque.h"
 #include "../base/exitcodes.h"
@@ -155,6 +157,29 @@ static void write_status(const struct monitor *m, int status)
 	}
 }
 
+/* The leader's pid beside the status file (FILE.pid), for `parastack run` to ask it for a status
+ * line directly: through the monitors' mpirun, SIGUSR1 adds mpirun's own "Forwarding signal"
+ * line to the user's output. Created new, never through a link; nothing when it cannot be. */
+static void write_pid_file(const struct monitor *m)
+{
+	char path[PATH_MAX], pid[24];
+
+	if (!m->status_path || !strcmp(m->status_path, "-") ||
+	    snprintf(path, sizeof(path), "%s.pid", m->status_path) >= (int)sizeof(path))
+		return;
+
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return;
+
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+	if (write(fd, pid, (size_t)n) != n)
+		unlink(path);
+	close(fd);
+}
+
 /* --stack: this job's ranks, once all of them exist (or after STACK_FIND_MS), looked at once and
  * printed by monitor 0. MONITOR_EXIT_NONE, or _ERROR when none was found or some could not be
  * looked at (each said). */
@@ -257,6 +282,8 @@ int main(int argc, char **argv)
 	}
 	if (is_leader(m)) {
 		char err[PATH_MAX + 128];
+
+		write_pid_file(m);
 
 		if (m->w.trace && !(m->trace = outfile_open_stream(m->w.trace, &m->job.files_owner, err, sizeof(err))))
 			fprintf(stderr, "parastack: the trace: %s\n", err);

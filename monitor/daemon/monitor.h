@@ -71,7 +71,11 @@ struct monitor {
 	struct decide decide;   /* the models and the window, as stats/decide.c steps them */
 	long round;             /* sample rounds so far (the leader's) */
 	long since;             /* progress counts only against samples of this round or later */
-	double suspected_wall;  /* when the current confirmation window opened (Unix time) */
+	/* The current suspicion's times (Unix time): when its confirmation window opened (the
+	 * quiet stretch's start, for progress evidence), when the hang began as far as the samples
+	 * tell (that, or the last progress seen before it), when it was raised (its line printed)
+	 * and when the hang was confirmed. */
+	double window_wall, began_wall, suspected_wall, confirmed_wall;
 	double last_progress_wall; /* the last sample, before a suspicion, above the threshold (0: none) */
 	FILE *trace;
 	double t0_ms;

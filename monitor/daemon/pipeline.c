@@ -23,11 +23,11 @@ static double snapshot_gap_ms(struct monitor *m)
 }
 
 /* What the JSON report says of the three steps: when each happened and on what basis. */
-static json_t *steps_json(const struct monitor *m, double confirmed_at)
+static json_t *steps_json(const struct monitor *m)
 {
-	json_t *steps = json_pack("{s:f, s:f, s:f, s:s, s:i, s:b}", "suspected_at", m->suspected_wall,
-				  "confirmed_at", confirmed_at, "window_s", m->conf.window_ms > 0 ?
-				  (confirmed_at - m->suspected_wall) : 0.0, "basis",
+	json_t *steps = json_pack("{s:f, s:f, s:f, s:f, s:s, s:i, s:b}", "began_at", m->began_wall, "suspected_at",
+				  m->suspected_wall, "confirmed_at", m->confirmed_wall, "window_s",
+				  m->conf.window_ms > 0 ? (m->confirmed_wall - m->window_wall) : 0.0, "basis",
 				  confirm_basis_name(m->conf.basis),
 				  "dismissed_before", m->conf.dismissed, "ranks_in_kernel",
 				  confirm_is_io(&m->conf));
@@ -77,13 +77,13 @@ static int diagnose(struct monitor *m)
 	bool all_ranks = m->w.report_ranks == REPORT_RANKS_ALL ||
 			 (m->w.report_ranks == REPORT_RANKS_AUTO && m->job.nranks <= REPORT_RANKS_FULL_MAX);
 	json_t *last = snapclass_expand(snaps[SNAPSHOTS]);
-	json_t *report = report_build_listing(last, faulty, m->suspected_wall, output_model_json(m),
+	json_t *report = report_build_listing(last, faulty, m->confirmed_wall, output_model_json(m),
 				      m->w.kill_on_hang ? "ending the job (--on-hang=kill)" :
 				      "reported; still watching (--on-hang=report)", all_ranks);
 
 	if (confirm_is_io(&m->conf))
 		json_object_set_new(report, "hang_type", json_string("io"));
-	json_object_set_new(report, "confirmation", steps_json(m, wall_s()));
+	json_object_set_new(report, "confirmation", steps_json(m));
 	if (m->w.core_dir)
 		output_write_cores(m, report);
 	else if (m->w.kill_on_hang)
@@ -91,6 +91,7 @@ static int diagnose(struct monitor *m)
 	json_object_set_new(report, "report_cost", output_report_cost(started, comm_json_bytes_received() - received));
 	if (output_missing_json(m))
 		json_object_set_new(report, "missing_monitors", output_missing_json(m));
+	json_object_set_new(json_object_get(report, "confirmation"), "reported_at", json_real(wall_s()));
 	report_print(log_stream(), report);
 	report_summarize(report, all_ranks);
 	restore_ranks(json_object_get(report, "ranks"));
@@ -111,10 +112,10 @@ static void announce_suspicion(struct monitor *m, double window_ms)
 
 	report_summary(snap, what, sizeof(what));
 	json_decref(snap);
-	output_clock_text(m->suspected_wall + window_ms / 1e3, when, sizeof(when));
+	output_clock_text(m->window_wall + window_ms / 1e3, when, sizeof(when));
 	if (m->conf.basis == CONFIRM_BY_EVIDENCE)
 		log_say("suspected hang — %s; nothing has moved for %.0f s%s — confirming; %s at %s unless "
-		    "it moves", what, wall_s() - m->suspected_wall,
+		    "it moves", what, m->suspected_wall - m->window_wall,
 		    detector_usable(m->det) || stall_usable(&m->stall) ?
 		    " (since before a model could judge it)" : " (no model yet)",
 		    m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
@@ -158,7 +159,11 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 	case CONFIRM_SUSPECTED:
 		/* Progress counts only between samples taken from now on. */
 		m->since = m->round;
-		m->suspected_wall = wall_s() - (in.t_ms - m->conf.suspected_ms) / 1e3;
+		m->suspected_wall = wall_s();
+		m->window_wall = m->suspected_wall - (in.t_ms - m->conf.suspected_ms) / 1e3;
+		/* Quiet since the window opened; else it began after the last progress seen. */
+		m->began_wall = m->conf.basis != CONFIRM_BY_EVIDENCE && m->last_progress_wall > 0 &&
+				m->last_progress_wall < m->window_wall ? m->last_progress_wall : m->window_wall;
 		trace_event(m, t, TRACE_EVENT_SUSPECT);
 		announce_suspicion(m, m->conf.deadline_ms - m->conf.suspected_ms);
 		return 0;
@@ -170,8 +175,9 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 		trace_event(m, t, TRACE_EVENT_SLOWDOWN);
 		return 0;
 	case CONFIRM_HANG:
+		m->confirmed_wall = wall_s();
 		if (m->conf.window_ms == 0)
-			m->suspected_wall = wall_s();
+			m->window_wall = m->began_wall = m->suspected_wall = m->confirmed_wall;
 		if (!diagnose(m)) {
 			confirm_dismiss(&m->conf, in.t_ms);
 			trace_event(m, t, TRACE_EVENT_SLOWDOWN);

@@ -38,11 +38,23 @@ static void report_print_confirmation(FILE *out, json_t *c)
 	else
 		fprintf(out, "  confirmed at once (--confirm 0)\n");
 
-	char when[64];
+	char when[64], began[64], suspected[64], confirmed[64];
 
 	if (utc_text(json_object_get(c, "last_progress_at"), "%H:%M:%S UTC", when, sizeof(when)))
 		fprintf(out, "  last progress seen at %s (sampled ranks computing): the hang began after it\n",
 			when);
+	/* The headline's time is the decision's; when it began is said apart. */
+	if (utc_text(json_object_get(c, "began_at"), "%H:%M:%S", began, sizeof(began)) &&
+	    utc_text(json_object_get(c, "suspected_at"), "%H:%M:%S", suspected, sizeof(suspected)) &&
+	    utc_text(json_object_get(c, "confirmed_at"), "%H:%M:%S UTC", confirmed, sizeof(confirmed))) {
+		double b = json_number_value(json_object_get(c, "began_at"));
+		const char *since = same(str(c, "basis"), "progress evidence") ? "nothing has moved since" :
+				    b == json_number_value(json_object_get(c, "last_progress_at")) ?
+				    "the last progress seen" : "when the suspicion's window opened";
+
+		fprintf(out, "  times: began about %s (%s), suspected at %s, confirmed at %s\n", began, since,
+			suspected, confirmed);
+	}
 }
 
 /* When the stall model suspected: what it knew of the job's standstills. */

@@ -138,6 +138,8 @@ if wait_for "$TMP/usr1.out" "watching 2 ranks" 60; then
 	wait_for "$TMP/usr1.out" "^parastack: status: watching 2 ranks for [0-9]* s; [0-9]* samples" 30
 	if reap "$USR1" 120; then ok; else fail "SIGUSR1: the run did not end by itself"; fi
 	expect_grep "end-of-run summary" "^parastack: watched [0-9]* [a-z]*.*, [0-9]* samples, 0 suspicion(s) dismissed, no hang$" "$(cat "$TMP/usr1.out")"
+	# The status line and nothing else: not the monitors' mpirun passing the signal on.
+	if grep -q "Forwarding signal" "$TMP/usr1.out"; then fail "SIGUSR1: mpirun's line in the output: $(grep "Forwarding signal" "$TMP/usr1.out")"; else ok; fi
 fi
 
 # --quiet --progress: status lines every 2 s, and nothing else of parastack's.
@@ -184,7 +186,7 @@ if grep -q '^#! suspect' "$TMP/pause40.trace" && grep -q '^#! slowdown' "$TMP/pa
 prun confirmed PS_FAULT=sleep PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil
 expect_hang "default window: sleep" computation '[3]'
 expect_grep "default window: the suspicion line first" "suspected hang — computation error, rank 3 — confirming; the job is ended at" "$ERR"
-jreport "default window: the steps' times" '.confirmation.basis == "model" and .confirmation.window_s >= 60 and .confirmation.confirmed_at > .confirmation.suspected_at and .detected_at == .confirmation.suspected_at'
+jreport "default window: the steps' times" '.confirmation.basis == "model" and .confirmation.window_s >= 60 and .confirmation.confirmed_at > .confirmation.suspected_at and .detected_at == .confirmation.confirmed_at and .confirmation.began_at <= .confirmation.suspected_at and .confirmation.confirmed_at <= .confirmation.reported_at'
 expect_grep "default window: the confirmation line" "confirmed: no rank waiting in MPI moved" "$ERR"
 jreport "default window: progress seen before the suspicion" '.confirmation.last_progress_at < .confirmation.suspected_at'
 expect_grep "default window: the last progress line" "last progress seen at [0-9:]* UTC (sampled ranks computing): the hang began after it" "$ERR"
@@ -193,6 +195,12 @@ expect_grep "default window: the last progress line" "last progress seen at [0-9
 prun early PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=1 -- stencil --confirm 10
 expect_hang "skip 1 s after start" communication '[1]'
 jreport "early: confirmed by evidence" '.confirmation.basis == "progress evidence" and .confirmation.window_s >= 10'
+# Its times (issue 41): the suspicion's "nothing has moved for N s" is suspected_at - began_at
+# (within a sample interval), the steps in order, the headline at the decision.
+quiet=$(printf '%s\n' "$ERR" | sed -n 's/.*nothing has moved for \([0-9]*\) s.*/\1/p' | tail -1)
+jreport "early: the times are the suspicion line's" "(.confirmation.suspected_at - .confirmation.began_at - ${quiet:-1e9}) | (if . < 0 then -. else . end) <= 1 + .model.interval_ms / 1000"
+jreport "early: the times in order" '.confirmation.began_at <= .confirmation.suspected_at and .confirmation.suspected_at <= .confirmation.confirmed_at and .confirmation.confirmed_at <= .confirmation.reported_at and .detected_at == .confirmation.confirmed_at'
+expect_grep "early: the text says when it began" "times: began about [0-9:]* (nothing has moved since), suspected at [0-9:]*, confirmed at [0-9:]* UTC" "$ERR"
 # A rank stuck in the kernel (uninterruptible sleep): an io hang, never taken for a dead rank.
 prun io PS_FAULT=io PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 expect_hang "rank in D" io '[1]'
