@@ -198,7 +198,7 @@ jreport "early: confirmed by evidence" '.confirmation.basis == "progress evidenc
 # Its times (issue 41): the suspicion's "nothing has moved for N s" is suspected_at - began_at
 # (within a sample interval), the steps in order, the headline at the decision.
 quiet=$(printf '%s\n' "$ERR" | sed -n 's/.*nothing has moved for \([0-9]*\) s.*/\1/p' | tail -1)
-jreport "early: the times are the suspicion line's" "(.confirmation.suspected_at - .confirmation.began_at - ${quiet:-1e9}) | (if . < 0 then -. else . end) <= 1 + .model.interval_ms / 1000"
+jreport "early: the times are the suspicion line's" "(.model.interval_ms / 1000) as \$i | (.confirmation.suspected_at - .confirmation.began_at - ${quiet:-1e9}) | (if . < 0 then -. else . end) <= 1 + \$i"
 jreport "early: the times in order" '.confirmation.began_at <= .confirmation.suspected_at and .confirmation.suspected_at <= .confirmation.confirmed_at and .confirmation.confirmed_at <= .confirmation.reported_at and .detected_at == .confirmation.confirmed_at'
 expect_grep "early: the text says when it began" "times: began about [0-9:]* (nothing has moved since), suspected at [0-9:]*, confirmed at [0-9:]* UTC" "$ERR"
 # A rank stuck in the kernel (uninterruptible sleep): an io hang, never taken for a dead rank.
