@@ -51,10 +51,11 @@ and its private memory at report time (`leader_rss_anon_kb`, RssAnon), when it h
 rank's frames of the six report snapshots, symbolized. The peak resident set counts the ranks'
 libraries once per rank (libunwind maps each rank's modules for their unwind tables: pages of
 the page cache, shared, not memory used); the private memory is what each watched rank costs
-(its map, its unwinder's module tables and two pages of its own, its part of the report). The
-unwind tables' pages (one cache per monitor, keyed by file and offset), the stack copy and
-libunwind's address space are the monitor's, not each rank's; symbolizers are shared per
-executable and owner: debug information is loaded once, not once per rank. On 2 cores the
+(its map of code and read-only mappings, its unwinder's module tables, its part of the report).
+The files the ranks map (one entry per file: its path and the ranges of MPI's functions, from
+one ELF scan), the unwind tables' pages (one cache per monitor, keyed by file and offset), the
+stack copy and libunwind's address spaces are the monitor's, not each rank's; symbolizers are
+shared per executable and owner: debug information is loaded once, not once per rank. On 2 cores the
 ranks of large jobs mostly wait for a CPU, so the time to the report grows with N.
 
 | ranks | verdict | faulty | peak RSS | private at report | private per rank beyond the smallest job | ranks in report | run (s) |
