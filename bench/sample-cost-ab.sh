@@ -45,6 +45,6 @@ awk -F'\t' '
 			k = order[i]; split(k, p, "\t")
 			b = median(v[k, "before"]); a = median(v[k, "after"])
 			bl = v[k, "before"]; al = v[k, "after"]; gsub(",", ", ", bl); gsub(",", ", ", al)
-			printf "| %s | %s | %.1f | %.1f | %.2f | %s | %s |\n", p[1], p[2], b, a, b > 0 ? a / b : 0, bl, al
+			printf "| %s | %s | %.1f | %.1f | %.2f | %s | %s |\n", p[1], p[2], b, a, (b > 0 ? a / b : 0), bl, al
 		}
 	}' "$WORK/rows.tsv"
