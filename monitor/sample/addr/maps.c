@@ -115,8 +115,7 @@ static int maps_push(struct maps *mp, const struct mapping *m, int *cap)
 	return 0;
 }
 
-/* Where path_index has its file offset 0 mapped (its lowest such mapping), or 0. */
-static uint64_t module_base(const struct maps *mp, int path_index)
+uint64_t maps_module_base(const struct maps *mp, int path_index)
 {
 	uint64_t base = 0;
 
@@ -129,7 +128,7 @@ static uint64_t module_base(const struct maps *mp, int path_index)
 /* Load bias of a module: where its file offset 0 is mapped, minus the first PT_LOAD vaddr. */
 static uint64_t module_bias(const struct maps *mp, int path_index, Elf *elf)
 {
-	uint64_t base = module_base(mp, path_index);
+	uint64_t base = maps_module_base(mp, path_index);
 	size_t nph;
 
 	if (!base || elf_getphdrnum(elf, &nph) != 0)
@@ -262,7 +261,7 @@ static int maps_attach_modules(struct maps *mp, char **names)
 		if (fd >= 0 && wants_symbols(mp, p, have_mpi_module, &mpi)) {
 			modreg_scan(mp->mods[p], fd);
 
-			uint64_t base = module_base(mp, p);
+			uint64_t base = maps_module_base(mp, p);
 
 			if (mp->mods[p]->scanned && base)
 				mp->syms[mp->nsyms++] = (struct sym_module){ mp->mods[p], base - mp->mods[p]->vaddr0, mpi };

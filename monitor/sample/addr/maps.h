@@ -62,6 +62,8 @@ void maps_free(struct maps *mp);
 /* The mapping containing addr, or NULL. */
 const struct mapping *maps_find(const struct maps *mp, uint64_t addr);
 const char *maps_path(const struct maps *mp, const struct mapping *m);
+/* Where path index i has its file offset 0 mapped (its lowest such mapping), or 0. */
+uint64_t maps_module_base(const struct maps *mp, int i);
 /* The path of path index i (0 <= i < npaths). */
 const char *maps_path_at(const struct maps *mp, int i);
 /* Does an application module of mp hold MPI_* functions (static MPI)? */

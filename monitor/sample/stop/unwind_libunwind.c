@@ -86,17 +86,6 @@ static bool read_process(void *ctx, uint64_t addr, void *buf, size_t len)
 	return process_vm_readv(*(pid_t *)ctx, &l, 1, &r, 1, 0) == (ssize_t)len;
 }
 
-/* Where the module of path index idx has its file offset 0 mapped, or 0. */
-static uint64_t module_base(const struct maps *mp, int idx)
-{
-	uint64_t base = 0;
-
-	for (int i = 0; i < mp->len; i++)
-		if (mp->m[i].path_index == idx && mp->m[i].offset == 0 && (!base || mp->m[i].start < base))
-			base = mp->m[i].start;
-	return base;
-}
-
 /* The unwind table of the module holding ip, found once per module (until a flush). */
 static const struct module_table *module_table(struct lu_state *st, uint64_t ip)
 {
@@ -119,7 +108,7 @@ static const struct module_table *module_table(struct lu_state *st, uint64_t ip)
 	nm = &st->mods[st->nmods++];
 	memset(nm, 0, sizeof(*nm));
 	nm->path_index = idx;
-	nm->ok = ehframe_find(module_base(cur.mp, idx), read_process, &st->pid, &t);
+	nm->ok = ehframe_find(maps_module_base(cur.mp, idx), read_process, &st->pid, &t);
 
 	const struct mapping *hm = nm->ok ? maps_find(cur.mp, t.hdr) : NULL;
 
