@@ -289,12 +289,18 @@ static void end_monitor(pid_t monitor, int patience_ms)
 	}
 }
 
+/* Where the leading monitor writes its pid: beside the status file (path: 96 bytes). */
+static void pid_file_of(const char *status_file, char *path)
+{
+	snprintf(path, 96, "%s" MONITOR_PID_SUFFIX, status_file);
+}
+
 /* The monitor's files in the run's directory, before it starts again or the directory goes. */
 static void remove_monitor_files(const char *status_file)
 {
 	char path[96];
 
-	snprintf(path, sizeof(path), "%s.pid", status_file);
+	pid_file_of(status_file, path);
 	unlink(path);
 	unlink(status_file);
 }
@@ -437,15 +443,15 @@ int cmd_run(int argc, char **argv)
 	return rc;
 }
 
-/* The leading monitor, if its pid file (status_file.pid) names a child of mon (our monitors'
- * mpirun, which starts it on this node); else 0. */
+/* The leading monitor, if its pid file names a child of mon (our monitors' mpirun, which
+ * starts it on this node); else 0. */
 static pid_t leader_of(const char *status_file, pid_t mon)
 {
 	char path[96];
 	int pid = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s.pid", status_file);
+	pid_file_of(status_file, path);
 	if (!(f = fopen(path, "re")))
 		return 0;
 	if (fscanf(f, "%d", &pid) != 1)

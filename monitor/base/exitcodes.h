@@ -12,5 +12,7 @@
 
 /* --status-file -: the leader's last line on standard output starts with this. */
 #define MONITOR_STATUS_PREFIX "parastack-monitor: outcome "
+/* --status-file FILE: the leader writes its pid to FILE this suffix, for `parastack run`. */
+#define MONITOR_PID_SUFFIX ".pid"
 
 #endif

@@ -157,7 +157,7 @@ static void write_status(const struct monitor *m, int status)
 	}
 }
 
-/* The leader's pid beside the status file (FILE.pid), for `parastack run` to ask it for a status
+/* The leader's pid beside the status file (MONITOR_PID_SUFFIX), for `parastack run` to ask it for a status
  * line directly: through the monitors' mpirun, SIGUSR1 adds mpirun's own "Forwarding signal"
  * line to the user's output. Created new, never through a link; nothing when it cannot be. */
 static void write_pid_file(const struct monitor *m)
@@ -165,7 +165,7 @@ static void write_pid_file(const struct monitor *m)
 	char path[PATH_MAX], pid[24];
 
 	if (!m->status_path || !strcmp(m->status_path, "-") ||
-	    snprintf(path, sizeof(path), "%s.pid", m->status_path) >= (int)sizeof(path))
+	    snprintf(path, sizeof(path), "%s" MONITOR_PID_SUFFIX, m->status_path) >= (int)sizeof(path))
 		return;
 
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

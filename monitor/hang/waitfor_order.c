@@ -102,8 +102,7 @@ static struct count count_of(struct node *r, const struct position *p)
 	if (!k.comm)
 		return k;
 	k.entered = wf_int(k.comm, "coll_seq");
-	k.inside = wf_is_collective_call(r->call) && wf_is(wf_str(r->call, "comm"), wf_str(k.comm, "id")) &&
-		   wf_int(r->call, "coll_seq") == p->seq;
+	k.inside = standing(r, k.comm, p) == 2;
 	return k;
 }
 

@@ -128,18 +128,9 @@ uint64_t maps_module_base(const struct maps *mp, int path_index)
 /* Load bias of a module: where its file offset 0 is mapped, minus the first PT_LOAD vaddr. */
 static uint64_t module_bias(const struct maps *mp, int path_index, Elf *elf)
 {
-	uint64_t base = maps_module_base(mp, path_index);
-	size_t nph;
+	uint64_t base = maps_module_base(mp, path_index), vaddr0;
 
-	if (!base || elf_getphdrnum(elf, &nph) != 0)
-		return 0;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			return base - (ph.p_vaddr & ~(uint64_t)0xfff);
-	}
-	return 0;
+	return base && modreg_first_load(elf, &vaddr0) ? base - vaddr0 : 0;
 }
 
 /* The index of the first mapped file whose name starts with file_prefix, or -1. */
@@ -200,7 +191,7 @@ uint64_t maps_symbol_address(const struct maps *mp, const char *file_prefix, con
 	return addr;
 }
 
-/* Is path_index one of the MPI libraries that hold MPI_Init or a progress engine? */
+/* Is path one of the MPI libraries that hold MPI_Init or a progress engine? */
 static bool is_main_mpi_library(const char *path)
 {
 	/* parastack's own recording layer too: its MPI_Test* wrappers are the polling calls the

@@ -197,20 +197,21 @@ static bool is_polling_symbol(const char *name)
 	return false;
 }
 
-/* The first PT_LOAD's page-aligned address: a rank's bias is where it maps offset 0, less it. */
-static uint64_t first_load_vaddr(Elf *elf)
+bool modreg_first_load(Elf *elf, uint64_t *vaddr)
 {
 	size_t nph;
 
 	if (elf_getphdrnum(elf, &nph) != 0)
-		return 0;
+		return false;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
-			return ph.p_vaddr & ~(uint64_t)0xfff;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD) {
+			*vaddr = ph.p_vaddr & ~(uint64_t)0xfff;
+			return true;
+		}
 	}
-	return 0;
+	return false;
 }
 
 /* One function symbol into the lists it belongs to. */
@@ -230,7 +231,8 @@ static void scan_elf(struct module *m, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
 
-	m->vaddr0 = first_load_vaddr(elf);
+	if (!modreg_first_load(elf, &m->vaddr0))
+		m->vaddr0 = 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 

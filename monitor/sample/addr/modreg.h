@@ -12,6 +12,7 @@
 #ifndef PARASTACK_MODREG_H
 #define PARASTACK_MODREG_H
 
+#include <libelf.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -50,6 +51,9 @@ void modreg_put(struct module *m);
 /* Scan the module's symbols once, from fd (the file, as a rank sees it: checked against the
  * entry's identity and left open). Later calls return at once. */
 void modreg_scan(struct module *m, int fd);
+/* The first PT_LOAD's page-aligned address (a process's bias is where it maps the file's
+ * offset 0, less it); false when the file has none. */
+bool modreg_first_load(Elf *elf, uint64_t *vaddr);
 /* Entries held now. */
 long modreg_count(void);
 

@@ -168,14 +168,14 @@ struct page_read {
 
 static bool fill_page(void *ctx, void *buf)
 {
-	const struct page_read *r = ctx;
-	struct iovec l = { buf, PAGE }, rv = { (void *)(uintptr_t)r->page, PAGE };
+	struct page_read *r = ctx;
 
-	return process_vm_readv(r->pid, &l, 1, &rv, 1, 0) == PAGE;
+	return read_process(&r->pid, r->page, buf, PAGE);
 }
 
 /* Read 8 bytes of target memory outside the stack copy: from the monitor's pages of the unwind
- * tables' files, else from this rank's own small cache of read-only pages, else directly. */
+ * tables' files, else from the sampling thread's few read-only pages of this rank, else
+ * directly. */
 static int read_target(uint64_t addr, unw_word_t *val)
 {
 	const struct mapping *m = maps_find(cur.mp, addr);
@@ -197,11 +197,8 @@ static int read_target(uint64_t addr, unw_word_t *val)
 		unsigned slot = (unsigned)(page / PAGE) % PAGE_CACHE;
 
 		if (own_pages[slot].owner != cur.st || own_pages[slot].page != page) {
-			struct iovec l = { own_pages[slot].data, PAGE };
-			struct iovec r = { (void *)(uintptr_t)page, PAGE };
-
 			own_pages[slot].owner = NULL;
-			if (process_vm_readv(cur.st->pid, &l, 1, &r, 1, 0) != PAGE)
+			if (!read_process(&cur.st->pid, page, own_pages[slot].data, PAGE))
 				goto direct;
 			own_pages[slot].owner = cur.st;
 			own_pages[slot].page = page;
@@ -209,11 +206,8 @@ static int read_target(uint64_t addr, unw_word_t *val)
 		memcpy(val, own_pages[slot].data + (addr - page), sizeof(*val));
 		return 0;
 	}
-direct:;
-	struct iovec l = { val, sizeof(*val) };
-	struct iovec r = { (void *)(uintptr_t)addr, sizeof(*val) };
-
-	return process_vm_readv(cur.st->pid, &l, 1, &r, 1, 0) == sizeof(*val) ? 0 : -UNW_EINVAL;
+direct:
+	return read_process(&cur.st->pid, addr, val, sizeof(*val)) ? 0 : -UNW_EINVAL;
 }
 
 static int lu_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
