@@ -1,5 +1,6 @@
 # parastack — GNU Make build.
-#   make                  build parastack, parastack-monitor, parastack-sbatch, parastack-qsub
+#   make                  build parastack, parastack-monitor, parastack-sbatch, parastack-qsub,
+#                         the Slurm SPANK plugin (spank_parastack.so)
 #   make check            unit tests (plain and under ASan/UBSan), fuzzing from a fixed seed,
 #                         and command-line tests
 #   make fuzz             only the fuzz targets (tests/fuzz)
@@ -32,7 +33,7 @@ LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
 MONITOR_MPI_SRC := monitor/job/comm.c monitor/daemon/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
 	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/gather.c \
-	monitor/daemon/source_ptrace.c
+	monitor/daemon/source_ptrace.c monitor/daemon/site.c
 # The Slurm lookups link libslurm: only the programs that ask Slurm take them.
 SLURM_SRC    := monitor/base/lookup_slurm.c
 MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*/*.c monitor/*/*/*.c))
@@ -49,6 +50,9 @@ Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
 PROGRAMS := $(B)/parastack $(B)/parastack-monitor $(B)/parastack-sbatch $(B)/parastack-qsub
+# The Slurm SPANK plugin (sched/slurm/spank_parastack.c), installed in LIBDIR/parastack: it
+# starts `BINDIR/parastack attach` (found from its own place) for the jobs that ask.
+SPANK_PLUGIN := $(B)/spank_parastack.so
 # The recording layer preloaded into the ranks (record/), found next to the programs in the
 # build tree and in LIBDIR/parastack once installed.
 RECORD_LIB := $(B)/libparastack-mpi.so
@@ -73,7 +77,7 @@ FIXTURES := $(APPS) $(B)/tests/libparastack-mpi-asan.so $(B)/tests/callchain-O0 
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
 
 .PHONY: all check unit cli fuzz install uninstall clean deps demo bench check-repeat cli-build
-all: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH)
+all: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH) $(SPANK_PLUGIN)
 
 # The recording layer's regular part, generated from one description of the MPI API
 # (record/mpi.api): its wrappers, and the list of functions the monitor reads too.
@@ -89,6 +93,10 @@ $(B)/obj/%.o: %.c | $(GEN)/psrec_funcs.h
 $(B)/asan/%.o: %.c | $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,CC-SAN,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
+
+$(B)/pic/%.o: %.c | $(GEN)/psrec_funcs.h
+	@mkdir -p $(@D)
+	$(call say,CC-PIC,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(B)/mpiobj/%.o: %.c | $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
@@ -130,6 +138,9 @@ $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(SLURM_SRC) $(STA
 
 $(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/base/options.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+$(SPANK_PLUGIN): $(call obj,pic,sched/slurm/spank_parastack.c monitor/base/options.c $(STATS_SRC))
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ -lm
 
 $(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c monitor/base/options.c $(STATS_SRC) $(TORQUE_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
@@ -355,18 +366,22 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)/
 	install -d $(DESTDIR)$(LIBDIR)/parastack
-	install -m 755 $(RECORD_LIB) $(TASK_PROLOG) $(DESTDIR)$(LIBDIR)/parastack/
+	install -m 755 $(RECORD_LIB) $(TASK_PROLOG) $(SPANK_PLUGIN) $(DESTDIR)$(LIBDIR)/parastack/
 	$(if $(RECORD_MPICH),install -d $(DESTDIR)$(LIBDIR)/parastack/mpich)
 	$(if $(RECORD_MPICH),install -m 755 $(RECORD_MPICH) $(DESTDIR)$(LIBDIR)/parastack/mpich/)
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -d $(DESTDIR)$(MANDIR)/man8
+	install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS)))
 	rm -f $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(RECORD_LIB)) $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(TASK_PROLOG))
+	rm -f $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(SPANK_PLUGIN))
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/parastack/mpich/,libparastack-mpi.so parastack-task-prolog)
 	-rmdir $(DESTDIR)$(LIBDIR)/parastack/mpich 2>/dev/null
 	-rmdir $(DESTDIR)$(LIBDIR)/parastack 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
 
 clean:
 	rm -rf $(B)

@@ -47,7 +47,7 @@ static int check_ps_option(const char *cmd, int k, const char *value, struct com
 	if (rc == 0) {
 		*model = w.opt;
 		given = val == WOPT_REPORT ? w.report : val == WOPT_TRACE ? w.trace : val == WOPT_CORE_DIR ? w.core_dir :
-			value;
+			val == WOPT_REPORT_DIR ? w.report_dir : val == WOPT_METRICS_DIR ? w.metrics_dir : value;
 		if (!given || asprintf(word, "--%s=%s", name, given) < 0)
 			rc = -1;
 		if (rc == 0 && val == WOPT_REPORT && !(out->report = strdup(given)))
@@ -56,6 +56,8 @@ static int check_ps_option(const char *cmd, int k, const char *value, struct com
 	free((void *)w.report);
 	free((void *)w.trace);
 	free((void *)w.core_dir);
+	free((void *)w.report_dir);
+	free((void *)w.metrics_dir);
 	return rc;
 }
 
@@ -402,6 +404,9 @@ int batch_run(const char *cmd, char **argv, const char *hint)
 		return 1;
 	}
 	if (pid == 0) {
+		/* The job carries it (sbatch and qsub export the environment): watched by the job
+		 * script's `parastack run`, not a second time by the SPANK plugin. */
+		setenv(WATCHED_ENV, cmd, 1);
 		execvp(argv[0], argv);
 		fprintf(stderr, "%s: cannot run %s: %s (%s)\n", cmd, argv[0], strerror(errno), hint);
 		_exit(127);

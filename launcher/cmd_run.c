@@ -61,6 +61,10 @@ static const char run_usage[] =
 	"  --core-dir DIR        before ending a hung job, write core files (gdb's gcore) of the\n"
 	"                        faulty ranks and of one rank per stack group in DIR\n"
 	"  --report FILE         write the JSON report to FILE\n"
+	"  --report-dir DIR      the site's copy of a hang report: DIR/parastack-JOBID.json, 0640\n"
+	"                        (a root monitor writes it as root only where root alone can\n"
+	"                        change DIR's path, else as the job's owner)\n"
+	"  --metrics-dir DIR     counters for node_exporter's textfile collector: DIR/parastack.prom\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  --grace SECONDS       wait this long after SIGTERM before SIGKILL (default 10)\n"
 	"  --batch               end a hung job through its scheduler: cancel the Slurm job, or qdel\n"
@@ -151,6 +155,7 @@ static pid_t spawn(char **argv, bool as_monitor, bool in_slurm, const struct lay
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
+		setenv(WATCHED_ENV, "parastack run", 1); /* its steps: no second watch from the SPANK plugin */
 		if (as_monitor)
 			monitor_launch_env(in_slurm);
 		if (layer)

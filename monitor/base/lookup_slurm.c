@@ -195,7 +195,8 @@ int lookup_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t 
 	job->num_tasks = (int)j->num_tasks;
 	job->uid = (uid_t)j->user_id;
 	job->gid = (gid_t)j->group_id;
-	snprintf(job->batch_host, sizeof(job->batch_host), "%s", j->batch_host ? j->batch_host : "");
+	/* An allocation without a batch script (salloc) names a host too: no batch step there. */
+	snprintf(job->batch_host, sizeof(job->batch_host), "%s", j->batch_host && j->batch_flag ? j->batch_host : "");
 	int too_big = j->nodes && strlen(j->nodes) >= sizeof(job->nodes_expr);
 
 	snprintf(job->nodes_expr, sizeof(job->nodes_expr), "%s", j->nodes ? j->nodes : "");
@@ -272,6 +273,37 @@ int lookup_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, 
 	if (lookup_slurm_job(id, &job, ignored, sizeof(ignored)) == 0 && !strcmp(job.batch_host, node))
 		n = step_pids_on(id, SLURM_BATCH_SCRIPT, node, pids, n, max);
 	return n;
+}
+
+/* SlurmUser's uid, from the controller's configuration; (uid_t)-1 when it cannot be had. */
+static uid_t slurm_user(void)
+{
+	slurm_conf_t *conf = NULL;
+	uid_t uid = (uid_t)-1;
+
+	if (slurm_load_ctl_conf((time_t)0, &conf) == SLURM_SUCCESS && conf) {
+		uid = conf->slurm_user_id;
+		slurm_free_ctl_conf(conf);
+	}
+	return uid;
+}
+
+int lookup_slurm_admin_comment(uint32_t id, const char *text, char *err, size_t len)
+{
+	job_desc_msg_t desc;
+
+	if (slurm_reachable(err, len) < 0)
+		return -1;
+	if (geteuid() != 0 && geteuid() != slurm_user())
+		return 1;
+	slurm_init_job_desc_msg(&desc);
+	desc.job_id = id;
+	desc.admin_comment = (char *)text;
+	if (slurm_update_job(&desc) != SLURM_SUCCESS) {
+		fail(err, len, "slurm_update_job", id);
+		return -1;
+	}
+	return 0;
 }
 
 int lookup_slurm_cancel(uint32_t id, char *err, size_t len)

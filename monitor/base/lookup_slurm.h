@@ -20,7 +20,7 @@ struct slurm_job_info {
 	int num_tasks;
 	uid_t uid;             /* the job's owner */
 	gid_t gid;
-	char batch_host[SCHED_SLURM_NAME_MAX];
+	char batch_host[SCHED_SLURM_NAME_MAX]; /* the batch script's node; "" without one (salloc) */
 	char nodes_expr[65536]; /* as Slurm writes it, e.g. "n[1-4]" */
 	char nodes[SCHED_SLURM_NODES_MAX][SCHED_SLURM_NAME_MAX]; /* expanded, in order */
 };
@@ -35,6 +35,10 @@ int lookup_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t 
  * max. The count, or -1 with err. */
 int lookup_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, char *err,
 			  size_t len);
+
+/* Set the job's AdminComment (what `scontrol show job` and sacct show) to text, as only root
+ * or SlurmUser may. 0; 1 when this process is neither (nothing asked); -1 with err. */
+int lookup_slurm_admin_comment(uint32_t id, const char *text, char *err, size_t len);
 
 /* Cancel the job as scancel does. 0, or -1 with err. */
 int lookup_slurm_cancel(uint32_t id, char *err, size_t len);

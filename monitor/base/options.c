@@ -292,16 +292,28 @@ char *option_absolute_path(const char *path)
 
 /* --report, --trace, --core-dir: checked and made absolute where the user typed them (the
  * leading monitor may start in another directory, on another node); as given in the monitor. */
+/* The check of a path option's value (its name for the messages). */
+static int path_check(const char *cmd, int c, const char *arg)
+{
+	switch (c) {
+	case WOPT_CORE_DIR: return option_core_dir(cmd, arg);
+	case WOPT_REPORT_DIR: return option_site_dir(cmd, "report-dir", arg);
+	case WOPT_METRICS_DIR: return option_site_dir(cmd, "metrics-dir", arg);
+	default: return option_output_path(cmd, c == WOPT_REPORT ? "report" : "trace", arg);
+	}
+}
+
 static int watch_path_apply(const char *cmd, struct watch_options *w, int c, const char *arg)
 {
-	const char **slot = c == WOPT_REPORT ? &w->report : c == WOPT_TRACE ? &w->trace : &w->core_dir;
+	const char **slot = c == WOPT_REPORT ? &w->report : c == WOPT_TRACE ? &w->trace :
+			    c == WOPT_REPORT_DIR ? &w->report_dir : c == WOPT_METRICS_DIR ? &w->metrics_dir :
+			    &w->core_dir;
 
 	if (w->paths_as_given) {
 		*slot = arg;
 		return 0;
 	}
-	if (c == WOPT_CORE_DIR ? option_core_dir(cmd, arg) < 0 :
-	    option_output_path(cmd, c == WOPT_REPORT ? "report" : "trace", arg) < 0)
+	if (path_check(cmd, c, arg) < 0)
 		return -1;
 	free((void *)*slot); /* the last one given wins */
 	*slot = option_absolute_path(arg);
@@ -334,6 +346,8 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 	case WOPT_REPORT:
 	case WOPT_TRACE:
 	case WOPT_CORE_DIR:
+	case WOPT_REPORT_DIR:
+	case WOPT_METRICS_DIR:
 		return watch_path_apply(cmd, w, c, arg);
 	default:
 		return 1;
@@ -354,6 +368,21 @@ int option_core_dir(const char *cmd, const char *dir)
 	}
 	if (access(dir, W_OK) < 0) {
 		cmd_error(cmd, "--core-dir %s: cannot write there: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int option_site_dir(const char *cmd, const char *opt, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		cmd_error(cmd, "--%s %s: %s; create the directory first", opt, dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		cmd_error(cmd, "--%s %s: not a directory", opt, dir);
 		return -1;
 	}
 	return 0;
@@ -437,6 +466,14 @@ void watch_options_words(const struct watch_options *w, struct watch_words *out)
 		words_add(out, "--report");
 		words_add(out, w->report);
 	}
+	if (w->report_dir) {
+		words_add(out, "--report-dir");
+		words_add(out, w->report_dir);
+	}
+	if (w->metrics_dir) {
+		words_add(out, "--metrics-dir");
+		words_add(out, w->metrics_dir);
+	}
 	if (w->trace) {
 		words_add(out, "--trace");
 		words_add(out, w->trace);
@@ -446,6 +483,7 @@ void watch_options_words(const struct watch_options *w, struct watch_words *out)
 
 void monitor_launch_env(bool in_slurm)
 {
+	setenv(WATCHED_ENV, "parastack monitors", 1); /* their own step is not a job to watch */
 	if (getuid() == 0) {
 		/* Open MPI refuses root without these. */
 		setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);

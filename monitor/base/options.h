@@ -81,6 +81,8 @@ struct watch_options {
 	double confirm_s;           /* --confirm: the confirmation window (monitor's default if not given) */
 	bool no_record;             /* --no-record: no recording layer (run: not preloaded) */
 	const char *core_dir;       /* --core-dir: absolute path, or NULL */
+	const char *report_dir;     /* --report-dir: the site's copy of every report (absolute), or NULL */
+	const char *metrics_dir;    /* --metrics-dir: node_exporter's textfile directory (absolute), or NULL */
 	bool quiet;                 /* --quiet */
 	double progress_s;          /* --progress SECONDS (0: none) */
 	int fanout;                 /* --fanout N: children per monitor in the monitors' tree (0: default) */
@@ -103,6 +105,8 @@ enum watch_option {
 	WOPT_PROGRESS,
 	WOPT_FANOUT,
 	WOPT_REPORT_RANKS,
+	WOPT_REPORT_DIR,
+	WOPT_METRICS_DIR,
 };
 
 /* getopt_long entries of the model options and the watch options: the one table of both, for
@@ -117,10 +121,19 @@ enum watch_option {
 	{ "quiet", no_argument, NULL, WOPT_QUIET },                                              \
 	{ "progress", required_argument, NULL, WOPT_PROGRESS },                                  \
 	{ "fanout", required_argument, NULL, WOPT_FANOUT },                                      \
-	{ "report-ranks", required_argument, NULL, WOPT_REPORT_RANKS }
+	{ "report-ranks", required_argument, NULL, WOPT_REPORT_RANKS },                          \
+	{ "report-dir", required_argument, NULL, WOPT_REPORT_DIR },                              \
+	{ "metrics-dir", required_argument, NULL, WOPT_METRICS_DIR }
 
 /* --core-dir DIR: an existing directory this user may write in. 0, or -1 (one line printed). */
 int option_core_dir(const char *cmd, const char *dir);
+/* --report-dir / --metrics-dir DIR: an existing directory (who may write there is the
+ * monitor's to judge: a root monitor writes as root only where root alone can). */
+int option_site_dir(const char *cmd, const char *opt, const char *dir);
+
+/* The environment variable a watched job's processes carry (parastack run's launcher, the
+ * monitors' own step, parastack-sbatch's jobs): the SPANK plugin starts no second watch there. */
+#define WATCHED_ENV "PARASTACK_WATCHED"
 
 /* --progress SECONDS: from 1 s to a day. */
 int option_progress(const char *cmd, const char *arg, double *seconds);
@@ -134,7 +147,7 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 		       const char *arg);
 
 /* parastack-monitor's command-line words for a watch: the model's and the watch's options. */
-#define WATCH_WORDS_MAX 20
+#define WATCH_WORDS_MAX 28
 struct watch_words {
 	char *word[WATCH_WORDS_MAX];
 	int n;

@@ -19,6 +19,7 @@
 #include "../base/signals.h"
 #include "../job/job.h"
 #include "output.h"
+#include "site.h"
 #include "watch.h"
 
 static volatile int stop_requested;
@@ -58,6 +59,8 @@ static const char monitor_usage[] =
 	"  --core-dir DIR      before acting on a hang, write core files of the faulty ranks and\n"
 	"                      of one rank per stack group there (gdb's gcore)\n"
 	"  --report FILE       write the JSON report there\n"
+	"  --report-dir DIR    the site's copy of a hang report there (parastack-JOBID.json)\n"
+	"  --metrics-dir DIR   the node's counters there (parastack.prom, node_exporter's textfile)\n"
 	"  --trace FILE        record every sample (t_ms S C)\n"
 	"  --stack FORMAT      look once instead of watching: monitor 0 prints every found rank's\n"
 	"                      stacks (text, json, tree or tree-json) and all exit (`parastack stack`)\n"
@@ -313,6 +316,7 @@ int main(int argc, char **argv)
 		if (mono_ms() - started < ROUND_MIN_MS)
 			sleep_ms(ROUND_MIN_MS - (mono_ms() - started));
 	}
+	site_metrics_flush(m);
 	if (is_leader(m)) {
 		if (status == MONITOR_EXIT_NONE && !m->last_model)
 			log_say("no MPI ranks found: nothing was watched (the job started no MPI program, "

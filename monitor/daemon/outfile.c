@@ -69,10 +69,29 @@ static int dump_json(json_t *j, int fd)
 	return rc < 0 ? -1 : 0;
 }
 
-/* Write j into a new file beside name in dir (O_EXCL: a name nobody could have planted), then
- * rename it over name. */
-static int replace_json(int dir, const char *path, const char *name, json_t *j, mode_t mode, char *err,
-			size_t len)
+/* What goes into a replaced file: JSON, or text already made. */
+struct content {
+	json_t *json;
+	const char *text;
+	size_t n;
+};
+
+static int content_write(const struct content *c, int fd)
+{
+	for (size_t off = 0; !c->json && off < c->n;) {
+		ssize_t w = write(fd, c->text + off, c->n - off);
+
+		if (w < 0 && errno != EINTR)
+			return -1;
+		off += w > 0 ? (size_t)w : 0;
+	}
+	return c->json ? dump_json(c->json, fd) : 0;
+}
+
+/* Write c into a new file beside name in dir (O_EXCL: a name nobody could have planted), then
+ * rename it over name. group: the file's group, or (gid_t)-1 to keep the one it was created with. */
+static int replace_file(int dir, const char *path, const char *name, const struct content *c, mode_t mode,
+			gid_t group, char *err, size_t len)
 {
 	char tmp[300];
 	int fd = -1, e = 0;
@@ -86,9 +105,11 @@ static int replace_json(int dir, const char *path, const char *name, json_t *j, 
 	}
 	if (fd < 0)
 		e = errno, call = "create a temporary file beside it";
+	else if (group != (gid_t)-1 && fchown(fd, (uid_t)-1, group) < 0)
+		e = errno, call = "fchown";
 	else if (fchmod(fd, mode) < 0)
 		e = errno, call = "fchmod";
-	else if ((errno = 0, dump_json(j, fd)) < 0)
+	else if ((errno = 0, content_write(c, fd)) < 0)
 		e = errno ? errno : EIO, call = "write";
 	else if (fsync(fd) < 0 && errno != EINVAL)
 		e = errno, call = "fsync";
@@ -128,8 +149,9 @@ static FILE *open_stream(int dir, const char *path, const char *name, mode_t mod
 	return f;
 }
 
-/* Both as the files' owner (ownedfile.h), in a directory reached without untrusted links. */
-int outfile_replace_json(const char *path, json_t *j, const struct file_owner *o, char *err, size_t len)
+/* As the files' owner (ownedfile.h), in a directory reached without untrusted links. */
+static int replace_as(const char *path, const struct content *c, const struct file_owner *o, mode_t mode,
+		      gid_t group, char *err, size_t len)
 {
 	struct fscreds saved;
 	const char *name;
@@ -140,10 +162,34 @@ int outfile_replace_json(const char *path, json_t *j, const struct file_owner *o
 		snprintf(err, len, "cannot write %s: %s", path, why);
 		return -1;
 	}
-	r = replace_json(dir, path, name, j, ownedfile_mode(o), err, len);
+	r = replace_file(dir, path, name, c, mode, group, err, len);
 	close(dir);
 	fscreds_leave(&saved);
 	return r;
+}
+
+int outfile_replace_json(const char *path, json_t *j, const struct file_owner *o, char *err, size_t len)
+{
+	const struct content c = { .json = j };
+
+	return replace_as(path, &c, o, ownedfile_mode(o), (gid_t)-1, err, len);
+}
+
+int outfile_replace_site(const char *path, json_t *j, const char *text, size_t n, const struct file_owner *job_owner,
+			 mode_t mode, char *err, size_t len)
+{
+	const struct content c = { .json = j, .text = text, .n = n };
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	struct file_owner o = *job_owner;
+	gid_t group = (gid_t)-1;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash && slash > path ? (int)(slash - path) : 1, path);
+	if (geteuid() == 0 && ownedfile_root_trusted(dir, &group))
+		o = (struct file_owner){ .uid = 0, .gid = group, .is_other = false };
+	else
+		group = (gid_t)-1;
+	return replace_as(path, &c, &o, mode, group, err, len);
 }
 
 FILE *outfile_open_stream(const char *path, const struct file_owner *o, char *err, size_t len)

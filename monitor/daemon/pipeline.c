@@ -9,6 +9,7 @@
 #include "../hang/snapclass.h"
 #include "output.h"
 #include "gather.h"
+#include "site.h"
 
 /* The snapshot gap: near the sampling interval, within bounds. */
 static double snapshot_gap_ms(struct monitor *m)
@@ -96,6 +97,7 @@ static int diagnose(struct monitor *m)
 	report_summarize(report, all_ranks);
 	restore_ranks(json_object_get(report, "ranks"));
 	output_write_report(m, report);
+	site_hang_reported(m, report);
 	json_decref(report);
 	json_decref(last);
 	json_decref(faulty);
@@ -165,6 +167,7 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 		m->began_wall = m->conf.basis != CONFIRM_BY_EVIDENCE && m->last_progress_wall > 0 &&
 				m->last_progress_wall < m->window_wall ? m->last_progress_wall : m->window_wall;
 		trace_event(m, t, TRACE_EVENT_SUSPECT);
+		m->suspicions_total++;
 		announce_suspicion(m, m->conf.deadline_ms - m->conf.suspected_ms);
 		return 0;
 	case CONFIRM_MOVED:
@@ -176,8 +179,10 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 		return 0;
 	case CONFIRM_HANG:
 		m->confirmed_wall = wall_s();
-		if (m->conf.window_ms == 0)
+		if (m->conf.window_ms == 0) {
 			m->window_wall = m->began_wall = m->suspected_wall = m->confirmed_wall;
+			m->suspicions_total++; /* no window: suspected and confirmed at once */
+		}
 		if (!diagnose(m)) {
 			confirm_dismiss(&m->conf, in.t_ms);
 			trace_event(m, t, TRACE_EVENT_SLOWDOWN);

@@ -8,6 +8,8 @@
 #   row 5  a directory of the --trace path replaced by a link into a root-only directory
 #   row 7  the monitor without CAP_SETUID: it refuses to write rather than write as root
 #   files  the report and the cores are the user's, 0600
+#   row 11 the site's report directory (--report-dir): root's file only on a path root alone can
+#          change; the user's directory or link on the path: the user's file, or one line
 #   3, 6, 8, 9, 10  a rank that forges its recording layer's record (each row alone in
 #          tests/unit/test_record_check.c, and fuzzed: tests/fuzz/fuzz_record.c, fuzz_waitfor.c)
 # Every process is started here and stopped by PID.
@@ -137,6 +139,49 @@ if user_job "$TMP/job2.out" 3; then
 	kill -KILL "$P2" 2>/dev/null
 fi
 MPI_ARGS=""
+
+# --- row 11 (issue 41): the site's report directory (--report-dir) of a root monitor ----------
+# Root writes there as root only where root alone can change every component of the path (a
+# root-owned 0755 directory, as /var/log/parastack); a directory of the user's, or the user's link
+# on the path, makes it the user's file, or a one-line refusal: never root's file.
+SITE=$(mktemp -d /var/lib/parastack-test.XXXXXX)
+trap 'stop_started; rm -rf "$SITE"; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+chmod 755 "$SITE"
+mkdir -m 750 "$SITE/reports" "$SITE/real"
+chmod 755 "$SITE/real"
+mkdir -p "$UHOME/site"
+chown "$U:$U" "$UHOME/site"
+$AS_USER ln -s "$SITE/real" "$UHOME/tosite"
+# site_attach NAME DIR: root attaches with --report-dir DIR until the hang is reported, then is
+# stopped by its PID.
+site_attach() {
+	start "$TMP/site-$1.err" "$PARASTACK" attach --pids "$SITE_PIDS" --seed 3 --confirm 5 --on-hang=report \
+		--report-dir "$2"
+	SITE_ATTACH=$BG
+	wait_for "$TMP/site-$1.err" "HANG DETECTED" 120 || fail "row 11, $1: no hang reported: $(tail -3 "$TMP/site-$1.err")"
+	sleep 1 # the report's files are written after its text
+	stop_started_one "$SITE_ATTACH"
+}
+if user_job "$TMP/job11.out" 3 PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=5; then
+	SITE_PIDS=$(rank_lines "$TMP/job11.out" | sort -n -k2 | sed 's/.* pid //' | tr '\n' ',' | sed 's/,$//')
+	site_attach trusted "$SITE/reports"
+	f=$(ls "$SITE/reports"/parastack-*.json 2>/dev/null | head -n 1)
+	if [ -n "$f" ] && [ "$(stat -c '%u %g %a' "$f")" = "0 $(stat -c %g "$SITE/reports") 640" ]; then ok; else
+		fail "row 11: a root-owned 0755 path: want root's file, 0640, the directory's group: ${f:-none} $(stat -c '%U %G %a' "$f" 2>&1)"; fi
+	REPORT=$f
+	jreport "row 11: the site's copy names the spinning rank" '.verdict == "hang" and .faulty_ranks == [1]'
+	site_attach user "$UHOME/site"
+	f=$(ls "$UHOME/site"/parastack-*.json 2>/dev/null | head -n 1)
+	if [ -n "$f" ] && [ "$(stat -c '%u %a' "$f")" = "$U 640" ]; then ok; else
+		fail "row 11: a directory of the user's: want the user's file, 0640: ${f:-none} $(stat -c '%U %a' "$f" 2>&1)"; fi
+	site_attach link "$UHOME/tosite"
+	expect_grep "row 11: through the user's link: refused in one line" \
+		"the site's report directory: cannot write $UHOME/tosite/parastack-.*Permission denied" "$(cat "$TMP/site-link.err")"
+	if [ -z "$(ls -A "$SITE/real")" ]; then ok; else fail "row 11: written through the user's link: $(ls -l "$SITE/real")"; fi
+	if [ -z "$(find "$UHOME" -user 0)" ]; then ok; else fail "row 11: root-owned files in the user's home: $(find "$UHOME" -user 0)"; fi
+	root_untouched "row 11"
+	stop_started_one "$MPIRUN"
+fi
 
 # --- row 4: a FIFO where the map names a library the rank unlinked: sampled, never blocked --------
 cp "$FIX/libremap_b.so" "$UHOME/lib/" && chown "$U:$U" "$UHOME/lib/libremap_b.so"

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 MAN=$(dirname "$0")/../../man
 
-for page in "$MAN"/*.1; do
+for page in "$MAN"/*.1 "$MAN"/*.8; do
 	warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings=w -l "$page" 2>&1 >/dev/null)
 	if [ -z "$warnings" ]; then ok; else fail "$page renders with warnings: $warnings"; fi
 done

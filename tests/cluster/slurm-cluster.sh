@@ -6,6 +6,7 @@
 # node-local /tmp is on a real cluster; outside the nodes DIR/local is the login node's. Everything
 # lives in one directory; nothing under /etc is touched; every daemon's PID is recorded in
 # DIR/pids and only those are ever signalled. Needs root (slurmd runs jobs as their users).
+# DIR/plugstack.conf is the cluster's SPANK configuration, empty until a test writes it.
 #
 #   slurm-cluster.sh start DIR [NODES [CPUS [pbs]]]
 #                      start it; prints nothing, exits 0 when all nodes idle. With "pbs", every
@@ -77,7 +78,10 @@ ReturnToService=2
 KillWait=5
 MinJobAge=600
 MailProg=/bin/true
+PlugStackConfig=$dir/plugstack.conf
 EOF
+	# The SPANK plugins the tests load (test-spank.sh writes its lines here): none by default.
+	: >"$dir/plugstack.conf"
 	[ -n "$prolog" ] && echo "TaskProlog=$prolog" >>"$dir/slurm.conf"
 	i=1
 	while [ $i -le "$nodes" ]; do

@@ -1,0 +1,230 @@
+/* site — what a watch leaves for the site that runs parastack, besides the user's own output:
+ * a copy of every report in the administrator's directory (--report-dir, named after the job),
+ * counters for the site's monitoring in a node_exporter textfile (--metrics-dir), and one line
+ * in the Slurm job's record (AdminComment, when the monitor may set it). The leader alone
+ * writes them; a failure is one line in the job's output and never stops the watch. Files are
+ * written as root only where root alone can change the path (outfile_replace_site). */
+#include "site.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "../base/log.h"
+#include "../base/lookup_slurm.h"
+#include "../hang/ranges.h"
+#include "outfile.h"
+
+#define PROM_NAME "parastack.prom"
+#define PROM_READ_MAX 65536 /* what of an existing textfile is read back */
+#define FAULTY_TEXT_MAX 128
+
+static const char *const hang_types[SITE_HANG_TYPES] = { "computation", "communication", "io" };
+
+/* The counters, in the order they are written: name, labels, help (for the first of a name). */
+static const struct series {
+	const char *name, *labels, *help;
+} series[SITE_SERIES] = {
+	{ "parastack_jobs_watched_total", "", "Watches of MPI jobs ended (the leading monitor's node)." },
+	{ "parastack_suspicions_total", "", "Suspicions of a hang raised." },
+	{ "parastack_suspicions_dismissed_total", "", "Suspicions dismissed: the job moved on." },
+	{ "parastack_hangs_total", "{type=\"computation\"}", "Hangs reported, by type." },
+	{ "parastack_hangs_total", "{type=\"communication\"}", NULL },
+	{ "parastack_hangs_total", "{type=\"io\"}", NULL },
+	{ "parastack_samples_total", "", "Sampling rounds taken." },
+	{ "parastack_ranks_stopped_total", "", "Rank stops for a sample (each rank each round)." },
+	{ "parastack_sampling_seconds_total", "", "Time the leading monitor spent in sampling rounds." },
+};
+
+/* A name for the job's files: its scheduler's id, else the leader's host and pid; only
+ * characters safe in a file name. */
+static void job_name(const struct monitor *m, char *buf, size_t len)
+{
+	const char *env = getenv("SLURM_JOB_ID");
+	size_t k = 0;
+
+	if (m->job.slurm_job)
+		snprintf(buf, len, "%u", m->job.slurm_job);
+	else if (env && *env)
+		snprintf(buf, len, "%s", env);
+	else if (m->job.pbs_job || ((env = getenv("PBS_JOBID")) && *env))
+		snprintf(buf, len, "%s", m->job.pbs_job ? m->job.pbs_job : env);
+	else
+		snprintf(buf, len, "%s-%d", m->comm.host, (int)getpid());
+	for (char *p = buf; *p && k < 64; p++, k++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '.' || *p == '-' || *p == '_'))
+			*p = '_';
+	buf[k < len ? k : len - 1] = '\0';
+}
+
+/* The Slurm job the watch belongs to (0: none). */
+static uint32_t slurm_job(const struct monitor *m)
+{
+	uint32_t id = 0;
+	const char *env = getenv("SLURM_JOB_ID");
+
+	if (m->job.slurm_job)
+		return m->job.slurm_job;
+	if (env && lookup_slurm_parse_jobid(env, &id) < 0)
+		id = 0;
+	return id;
+}
+
+static int hang_index(const char *type)
+{
+	for (int i = 0; i < SITE_HANG_TYPES; i++)
+		if (type && !strcmp(type, hang_types[i]))
+			return i;
+	return 0;
+}
+
+/* "6", "0-3,5": the report's faulty ranks, cut to fit. */
+static void faulty_text(json_t *report, char *buf, size_t len)
+{
+	json_t *f = json_object_get(report, "faulty_ranks");
+	int ranks[64], n = 0;
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(f, i, v)
+		if (n < 64 && json_is_integer(v))
+			ranks[n++] = (int)json_integer_value(v);
+	if (n == 0)
+		snprintf(buf, len, "none named");
+	else
+		ranges_format(ranks, n, buf, len);
+	if (json_array_size(f) > 64)
+		snprintf(buf + strlen(buf), len - strlen(buf), " and %zu more", json_array_size(f) - 64);
+}
+
+static void report_copy(struct monitor *m, json_t *report)
+{
+	char name[96], path[PATH_MAX], err[PATH_MAX + 160];
+
+	job_name(m, name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/parastack-%s.json", m->w.report_dir, name);
+	if (outfile_replace_site(path, report, NULL, 0, &m->job.files_owner, 0640, err, sizeof(err)) < 0)
+		log_say("the site's report directory: %s", err);
+}
+
+static void admin_comment(const struct monitor *m, json_t *report)
+{
+	uint32_t id = slurm_job(m);
+	char faulty[FAULTY_TEXT_MAX], text[FAULTY_TEXT_MAX + 64], err[512];
+	const char *type = json_string_value(json_object_get(report, "hang_type"));
+
+	if (!id)
+		return;
+	faulty_text(report, faulty, sizeof(faulty));
+	snprintf(text, sizeof(text), "parastack: hang (%s), faulty %s", type ? type : "unknown", faulty);
+	if (lookup_slurm_admin_comment(id, text, err, sizeof(err)) < 0)
+		log_say("the job's AdminComment was not set: %s", err);
+}
+
+/* The counters of this watch not yet written. */
+static void counts_now(const struct monitor *m, long *now)
+{
+	now[0] = m->cost_samples > 0; /* ranks were sampled: a job was watched */
+	now[1] = m->suspicions_total;
+	now[2] = m->dismissed_total + m->conf.dismissed;
+	for (int i = 0; i < SITE_HANG_TYPES; i++)
+		now[3 + i] = m->site_hangs[i];
+	now[6] = m->cost_samples;
+	now[7] = m->cost_stopped;
+	now[8] = (long)(m->cost_ms_sum + 0.5); /* ms, written as seconds */
+}
+
+/* The values an existing textfile holds for our series (bounded: it may be anyone's file). */
+static void prom_read(int dirfd, double *vals)
+{
+	static char text[PROM_READ_MAX + 1];
+	int fd = openat(dirfd, PROM_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = fd >= 0 ? read(fd, text, PROM_READ_MAX) : -1;
+	char *save = NULL;
+
+	if (fd >= 0)
+		close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (int i = 0; i < SITE_SERIES && line[0] != '#'; i++) {
+			size_t a = strlen(series[i].name), b = strlen(series[i].labels);
+			char *end;
+			double v;
+
+			if (strncmp(line, series[i].name, a) || strncmp(line + a, series[i].labels, b) ||
+			    line[a + b] != ' ')
+				continue;
+			v = strtod(line + a + b + 1, &end);
+			if (end != line + a + b + 1 && v >= 0 && v < 1e18)
+				vals[i] = v;
+		}
+	}
+}
+
+static size_t prom_text(const double *vals, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	for (int i = 0; i < SITE_SERIES && k < len; i++) {
+		if (series[i].help)
+			k += (size_t)snprintf(buf + k, len - k, "# HELP %s %s\n# TYPE %s counter\n", series[i].name,
+					      series[i].help, series[i].name);
+		if (k < len)
+			k += (size_t)snprintf(buf + k, len - k, "%s%s %.17g\n", series[i].name, series[i].labels, vals[i]);
+	}
+	return k < len ? k : len;
+}
+
+/* Add what this watch counted since the last flush to the node's textfile, under a lock so two
+ * jobs' monitors on one node never lose each other's counts. */
+void site_metrics_flush(struct monitor *m)
+{
+	char path[PATH_MAX], err[PATH_MAX + 160], text[4096];
+	double vals[SITE_SERIES] = { 0 };
+	long now[SITE_SERIES];
+	int dirfd, lock;
+
+	if (!is_leader(m) || !m->w.metrics_dir)
+		return;
+	counts_now(m, now);
+	dirfd = open(m->w.metrics_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	lock = dirfd >= 0 ? openat(dirfd, ".parastack.prom.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+	if (lock < 0 || flock(lock, LOCK_EX) < 0) {
+		if (!m->site_said)
+			log_say("the metrics in %s cannot be updated: %s", m->w.metrics_dir, strerror(errno));
+		m->site_said = true;
+	} else {
+		prom_read(dirfd, vals);
+		for (int i = 0; i < SITE_SERIES; i++)
+			vals[i] += (double)(now[i] - m->site_sent[i]) / (i == 8 ? 1e3 : 1.0);
+		snprintf(path, sizeof(path), "%s/%s", m->w.metrics_dir, PROM_NAME);
+		if (outfile_replace_site(path, NULL, text, prom_text(vals, text, sizeof(text)), &m->job.files_owner, 0644,
+					 err, sizeof(err)) < 0)
+			log_say("the metrics: %s", err);
+		else
+			memcpy(m->site_sent, now, sizeof(now));
+	}
+	if (lock >= 0)
+		close(lock);
+	if (dirfd >= 0)
+		close(dirfd);
+}
+
+void site_hang_reported(struct monitor *m, json_t *report)
+{
+	if (!is_leader(m))
+		return;
+	m->site_hangs[hang_index(json_string_value(json_object_get(report, "hang_type")))]++;
+	if (m->w.report_dir)
+		report_copy(m, report);
+	/* A site's deployment (its directories named) also wants the job's record to say it. */
+	if (m->w.report_dir || m->w.metrics_dir)
+		admin_comment(m, report);
+	site_metrics_flush(m);
+}

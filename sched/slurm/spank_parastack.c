@@ -1,0 +1,414 @@
+/* spank_parastack — parastack as a Slurm SPANK plugin, the way centres deploy per-job tools:
+ * installed once (plugstack.conf: `optional PATH [default=on|off] [options=WORDS]
+ * [report_dir=DIR] [metrics_dir=DIR] [parastack=PROGRAM]`; the program is found from the
+ * plugin's own place otherwise: beside it in the build tree, PREFIX/bin from
+ * PREFIX/lib/parastack once installed), turned on per job with
+ * `--parastack[=OPTIONS]` on srun, sbatch or salloc (or for every job with default=on, where
+ * `--parastack=off` opts out).
+ *
+ * It owns only the start and the end of a watch. In slurmstepd (the remote context), the step
+ * that carries the job's ranks — the batch step (whose script's mpirun or srun starts them), or
+ * an srun step of an allocation with no watched batch step — starts, on the node of its task 0,
+ * `parastack attach --slurm-job JOB --on-hang=kill` with the task's own standard output and error,
+ * so the lines and the report land in the job's output as under parastack-sbatch; it stops
+ * that process, by its PID, when the step ends. A step that already runs under a watch (the
+ * variable WATCHED_ENV in its environment: the batch step's tasks, parastack run's launchers,
+ * the monitors' own step, parastack-sbatch's jobs) starts none.
+ *
+ * Nothing here may fail a job or drain a node: every callback returns 0 except the option's
+ * check at submission (a wrong --parastack value is refused there, in one line), and what goes
+ * wrong later is one line in the job's output saying why the job is not watched. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+
+#include "../../monitor/base/options.h"
+
+#pragma GCC visibility push(default)
+SPANK_PLUGIN(parastack, 1);
+#pragma GCC visibility pop
+
+#define WORDS_MAX 24
+#define WORD_LEN 1100
+#define STOP_GRACE_MS 15000 /* the watcher's own grace: its monitors detach from the ranks */
+
+/* Option words, "--name=value" or "--name", checked against parastack's watch options. */
+struct words {
+	char w[WORDS_MAX][WORD_LEN];
+	int n;
+};
+
+/* plugstack.conf's arguments. */
+static struct {
+	bool default_on;
+	struct words options;
+	char report_dir[PATH_MAX], metrics_dir[PATH_MAX], parastack[PATH_MAX];
+	char bad[512]; /* why the configuration cannot be used, or "" */
+} site;
+
+/* --parastack as this job gave it. */
+static struct {
+	bool given, off;
+	struct words words;
+} asked;
+
+static bool watching;     /* this step starts a watch (remote context) */
+static pid_t watcher = -1; /* the parastack attach it started */
+
+static const struct option watch_longopts[] = { WATCH_LONGOPTS, { NULL, 0, NULL, 0 } };
+
+/* One word of OPTIONS ("confirm=30", "--quiet"): the watch option it names, checked as
+ * parastack would check it, into out. 0, or -1 with a one-line reason in why. */
+static int word_add(const char *word, bool check, struct words *out, char *why, size_t len)
+{
+	const char *name = word + (strncmp(word, "--", 2) ? 0 : 2), *eq = strchr(name, '=');
+	size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+	struct watch_options w = { .paths_as_given = !check };
+	const struct option *o = watch_longopts;
+
+	common_options_default(&w.opt);
+	while (o->name && (strlen(o->name) != nlen || strncmp(o->name, name, nlen)))
+		o++;
+	if (!o->name) {
+		snprintf(why, len, "'%.*s' is not a parastack option (alpha, interval, confirm, on-hang, quiet, "
+			 "report, ...: see parastack-spank(8))", (int)nlen, name);
+		return -1;
+	}
+	if ((o->has_arg == required_argument) != (eq != NULL)) {
+		snprintf(why, len, "'%s' %s", o->name, eq ? "takes no value" : "needs a value (NAME=VALUE)");
+		return -1;
+	}
+	/* watch_option_apply says what is wrong on standard error itself, in one line. */
+	if (check && watch_option_apply("--parastack", &w, o->val, o->name, eq ? eq + 1 : NULL) != 0) {
+		why[0] = '\0';
+		return -1;
+	}
+	if (out->n >= WORDS_MAX || strlen(word) + 3 > WORD_LEN) {
+		snprintf(why, len, "too many or too long options (at most %d)", WORDS_MAX);
+		return -1;
+	}
+	snprintf(out->w[out->n++], WORD_LEN, "--%s", name);
+	return 0;
+}
+
+/* OPTIONS, comma-separated words, into out. 0, or -1 with why. */
+static int words_parse(const char *text, bool check, struct words *out, char *why, size_t len)
+{
+	char copy[4096], *save = NULL;
+
+	if (strlen(text) >= sizeof(copy)) {
+		snprintf(why, len, "too long");
+		return -1;
+	}
+	strcpy(copy, text);
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (word_add(t, check, out, why, len) < 0)
+			return -1;
+	return 0;
+}
+
+/* --parastack[=OPTIONS]: checked at submission (srun, sbatch, salloc), taken as given where
+ * the job runs. */
+static int option_given(int val, const char *optarg, int remote)
+{
+	char why[512] = "";
+
+	(void)val;
+	asked.given = true;
+	asked.off = optarg && !strcmp(optarg, "off");
+	asked.words.n = 0;
+	if (!optarg || asked.off || !strcmp(optarg, "on"))
+		return 0;
+	if (words_parse(optarg, !remote, &asked.words, why, sizeof(why)) == 0 || remote)
+		return 0;
+	if (why[0])
+		fprintf(stderr, "parastack: --parastack=%s: %s\n", optarg, why);
+	/* What srun, sbatch and salloc do next on a refused option (exit), without a second line
+	 * ("Invalid --parastack argument") that says less than this one. */
+	exit(1);
+}
+
+static struct spank_option parastack_option = {
+	"parastack", "[OPTIONS]",
+	"watch the job for hangs (parastack): OPTIONS like confirm=30,on-hang=report; off: not "
+	"this job",
+	2, 0, option_given,
+};
+
+/* One plugstack.conf argument. 0, or -1 with site.bad set. */
+static int site_arg(const char *arg)
+{
+	static const struct {
+		const char *key;
+		char *dir;
+	} dirs[] = { { "report_dir=", site.report_dir }, { "metrics_dir=", site.metrics_dir },
+		     { "parastack=", site.parastack } };
+	char why[512];
+
+	if (!strcmp(arg, "default=on") || !strcmp(arg, "default=off")) {
+		site.default_on = !strcmp(arg, "default=on");
+		return 0;
+	}
+	if (!strncmp(arg, "options=", 8)) {
+		if (words_parse(arg + 8, false, &site.options, why, sizeof(why)) == 0)
+			return 0;
+		snprintf(site.bad, sizeof(site.bad), "plugstack.conf: options=: %.400s", why);
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		size_t k = strlen(dirs[i].key);
+
+		if (strncmp(arg, dirs[i].key, k))
+			continue;
+		if (arg[k] != '/' || strlen(arg + k) >= PATH_MAX) {
+			snprintf(site.bad, sizeof(site.bad), "plugstack.conf: %s must be an absolute path", dirs[i].key);
+			return -1;
+		}
+		strcpy(dirs[i].dir, arg + k);
+		return 0;
+	}
+	snprintf(site.bad, sizeof(site.bad), "plugstack.conf: unknown argument '%.100s' (default=on|off, options=, "
+		 "report_dir=, metrics_dir=, parastack=)", arg);
+	return -1;
+}
+
+/* Does this step start a watch? Not the extern step, not a step that runs under one already. */
+static bool step_wants_watch(spank_t sp)
+{
+	uint32_t step = 0;
+	char buf[64];
+
+	if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS || step == SLURM_EXTERN_CONT ||
+	    step == SLURM_INTERACTIVE_STEP)
+		return false;
+	if (spank_getenv(sp, WATCHED_ENV, buf, sizeof(buf)) == ESPANK_SUCCESS)
+		return false;
+	return asked.given ? !asked.off : site.default_on;
+}
+
+/* The task's standard output or error, opened anew for the watcher (its file, or the pipe to
+ * srun); /dev/null when it cannot be. */
+static int task_stream(pid_t task, int fd)
+{
+	char path[64];
+	int out;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)task, fd);
+	out = open(path, O_WRONLY | O_APPEND | O_NOCTTY);
+	return out >= 0 ? out : open("/dev/null", O_WRONLY);
+}
+
+/* The environment the watcher runs with: none of the job's (it is the user's to set), only what
+ * attach and its mpirun need. */
+static void watcher_env(spank_t sp, char **env, char storage[][PATH_MAX + 32])
+{
+	const char *conf = getenv("SLURM_CONF");
+	char job_conf[PATH_MAX];
+	struct stat st;
+	int n = 0;
+
+	/* The job's SLURM_CONF only if root alone may have written it (the watcher runs as root). */
+	if (!conf && spank_getenv(sp, "SLURM_CONF", job_conf, sizeof(job_conf)) == ESPANK_SUCCESS &&
+	    stat(job_conf, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022))
+		conf = job_conf;
+	snprintf(storage[n], PATH_MAX + 32, "PATH=/usr/local/bin:/usr/bin:/bin");
+	env[n] = storage[n], n++;
+	snprintf(storage[n], PATH_MAX + 32, "%s=spank", WATCHED_ENV);
+	env[n] = storage[n], n++;
+	snprintf(storage[n], PATH_MAX + 32, "HOME=/");
+	env[n] = storage[n], n++;
+	if (conf) {
+		snprintf(storage[n], PATH_MAX + 32, "SLURM_CONF=%s", conf);
+		env[n] = storage[n], n++;
+	}
+	env[n] = NULL;
+}
+
+/* In the child: `parastack attach --slurm-job JOB --on-hang=kill --report FILE [site] [user]`,
+ * its output the task's. Never returns. */
+static void watcher_exec(spank_t sp, pid_t task, uint32_t job, uint32_t step)
+{
+	static char storage[8][PATH_MAX + 32], report[PATH_MAX + 64], submit[PATH_MAX], id[16];
+	char *argv[16 + 2 * WORDS_MAX], *env[8];
+	int a = 0, out = task_stream(task, STDOUT_FILENO), err = task_stream(task, STDERR_FILENO);
+	sigset_t all;
+
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	for (int s = 1; s < 32; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	dup2(out, STDOUT_FILENO);
+	dup2(err, STDERR_FILENO);
+	close(STDIN_FILENO);
+	open("/dev/null", O_RDONLY);
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	setpgid(0, 0);
+	if (spank_getenv(sp, "SLURM_SUBMIT_DIR", submit, sizeof(submit)) != ESPANK_SUCCESS)
+		snprintf(submit, sizeof(submit), "/tmp");
+	if (step == SLURM_BATCH_SCRIPT)
+		snprintf(report, sizeof(report), "%s/parastack-%u.json", submit, job);
+	else
+		snprintf(report, sizeof(report), "%s/parastack-%u.%u.json", submit, job, step);
+	snprintf(id, sizeof(id), "%u", job);
+	argv[a++] = site.parastack;
+	argv[a++] = "attach";
+	argv[a++] = "--slurm-job";
+	argv[a++] = id;
+	argv[a++] = "--on-hang=kill";
+	argv[a++] = "--report";
+	argv[a++] = report;
+	if (site.report_dir[0])
+		argv[a++] = "--report-dir", argv[a++] = site.report_dir;
+	if (site.metrics_dir[0])
+		argv[a++] = "--metrics-dir", argv[a++] = site.metrics_dir;
+	for (int i = 0; i < site.options.n; i++)
+		argv[a++] = site.options.w[i];
+	for (int i = 0; i < asked.words.n; i++)
+		argv[a++] = asked.words.w[i];
+	argv[a] = NULL;
+	watcher_env(sp, env, storage);
+	execve(site.parastack, argv, env);
+	dprintf(STDERR_FILENO, "parastack: this job is not watched for hangs: %s: %s (the SPANK plugin's "
+		"parastack= in plugstack.conf, or make install)\n", site.parastack, strerror(errno));
+	_exit(127);
+}
+
+/* One line in the task's error output (the job's), for what keeps the job from being watched. */
+static void say_to_task(pid_t task, const char *line)
+{
+	int fd = task_stream(task, STDERR_FILENO);
+
+	dprintf(fd, "parastack: this job is not watched for hangs: %s\n", line);
+	close(fd);
+}
+
+/* SIGTERM to the watcher (attach passes it to its monitors, which detach from the ranks and
+ * write their summary), SIGKILL after its grace; reaped either way. */
+static void watcher_stop(void)
+{
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	int st;
+
+	if (watcher <= 0)
+		return;
+	if (waitpid(watcher, &st, WNOHANG) == 0) {
+		kill(watcher, SIGTERM);
+		for (int waited = 0; waited < STOP_GRACE_MS && waitpid(watcher, &st, WNOHANG) == 0; waited += 50)
+			nanosleep(&tick, NULL);
+		if (kill(watcher, 0) == 0 && waitpid(watcher, &st, WNOHANG) == 0) {
+			kill(watcher, SIGKILL);
+			waitpid(watcher, &st, 0);
+		}
+	}
+	watcher = -1;
+}
+
+/* The parastack program beside the plugin (the build tree), else two levels up in bin/ (the
+ * plugin in PREFIX/lib/parastack, the program in PREFIX/bin). */
+static void default_program(void)
+{
+	Dl_info self;
+	char dir[PATH_MAX], *slash;
+
+	if (!dladdr((void *)default_program, &self) || !self.dli_fname || strlen(self.dli_fname) >= sizeof(dir))
+		return;
+	strcpy(dir, self.dli_fname);
+	if (!(slash = strrchr(dir, '/')))
+		return;
+	*slash = '\0';
+	snprintf(site.parastack, sizeof(site.parastack), "%.*s/parastack", PATH_MAX - 16, dir);
+	if (access(site.parastack, X_OK) == 0)
+		return;
+	snprintf(site.parastack, sizeof(site.parastack), "%.*s/../../bin/parastack", PATH_MAX - 32, dir);
+}
+
+#pragma GCC visibility push(default)
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	if (spank_option_register(sp, &parastack_option) != ESPANK_SUCCESS)
+		slurm_error("parastack: cannot register --parastack");
+	default_program();
+	for (int i = 0; i < ac && !site.bad[0]; i++)
+		site_arg(av[i]);
+	return 0;
+}
+
+/* The remote context, once per step, before its tasks start: their environment says that the
+ * job is watched from here on, so its inner steps start no second watch. */
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	(void)ac, (void)av;
+	watching = spank_remote(sp) == 1 && step_wants_watch(sp);
+	if (watching)
+		spank_setenv(sp, WATCHED_ENV, "spank", 1);
+	return 0;
+}
+
+/* The remote context, once per task after its start: task 0 of the step (the batch script in
+ * the batch step) starts the watch. */
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+	uint32_t job = 0, step = 0, task_id = 1;
+	pid_t task = 0;
+
+	(void)ac, (void)av;
+	if (!watching || watcher > 0 || spank_get_item(sp, S_TASK_GLOBAL_ID, &task_id) != ESPANK_SUCCESS ||
+	    task_id != 0 || spank_get_item(sp, S_TASK_PID, &task) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
+		return 0;
+	if (site.bad[0]) {
+		say_to_task(task, site.bad);
+		return 0;
+	}
+	watcher = fork();
+	if (watcher == 0)
+		watcher_exec(sp, task, job, step);
+	if (watcher < 0) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "fork: %s", strerror(errno));
+		say_to_task(task, line);
+	}
+	return 0;
+}
+
+/* The task the watch was started beside has ended (the batch script, or task 0): the watch
+ * ends now, while the job still runs, so its monitors stop in order — their summary and
+ * counters written, the ranks detached — before Slurm ends the job's other steps. */
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	uint32_t task_id = 1;
+
+	(void)ac, (void)av;
+	if (watcher > 0 && spank_get_item(sp, S_TASK_GLOBAL_ID, &task_id) == ESPANK_SUCCESS && task_id == 0)
+		watcher_stop();
+	return 0;
+}
+
+/* The step's end: the watch goes with it, if it has not yet. */
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	(void)sp, (void)ac, (void)av;
+	watcher_stop();
+	return 0;
+}
+
+#pragma GCC visibility pop

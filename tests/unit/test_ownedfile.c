@@ -1,0 +1,118 @@
+/* Tests of the trusted-path rule for the site's files (monitor/sample/safe/ownedfile.c,
+ * ownedfile_root_trusted): root writes as root only where root alone can change every component
+ * of the path — root-owned, writable by no one else, none a symbolic link. The directories are
+ * made under /var/lib (root's, 0755), as an administrator's /var/log/parastack would be; as
+ * another user only the rule's "no" answers can be checked. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../monitor/sample/safe/ownedfile.h"
+#include "suites.h"
+
+static char base[64];
+
+static void make_base(void)
+{
+	strcpy(base, "/var/lib/parastack-unit.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	ck_assert_int_eq(chmod(base, 0755), 0);
+}
+
+static void remove_base(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(a_root_only_path_is_trusted_with_its_group)
+{
+	char dir[128];
+	gid_t group = 12345;
+
+	if (geteuid() != 0)
+		return; /* needs root to own the directory (CI runs as root) */
+	make_base();
+	snprintf(dir, sizeof(dir), "%s/reports", base);
+	ck_assert_int_eq(mkdir(dir, 0750), 0);
+	ck_assert_int_eq(chown(dir, 0, 4), 0);
+	ck_assert(ownedfile_root_trusted(dir, &group));
+	ck_assert_int_eq(group, 4);
+	ck_assert(ownedfile_root_trusted("/", &group));
+	remove_base();
+}
+END_TEST
+
+START_TEST(writable_by_others_or_owned_by_a_user_is_not)
+{
+	char dir[128], sub[160];
+	gid_t group;
+
+	if (geteuid() != 0)
+		return;
+	make_base();
+	snprintf(dir, sizeof(dir), "%s/reports", base);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/inner", dir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	ck_assert(ownedfile_root_trusted(sub, &group));
+	ck_assert_int_eq(chmod(dir, 0775), 0); /* group-writable, one level up */
+	ck_assert(!ownedfile_root_trusted(sub, &group));
+	ck_assert_int_eq(chmod(dir, 0757), 0); /* world-writable */
+	ck_assert(!ownedfile_root_trusted(sub, &group));
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	ck_assert_int_eq(chown(dir, 65534, 65534), 0); /* a user's */
+	ck_assert(!ownedfile_root_trusted(sub, &group));
+	ck_assert(!ownedfile_root_trusted("/tmp", &group)); /* sticky, but writable by everyone */
+	remove_base();
+}
+END_TEST
+
+START_TEST(a_link_anywhere_on_the_path_is_not)
+{
+	char dir[128], link[128], through[160];
+	gid_t group;
+
+	if (geteuid() != 0)
+		return;
+	make_base();
+	snprintf(dir, sizeof(dir), "%s/real", base);
+	snprintf(link, sizeof(link), "%s/link", base);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_eq(symlink(dir, link), 0); /* root's own link: still not followed */
+	ck_assert(ownedfile_root_trusted(dir, &group));
+	ck_assert(!ownedfile_root_trusted(link, &group));
+	snprintf(through, sizeof(through), "%s/link/.", base);
+	ck_assert(!ownedfile_root_trusted(through, &group));
+	snprintf(through, sizeof(through), "%s/real/..", base);
+	ck_assert(!ownedfile_root_trusted(through, &group));
+	remove_base();
+}
+END_TEST
+
+START_TEST(relative_missing_or_not_a_directory_is_not)
+{
+	gid_t group;
+
+	ck_assert(!ownedfile_root_trusted("var/lib", &group));
+	ck_assert(!ownedfile_root_trusted("/nonexistent-parastack/x", &group));
+	ck_assert(!ownedfile_root_trusted("/etc/passwd", &group));
+}
+END_TEST
+
+Suite *ownedfile_suite(void)
+{
+	Suite *s = suite_create("ownedfile");
+	TCase *tc = tcase_create("root_trusted");
+
+	tcase_add_test(tc, a_root_only_path_is_trusted_with_its_group);
+	tcase_add_test(tc, writable_by_others_or_owned_by_a_user_is_not);
+	tcase_add_test(tc, a_link_anywhere_on_the_path_is_not);
+	tcase_add_test(tc, relative_missing_or_not_a_directory_is_not);
+	suite_add_tcase(s, tc);
+	return s;
+}
