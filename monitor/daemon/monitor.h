@@ -87,10 +87,9 @@ struct monitor {
 	json_t *last_model; /* the model of the latest round, for a "none" report */
 	/* site.c: the counters of --metrics-dir, and what of them is in the textfile already. */
 #define SITE_HANG_TYPES 3
-#define SITE_SERIES 9
 	int suspicions_total;            /* raised in this watch (pipeline.c) */
 	long site_hangs[SITE_HANG_TYPES]; /* reported, by type: computation, communication, io */
-	long site_sent[SITE_SERIES];
+	long site_sent[9];               /* promfile.h's PROM_SERIES, asserted in site.c */
 	bool site_said;                  /* the textfile's trouble said once */
 	/* gather.c: the monitors' tree (job/tree.h) and who has stopped answering: left out of
 	 * sampling and snapshots from then on, each named once in the job's output and in the

@@ -1,5 +1,6 @@
 /* outfile — safe creation of the user's output files (see outfile.h). */
 #include "outfile.h"
+#include "../sample/safe/trustedpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -185,7 +186,7 @@ int outfile_replace_site(const char *path, json_t *j, const char *text, size_t n
 	gid_t group = (gid_t)-1;
 
 	snprintf(dir, sizeof(dir), "%.*s", slash && slash > path ? (int)(slash - path) : 1, path);
-	if (geteuid() == 0 && ownedfile_root_trusted(dir, &group))
+	if (geteuid() == 0 && trustedpath_root_only(dir, &group))
 		o = (struct file_owner){ .uid = 0, .gid = group, .is_other = false };
 	else
 		group = (gid_t)-1;

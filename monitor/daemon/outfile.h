@@ -17,7 +17,7 @@
 int outfile_replace_json(const char *path, json_t *j, const struct file_owner *o, char *err, size_t len);
 /* A file of the site's (--report-dir, --metrics-dir): JSON j, or n bytes of text, replacing
  * path whole, with mode. A root monitor writes it as root, its group the directory's, where
- * root alone can change the path (ownedfile_root_trusted); elsewhere as job_owner, as the
+ * root alone can change the path (trustedpath.h); elsewhere as job_owner, as the
  * user's own files. 0, or -1 with a one-line reason in err. */
 int outfile_replace_site(const char *path, json_t *j, const char *text, size_t n, const struct file_owner *job_owner,
 			 mode_t mode, char *err, size_t len);

@@ -17,29 +17,16 @@
 
 #include "../base/log.h"
 #include "../base/lookup_slurm.h"
+#include "../base/promfile.h"
 #include "../hang/ranges.h"
 #include "outfile.h"
 
-#define PROM_NAME "parastack.prom"
-#define PROM_READ_MAX 65536 /* what of an existing textfile is read back */
 #define FAULTY_TEXT_MAX 128
 
+/* In promfile.h's order of PROM_HANGS_*. */
 static const char *const hang_types[SITE_HANG_TYPES] = { "computation", "communication", "io" };
-
-/* The counters, in the order they are written: name, labels, help (for the first of a name). */
-static const struct series {
-	const char *name, *labels, *help;
-} series[SITE_SERIES] = {
-	{ "parastack_jobs_watched_total", "", "Watches of MPI jobs ended (the leading monitor's node)." },
-	{ "parastack_suspicions_total", "", "Suspicions of a hang raised." },
-	{ "parastack_suspicions_dismissed_total", "", "Suspicions dismissed: the job moved on." },
-	{ "parastack_hangs_total", "{type=\"computation\"}", "Hangs reported, by type." },
-	{ "parastack_hangs_total", "{type=\"communication\"}", NULL },
-	{ "parastack_hangs_total", "{type=\"io\"}", NULL },
-	{ "parastack_samples_total", "", "Sampling rounds taken." },
-	{ "parastack_ranks_stopped_total", "", "Rank stops for a sample (each rank each round)." },
-	{ "parastack_sampling_seconds_total", "", "Time the leading monitor spent in sampling rounds." },
-};
+_Static_assert(sizeof(((struct monitor *)0)->site_sent) / sizeof(long) == PROM_SERIES, "site_sent is one per series");
+_Static_assert(PROM_HANGS_IO - PROM_HANGS_COMPUTATION + 1 == SITE_HANG_TYPES, "one series per hang type");
 
 /* A name for the job's files: its scheduler's id, else the leader's host and pid; only
  * characters safe in a file name. */
@@ -130,55 +117,27 @@ static void admin_comment(const struct monitor *m, json_t *report)
 /* The counters of this watch not yet written. */
 static void counts_now(const struct monitor *m, long *now)
 {
-	now[0] = m->cost_samples > 0; /* ranks were sampled: a job was watched */
-	now[1] = m->suspicions_total;
-	now[2] = m->dismissed_total + m->conf.dismissed;
+	now[PROM_JOBS] = m->cost_samples > 0; /* ranks were sampled: a job was watched */
+	now[PROM_SUSPICIONS] = m->suspicions_total;
+	now[PROM_DISMISSED] = m->dismissed_total + m->conf.dismissed;
 	for (int i = 0; i < SITE_HANG_TYPES; i++)
-		now[3 + i] = m->site_hangs[i];
-	now[6] = m->cost_samples;
-	now[7] = m->cost_stopped;
-	now[8] = (long)(m->cost_ms_sum + 0.5); /* ms, written as seconds */
+		now[PROM_HANGS_COMPUTATION + i] = m->site_hangs[i];
+	now[PROM_SAMPLES] = m->cost_samples;
+	now[PROM_RANKS_STOPPED] = m->cost_stopped;
+	now[PROM_SAMPLING_SECONDS] = (long)(m->cost_ms_sum + 0.5); /* ms, written as seconds */
 }
 
 /* The values an existing textfile holds for our series (bounded: it may be anyone's file). */
 static void prom_read(int dirfd, double *vals)
 {
-	static char text[PROM_READ_MAX + 1];
-	int fd = openat(dirfd, PROM_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n = fd >= 0 ? read(fd, text, PROM_READ_MAX) : -1;
-	char *save = NULL;
+	static char text[PROMFILE_READ_MAX + 1];
+	int fd = openat(dirfd, PROMFILE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = fd >= 0 ? read(fd, text, PROMFILE_READ_MAX) : -1;
 
 	if (fd >= 0)
 		close(fd);
 	text[n > 0 ? n : 0] = '\0';
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		for (int i = 0; i < SITE_SERIES && line[0] != '#'; i++) {
-			size_t a = strlen(series[i].name), b = strlen(series[i].labels);
-			char *end;
-			double v;
-
-			if (strncmp(line, series[i].name, a) || strncmp(line + a, series[i].labels, b) ||
-			    line[a + b] != ' ')
-				continue;
-			v = strtod(line + a + b + 1, &end);
-			if (end != line + a + b + 1 && v >= 0 && v < 1e18)
-				vals[i] = v;
-		}
-	}
-}
-
-static size_t prom_text(const double *vals, char *buf, size_t len)
-{
-	size_t k = 0;
-
-	for (int i = 0; i < SITE_SERIES && k < len; i++) {
-		if (series[i].help)
-			k += (size_t)snprintf(buf + k, len - k, "# HELP %s %s\n# TYPE %s counter\n", series[i].name,
-					      series[i].help, series[i].name);
-		if (k < len)
-			k += (size_t)snprintf(buf + k, len - k, "%s%s %.17g\n", series[i].name, series[i].labels, vals[i]);
-	}
-	return k < len ? k : len;
+	promfile_parse(text, vals);
 }
 
 /* Add what this watch counted since the last flush to the node's textfile, under a lock so two
@@ -186,25 +145,25 @@ static size_t prom_text(const double *vals, char *buf, size_t len)
 void site_metrics_flush(struct monitor *m)
 {
 	char path[PATH_MAX], err[PATH_MAX + 160], text[4096];
-	double vals[SITE_SERIES] = { 0 };
-	long now[SITE_SERIES];
+	double vals[PROM_SERIES] = { 0 };
+	long now[PROM_SERIES];
 	int dirfd, lock;
 
 	if (!is_leader(m) || !m->w.metrics_dir)
 		return;
 	counts_now(m, now);
 	dirfd = open(m->w.metrics_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	lock = dirfd >= 0 ? openat(dirfd, ".parastack.prom.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+	lock = dirfd >= 0 ? openat(dirfd, PROMFILE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
 	if (lock < 0 || flock(lock, LOCK_EX) < 0) {
 		if (!m->site_said)
 			log_say("the metrics in %s cannot be updated: %s", m->w.metrics_dir, strerror(errno));
 		m->site_said = true;
 	} else {
 		prom_read(dirfd, vals);
-		for (int i = 0; i < SITE_SERIES; i++)
-			vals[i] += (double)(now[i] - m->site_sent[i]) / (i == 8 ? 1e3 : 1.0);
-		snprintf(path, sizeof(path), "%s/%s", m->w.metrics_dir, PROM_NAME);
-		if (outfile_replace_site(path, NULL, text, prom_text(vals, text, sizeof(text)), &m->job.files_owner, 0644,
+		for (int i = 0; i < PROM_SERIES; i++)
+			vals[i] += (double)(now[i] - m->site_sent[i]) / (i == PROM_SAMPLING_SECONDS ? 1e3 : 1.0);
+		snprintf(path, sizeof(path), "%s/%s", m->w.metrics_dir, PROMFILE_NAME);
+		if (outfile_replace_site(path, NULL, text, promfile_format(vals, text, sizeof(text)), &m->job.files_owner, 0644,
 					 err, sizeof(err)) < 0)
 			log_say("the metrics: %s", err);
 		else

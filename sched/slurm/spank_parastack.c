@@ -9,9 +9,10 @@
  * It owns only the start and the end of a watch. In slurmstepd (the remote context), the step
  * that carries the job's ranks — the batch step (whose script's mpirun or srun starts them), or
  * an srun step of an allocation with no watched batch step — starts, on the node of its task 0,
- * `parastack attach --slurm-job JOB --on-hang=kill` with the task's own standard output and error,
- * so the lines and the report land in the job's output as under parastack-sbatch; it stops
- * that process, by its PID, when the step ends. A step that already runs under a watch (the
+ * `parastack attach --slurm-job JOB --on-hang=kill`, as the job's owner, with the task's own
+ * standard output and error, so the lines and the report land in the job's output as under
+ * parastack-sbatch; it stops that process, by its PID, when that task ends (the step's end at
+ * the latest). For a user's job the site's files come through a spool (spank_collect.h). A step that already runs under a watch (the
  * variable WATCHED_ENV in its environment: the batch step's tasks, parastack run's launchers,
  * the monitors' own step, parastack-sbatch's jobs) starts none.
  *
@@ -22,7 +23,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +41,7 @@
 #include <slurm/spank.h>
 
 #include "../../monitor/base/options.h"
+#include "spank_collect.h"
 
 #pragma GCC visibility push(default)
 SPANK_PLUGIN(parastack, 1);
@@ -69,6 +73,8 @@ static struct {
 
 static bool watching;     /* this step starts a watch (remote context) */
 static pid_t watcher = -1; /* the parastack attach it started */
+static uint32_t watched_job;
+static struct spool spool; /* a user's job: where its monitors leave the site's files */
 
 static const struct option watch_longopts[] = { WATCH_LONGOPTS, { NULL, 0, NULL, 0 } };
 
@@ -215,7 +221,7 @@ static int task_stream(pid_t task, int fd)
 
 /* The environment the watcher runs with: none of the job's (it is the user's to set), only what
  * attach and its mpirun need. */
-static void watcher_env(spank_t sp, char **env, char storage[][PATH_MAX + 32])
+static void watcher_env(spank_t sp, const char *home, char **env, char storage[][PATH_MAX + 32])
 {
 	const char *conf = getenv("SLURM_CONF");
 	char job_conf[PATH_MAX];
@@ -230,7 +236,7 @@ static void watcher_env(spank_t sp, char **env, char storage[][PATH_MAX + 32])
 	env[n] = storage[n], n++;
 	snprintf(storage[n], PATH_MAX + 32, "%s=spank", WATCHED_ENV);
 	env[n] = storage[n], n++;
-	snprintf(storage[n], PATH_MAX + 32, "HOME=/");
+	snprintf(storage[n], PATH_MAX + 32, "HOME=%s", home);
 	env[n] = storage[n], n++;
 	if (conf) {
 		snprintf(storage[n], PATH_MAX + 32, "SLURM_CONF=%s", conf);
@@ -239,11 +245,58 @@ static void watcher_env(spank_t sp, char **env, char storage[][PATH_MAX + 32])
 	env[n] = NULL;
 }
 
+/* In the child: become the job's owner, as a user's own parastack-sbatch would run (Slurm lets
+ * no one else, root included, start the monitors' step in the job); root's job stays root's.
+ * 0, or -1 after one line in the job's output. */
+static int become_owner(spank_t sp, char *home, size_t len)
+{
+	uid_t uid = 0;
+	gid_t gid = 0;
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+
+	snprintf(home, len, "/");
+	if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
+		dprintf(STDERR_FILENO, "parastack: this job is not watched for hangs: its owner is unknown\n");
+		return -1;
+	}
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) == 0 && found && found->pw_dir)
+		snprintf(home, len, "%s", found->pw_dir);
+	if (uid == 0)
+		return 0;
+	if ((found ? initgroups(found->pw_name, gid) : setgroups(0, NULL)) < 0 || setresgid(gid, gid, gid) < 0 ||
+	    setresuid(uid, uid, uid) < 0 || geteuid() != uid || getegid() != gid) {
+		dprintf(STDERR_FILENO, "parastack: this job is not watched for hangs: cannot take its owner's identity "
+			"(uid %d): %s\n", (int)uid, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Where the JSON report goes, as its owner may write: the submit directory, else the job's
+ * working directory; -1 (the report only in the job's output) after one line when neither. */
+static int report_place(spank_t sp, pid_t task, char *dir, size_t len)
+{
+	char cwd[64];
+	ssize_t n;
+
+	if (spank_getenv(sp, "SLURM_SUBMIT_DIR", dir, (int)len) == ESPANK_SUCCESS && dir[0] == '/' &&
+	    access(dir, W_OK) == 0)
+		return 0;
+	snprintf(cwd, sizeof(cwd), "/proc/%d/cwd", (int)task);
+	n = readlink(cwd, dir, len - 1);
+	if (n > 0 && (dir[n] = '\0', dir[0] == '/') && access(dir, W_OK) == 0)
+		return 0;
+	dprintf(STDERR_FILENO, "parastack: no JSON report for this job: neither its submit directory nor its "
+		"working directory can be written by its owner (the report is in this output)\n");
+	return -1;
+}
+
 /* In the child: `parastack attach --slurm-job JOB --on-hang=kill --report FILE [site] [user]`,
  * its output the task's. Never returns. */
 static void watcher_exec(spank_t sp, pid_t task, uint32_t job, uint32_t step)
 {
-	static char storage[8][PATH_MAX + 32], report[PATH_MAX + 64], submit[PATH_MAX], id[16];
+	static char storage[8][PATH_MAX + 32], report[PATH_MAX + 64], submit[PATH_MAX], id[16], home[PATH_MAX];
 	char *argv[16 + 2 * WORDS_MAX], *env[8];
 	int a = 0, out = task_stream(task, STDOUT_FILENO), err = task_stream(task, STDERR_FILENO);
 	sigset_t all;
@@ -260,30 +313,33 @@ static void watcher_exec(spank_t sp, pid_t task, uint32_t job, uint32_t step)
 	for (int fd = 3; fd < 1024; fd++)
 		close(fd);
 	setpgid(0, 0);
-	if (spank_getenv(sp, "SLURM_SUBMIT_DIR", submit, sizeof(submit)) != ESPANK_SUCCESS)
-		snprintf(submit, sizeof(submit), "/tmp");
-	if (step == SLURM_BATCH_SCRIPT)
-		snprintf(report, sizeof(report), "%s/parastack-%u.json", submit, job);
-	else
-		snprintf(report, sizeof(report), "%s/parastack-%u.%u.json", submit, job, step);
+	if (become_owner(sp, home, sizeof(home)) < 0)
+		_exit(126);
 	snprintf(id, sizeof(id), "%u", job);
 	argv[a++] = site.parastack;
 	argv[a++] = "attach";
 	argv[a++] = "--slurm-job";
 	argv[a++] = id;
 	argv[a++] = "--on-hang=kill";
-	argv[a++] = "--report";
-	argv[a++] = report;
-	if (site.report_dir[0])
-		argv[a++] = "--report-dir", argv[a++] = site.report_dir;
-	if (site.metrics_dir[0])
-		argv[a++] = "--metrics-dir", argv[a++] = site.metrics_dir;
+	if (report_place(sp, task, submit, sizeof(submit)) == 0) {
+		if (step == SLURM_BATCH_SCRIPT)
+			snprintf(report, sizeof(report), "%s/parastack-%u.json", submit, job);
+		else
+			snprintf(report, sizeof(report), "%s/parastack-%u.%u.json", submit, job, step);
+		argv[a++] = "--report";
+		argv[a++] = report;
+	}
+	/* A user's monitors leave the site's files in the spool, for the plugin to collect. */
+	if (site.report_dir[0] && (spool.made || !spool.uid))
+		argv[a++] = "--report-dir", argv[a++] = spool.made ? spool.dir : site.report_dir;
+	if (site.metrics_dir[0] && (spool.made || !spool.uid))
+		argv[a++] = "--metrics-dir", argv[a++] = spool.made ? spool.dir : site.metrics_dir;
 	for (int i = 0; i < site.options.n; i++)
 		argv[a++] = site.options.w[i];
 	for (int i = 0; i < asked.words.n; i++)
 		argv[a++] = asked.words.w[i];
 	argv[a] = NULL;
-	watcher_env(sp, env, storage);
+	watcher_env(sp, home, env, storage);
 	execve(site.parastack, argv, env);
 	dprintf(STDERR_FILENO, "parastack: this job is not watched for hangs: %s: %s (the SPANK plugin's "
 		"parastack= in plugstack.conf, or make install)\n", site.parastack, strerror(errno));
@@ -296,6 +352,26 @@ static void say_to_task(pid_t task, const char *line)
 	int fd = task_stream(task, STDERR_FILENO);
 
 	dprintf(fd, "parastack: this job is not watched for hangs: %s\n", line);
+	close(fd);
+}
+
+/* A user's job with the site's directories set: the spool its monitors write into. */
+static void site_spool(spank_t sp, pid_t task, uint32_t job, uint32_t step)
+{
+	char err[PATH_MAX + 128], line[PATH_MAX + 192];
+
+	spool.uid = 0;
+	if ((!site.report_dir[0] && !site.metrics_dir[0]) || spank_get_item(sp, S_JOB_UID, &spool.uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_GID, &spool.gid) != ESPANK_SUCCESS || spool.uid == 0)
+		return;
+	if (spool_make(&spool, job, step, spool.uid, spool.gid, err, sizeof(err)) == 0)
+		return;
+	snprintf(line, sizeof(line), "parastack: the site's copy of this job's report and its counters are not kept: %.*s\n",
+		 PATH_MAX, err);
+	int fd = task_stream(task, STDERR_FILENO);
+
+	if (write(fd, line, strlen(line)) < 0)
+		slurm_error("%s", line);
 	close(fd);
 }
 
@@ -318,6 +394,7 @@ static void watcher_stop(void)
 		}
 	}
 	watcher = -1;
+	spool_collect(&spool, site.report_dir, site.metrics_dir, watched_job);
 }
 
 /* The parastack program beside the plugin (the build tree), else two levels up in bin/ (the
@@ -378,6 +455,8 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 		say_to_task(task, site.bad);
 		return 0;
 	}
+	site_spool(sp, task, job, step);
+	watched_job = job;
 	watcher = fork();
 	if (watcher == 0)
 		watcher_exec(sp, task, job, step);

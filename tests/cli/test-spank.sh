@@ -39,11 +39,12 @@ plugstack() {
 	echo "optional $PLUGIN $*" >"$CLUSTER/plugstack.conf"
 }
 
-# sb NAME SBATCH-ARGS...: sbatch from the submit directory; sets JOB_<NAME>.
+# sb NAME SBATCH-ARGS...: sbatch from the submit directory (or SB_DIR); sets JOB_<NAME>.
 sb() {
 	name=$1
 	shift
-	out=$(cd "$SUBMIT" && sbatch "$@" 2>&1)
+	out=$(cd "${SB_DIR:-$SUBMIT}" && sbatch "$@" 2>&1)
+	SB_DIR=""
 	id=$(printf '%s' "$out" | sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p')
 	if [ -n "$id" ]; then ok; else fail "$name: sbatch printed no job id: $out"; fi
 	eval "JOB_$name=\$id"
@@ -75,6 +76,14 @@ if [ -z "$(squeue -h -o %i)" ]; then ok; else fail "a refused --parastack submit
 # not ask is not touched ----------------------------------------------------------------------
 sb spin --parastack=confirm=5 spin.sh
 sb plain healthy.sh
+# The same for an ordinary user's job (nobody; root may submit for anyone): Slurm lets only the
+# owner start the monitors' step, so the watch runs as the user, and the plugin copies the site's
+# files out of the user's spool as root.
+USUBMIT=$TMP/user
+mkdir -p "$USUBMIT"
+cp "$SUBMIT/spin.sh" "$USUBMIT/"
+chown -R 65534:65534 "$USUBMIT"
+SB_DIR=$USUBMIT sb user --uid=65534 --gid=65534 --parastack=confirm=5 spin.sh
 wait_job_end spin "$JOB_spin" 300 "$SUBMIT/slurm-$JOB_spin.out"
 wait_job_end plain "$JOB_plain" 300 "$SUBMIT/slurm-$JOB_plain.out"
 OUTPUT=$(cat "$SUBMIT/slurm-$JOB_spin.out" 2>/dev/null)
@@ -96,6 +105,19 @@ OUTPUT=$(cat "$SUBMIT/slurm-$JOB_plain.out" 2>/dev/null)
 expect_state "plain" "$JOB_plain" COMPLETED 0
 expect_grep "plain: the job ran" "healthy.sh done" "$OUTPUT"
 if printf '%s' "$OUTPUT" | grep -q parastack; then fail "plain: a job that did not ask has parastack lines: $OUTPUT"; else ok; fi
+
+wait_job_end user "$JOB_user" 300 "$USUBMIT/slurm-$JOB_user.out"
+OUTPUT=$(cat "$USUBMIT/slurm-$JOB_user.out" 2>/dev/null)
+expect_state "user" "$JOB_user" CANCELLED -
+expect_grep "user: the report in the job output" "faulty rank(s): 6" "$OUTPUT"
+REPORT=$USUBMIT/parastack-$JOB_user.json
+jreport "user: the user's JSON report" '.verdict == "hang" and .faulty_ranks == [6]'
+if [ "$(stat -c %u "$REPORT" 2>/dev/null)" = 65534 ]; then ok; else fail "user: the user's report is $(stat -c %U "$REPORT" 2>&1)'s"; fi
+REPORT=$ADMIN/reports/parastack-$JOB_user.json
+jreport "user: the site's copy" '.verdict == "hang" and .faulty_ranks == [6]'
+if [ "$(stat -c '%u %g %a' "$REPORT" 2>/dev/null)" = "0 $REPORT_GROUP 640" ]; then ok; else
+	fail "user: the site's copy is $(stat -c '%U %G %a' "$REPORT" 2>&1), want root, the directory's group, 640"; fi
+if [ -z "$(ls -A /run/parastack 2>/dev/null | grep "^$JOB_user\.")" ]; then ok; else fail "user: the spool was left: $(ls -l /run/parastack)"; fi
 
 # --- default=on: a job without the option is watched; --parastack=off opts out ---------------
 plugstack default=on "metrics_dir=$ADMIN/metrics"
@@ -131,7 +153,8 @@ REPORT=$ADMIN/reports/parastack-$SALLOC_JOB.json
 jreport "srun --parastack: the site's copy" '.verdict == "hang" and .faulty_ranks == [6]'
 
 # --- the textfile: what node_exporter would read, as Debian's Prometheus client parses it ----
-# (spin and the salloc step hung; default=on's job was watched; plain and off were not).
+# (spin, the user's job and the salloc step hung; default=on's job was watched; plain and off
+# were not).
 PROM=$ADMIN/metrics/parastack.prom
 parsed=$(/usr/bin/python3 - "$PROM" <<'EOF' 2>&1
 import sys
@@ -143,11 +166,11 @@ for fam in text_string_to_metric_families(open(sys.argv[1]).read()):
 print("jobs=%d hangs_computation=%d hangs_communication=%d suspicions_cover_hangs=%d samples_positive=%d" % (
     v["parastack_jobs_watched_total"], v["parastack_hangs_total{type=computation}"],
     v["parastack_hangs_total{type=communication}"],
-    v["parastack_suspicions_total"] - v["parastack_suspicions_dismissed_total"] >= 2,
+    v["parastack_suspicions_total"] - v["parastack_suspicions_dismissed_total"] >= 3,
     v["parastack_samples_total"] > 0))
 EOF
 )
-if [ "$parsed" = "jobs=3 hangs_computation=2 hangs_communication=0 suspicions_cover_hangs=1 samples_positive=1" ]; then ok; else
+if [ "$parsed" = "jobs=4 hangs_computation=3 hangs_communication=0 suspicions_cover_hangs=1 samples_positive=1" ]; then ok; else
 	fail "metrics: $parsed; the file: $(cat "$PROM" 2>&1)"; fi
 if grep -v '^#' "$PROM" | awk 'NF != 2 { bad = 1 } END { exit bad }'; then ok; else fail "metrics: a line with a timestamp: $(cat "$PROM")"; fi
 

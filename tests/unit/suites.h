@@ -27,6 +27,6 @@ Suite *pyframes_suite(void);
 Suite *decide_suite(void);
 Suite *progress_suite(void);
 Suite *tree_suite(void);
-Suite *ownedfile_suite(void);
+Suite *trustedpath_suite(void);
 
 #endif

@@ -39,10 +39,6 @@ int ownedfile_dir(const char *path, const struct file_owner *o, const char **nam
  * with fscreds_leave(saved) after closing it); -1 with a reason, nothing taken. */
 int ownedfile_open_dir(const char *path, const struct file_owner *o, struct fscreds *saved, const char **name,
 		       char *err, size_t len);
-/* May root write in dirpath (absolute) as root? Only where root alone can change every component
- * from / down, none of them a link (OpenSSH's StrictModes rule): then *group is the directory's
- * group. Elsewhere a root monitor writes as the job's owner. */
-bool ownedfile_root_trusted(const char *dirpath, gid_t *group);
 /* The mode of a file created for o: 0600 for another user, else 0666 less the umask. */
 mode_t ownedfile_mode(const struct file_owner *o);
 

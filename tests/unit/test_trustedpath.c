@@ -1,6 +1,6 @@
-/* Tests of the trusted-path rule for the site's files (monitor/sample/safe/ownedfile.c,
- * ownedfile_root_trusted): root writes as root only where root alone can change every component
- * of the path — root-owned, writable by no one else, none a symbolic link. The directories are
+/* Tests of the trusted-path rule for the site's files (monitor/sample/safe/trustedpath.c): root
+ * writes as root only where root alone can change every component of the path — root-owned,
+ * writable by no one else, none a symbolic link. The directories are
  * made under /var/lib (root's, 0755), as an administrator's /var/log/parastack would be; as
  * another user only the rule's "no" answers can be checked. */
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../monitor/sample/safe/ownedfile.h"
+#include "../../monitor/sample/safe/trustedpath.h"
 #include "suites.h"
 
 static char base[64];
@@ -40,9 +40,9 @@ START_TEST(a_root_only_path_is_trusted_with_its_group)
 	snprintf(dir, sizeof(dir), "%s/reports", base);
 	ck_assert_int_eq(mkdir(dir, 0750), 0);
 	ck_assert_int_eq(chown(dir, 0, 4), 0);
-	ck_assert(ownedfile_root_trusted(dir, &group));
+	ck_assert(trustedpath_root_only(dir, &group));
 	ck_assert_int_eq(group, 4);
-	ck_assert(ownedfile_root_trusted("/", &group));
+	ck_assert(trustedpath_root_only("/", &group));
 	remove_base();
 }
 END_TEST
@@ -59,15 +59,15 @@ START_TEST(writable_by_others_or_owned_by_a_user_is_not)
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	snprintf(sub, sizeof(sub), "%s/inner", dir);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
-	ck_assert(ownedfile_root_trusted(sub, &group));
+	ck_assert(trustedpath_root_only(sub, &group));
 	ck_assert_int_eq(chmod(dir, 0775), 0); /* group-writable, one level up */
-	ck_assert(!ownedfile_root_trusted(sub, &group));
+	ck_assert(!trustedpath_root_only(sub, &group));
 	ck_assert_int_eq(chmod(dir, 0757), 0); /* world-writable */
-	ck_assert(!ownedfile_root_trusted(sub, &group));
+	ck_assert(!trustedpath_root_only(sub, &group));
 	ck_assert_int_eq(chmod(dir, 0755), 0);
 	ck_assert_int_eq(chown(dir, 65534, 65534), 0); /* a user's */
-	ck_assert(!ownedfile_root_trusted(sub, &group));
-	ck_assert(!ownedfile_root_trusted("/tmp", &group)); /* sticky, but writable by everyone */
+	ck_assert(!trustedpath_root_only(sub, &group));
+	ck_assert(!trustedpath_root_only("/tmp", &group)); /* sticky, but writable by everyone */
 	remove_base();
 }
 END_TEST
@@ -84,12 +84,12 @@ START_TEST(a_link_anywhere_on_the_path_is_not)
 	snprintf(link, sizeof(link), "%s/link", base);
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
 	ck_assert_int_eq(symlink(dir, link), 0); /* root's own link: still not followed */
-	ck_assert(ownedfile_root_trusted(dir, &group));
-	ck_assert(!ownedfile_root_trusted(link, &group));
+	ck_assert(trustedpath_root_only(dir, &group));
+	ck_assert(!trustedpath_root_only(link, &group));
 	snprintf(through, sizeof(through), "%s/link/.", base);
-	ck_assert(!ownedfile_root_trusted(through, &group));
+	ck_assert(!trustedpath_root_only(through, &group));
 	snprintf(through, sizeof(through), "%s/real/..", base);
-	ck_assert(!ownedfile_root_trusted(through, &group));
+	ck_assert(!trustedpath_root_only(through, &group));
 	remove_base();
 }
 END_TEST
@@ -98,15 +98,15 @@ START_TEST(relative_missing_or_not_a_directory_is_not)
 {
 	gid_t group;
 
-	ck_assert(!ownedfile_root_trusted("var/lib", &group));
-	ck_assert(!ownedfile_root_trusted("/nonexistent-parastack/x", &group));
-	ck_assert(!ownedfile_root_trusted("/etc/passwd", &group));
+	ck_assert(!trustedpath_root_only("var/lib", &group));
+	ck_assert(!trustedpath_root_only("/nonexistent-parastack/x", &group));
+	ck_assert(!trustedpath_root_only("/etc/passwd", &group));
 }
 END_TEST
 
-Suite *ownedfile_suite(void)
+Suite *trustedpath_suite(void)
 {
-	Suite *s = suite_create("ownedfile");
+	Suite *s = suite_create("trustedpath");
 	TCase *tc = tcase_create("root_trusted");
 
 	tcase_add_test(tc, a_root_only_path_is_trusted_with_its_group);

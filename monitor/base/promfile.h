@@ -1,0 +1,33 @@
+/* promfile — parastack's counters in node_exporter's textfile format (parastack.prom): the one
+ * list of series, read back from a file's text (bounded: the file may be anyone's) and written
+ * out. What the monitor's site.c and the SPANK plugin share; neither locks nor writes here. */
+#ifndef PARASTACK_PROMFILE_H
+#define PARASTACK_PROMFILE_H
+
+#include <stddef.h>
+
+#define PROMFILE_NAME "parastack.prom"
+#define PROMFILE_LOCK ".parastack.prom.lock"
+#define PROMFILE_READ_MAX 65536 /* what of an existing file is read */
+
+/* The series, in the order they are written. */
+enum promfile_series {
+	PROM_JOBS,
+	PROM_SUSPICIONS,
+	PROM_DISMISSED,
+	PROM_HANGS_COMPUTATION,
+	PROM_HANGS_COMMUNICATION,
+	PROM_HANGS_IO,
+	PROM_SAMPLES,
+	PROM_RANKS_STOPPED,
+	PROM_SAMPLING_SECONDS,
+	PROM_SERIES
+};
+
+/* The value of each of our series that text holds (NUL-terminated), into vals (those it does
+ * not hold are left as they are); lines that are not ours are ignored. */
+void promfile_parse(char *text, double *vals);
+/* vals as the file's text, with HELP and TYPE lines and no timestamps: the length written. */
+size_t promfile_format(const double *vals, char *buf, size_t len);
+
+#endif
