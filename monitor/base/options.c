@@ -435,6 +435,15 @@ static void words_add_number(struct watch_words *out, const char *fmt, ...)
 	words_add(out, buf);
 }
 
+/* "--name PATH", two words, when the path is given. */
+static void words_add_path(struct watch_words *out, const char *name, const char *path)
+{
+	if (path) {
+		words_add(out, name);
+		words_add(out, path);
+	}
+}
+
 void watch_options_words(const struct watch_options *w, struct watch_words *out)
 {
 	const struct detector_config *m = &w->opt.model;
@@ -458,26 +467,11 @@ void watch_options_words(const struct watch_options *w, struct watch_words *out)
 		words_add_number(out, "--fanout=%d", w->fanout);
 	if (w->report_ranks != REPORT_RANKS_AUTO)
 		words_add(out, w->report_ranks == REPORT_RANKS_ALL ? "--report-ranks=all" : "--report-ranks=summary");
-	if (w->core_dir) {
-		words_add(out, "--core-dir");
-		words_add(out, w->core_dir);
-	}
-	if (w->report) {
-		words_add(out, "--report");
-		words_add(out, w->report);
-	}
-	if (w->report_dir) {
-		words_add(out, "--report-dir");
-		words_add(out, w->report_dir);
-	}
-	if (w->metrics_dir) {
-		words_add(out, "--metrics-dir");
-		words_add(out, w->metrics_dir);
-	}
-	if (w->trace) {
-		words_add(out, "--trace");
-		words_add(out, w->trace);
-	}
+	words_add_path(out, "--core-dir", w->core_dir);
+	words_add_path(out, "--report", w->report);
+	words_add_path(out, "--report-dir", w->report_dir);
+	words_add_path(out, "--metrics-dir", w->metrics_dir);
+	words_add_path(out, "--trace", w->trace);
 	out->word[out->n] = NULL;
 }
 
