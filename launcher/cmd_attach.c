@@ -293,10 +293,13 @@ static int watch(const struct attach *at, const struct placement *pl, const char
 		interrupted = interrupted ? interrupted : signals_caught;
 	if (!strcmp(outcome, "none") || (!strcmp(outcome, "hang") && !at->w.kill_on_hang))
 		return 0;
-	/* The user stopped watching (Ctrl-C, or SIGTERM/SIGHUP): a clean end, said once. */
+	/* Watching was stopped (Ctrl-C, or SIGTERM/SIGHUP): a clean end, said once. Only Ctrl-C is
+	 * known to leave the job running; SIGTERM also comes when the job itself ends (the SPANK
+	 * plugin stops its watch when the batch script has ended). */
 	if (interrupted && strcmp(outcome, "hang")) {
-		fprintf(stderr, "parastack: stopped watching on %s; the job runs on, nothing was left attached\n",
-			interrupted == SIGINT ? "Ctrl-C" : strsignal(interrupted));
+		fprintf(stderr, "parastack: stopped watching on %s; %snothing was left attached\n",
+			interrupted == SIGINT ? "Ctrl-C" : strsignal(interrupted),
+			interrupted == SIGINT ? "the job runs on, " : "");
 		return 0;
 	}
 	if (strcmp(outcome, "hang")) {
