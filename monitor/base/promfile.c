@@ -1,9 +1,11 @@
 /* promfile — parastack's counters in node_exporter's textfile format (see promfile.h). */
 #include "promfile.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct series {
 	const char *name, *labels, *help; /* help: for the first series of a name */
@@ -51,4 +53,16 @@ size_t promfile_format(const double *vals, char *buf, size_t len)
 			k += (size_t)snprintf(buf + k, len - k, "%s%s %.17g\n", series[i].name, series[i].labels, vals[i]);
 	}
 	return k < len ? k : len;
+}
+
+void promfile_read(int dirfd, double *vals)
+{
+	static char text[PROMFILE_READ_MAX + 1];
+	int fd = openat(dirfd, PROMFILE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = fd >= 0 ? read(fd, text, PROMFILE_READ_MAX) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	promfile_parse(text, vals);
 }

@@ -27,6 +27,9 @@ enum promfile_series {
 /* The value of each of our series that text holds (NUL-terminated), into vals (those it does
  * not hold are left as they are); lines that are not ours are ignored. */
 void promfile_parse(char *text, double *vals);
+/* promfile_parse of PROMFILE_NAME in the directory dirfd, if it is there: read without
+ * following a link and without blocking, at most PROMFILE_READ_MAX bytes. */
+void promfile_read(int dirfd, double *vals);
 /* vals as the file's text, with HELP and TYPE lines and no timestamps: the length written. */
 size_t promfile_format(const double *vals, char *buf, size_t len);
 

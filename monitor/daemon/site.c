@@ -28,28 +28,6 @@ static const char *const hang_types[SITE_HANG_TYPES] = { "computation", "communi
 _Static_assert(sizeof(((struct monitor *)0)->site_sent) / sizeof(long) == PROM_SERIES, "site_sent is one per series");
 _Static_assert(PROM_HANGS_IO - PROM_HANGS_COMPUTATION + 1 == SITE_HANG_TYPES, "one series per hang type");
 
-/* A name for the job's files: its scheduler's id, else the leader's host and pid; only
- * characters safe in a file name. */
-static void job_name(const struct monitor *m, char *buf, size_t len)
-{
-	const char *env = getenv("SLURM_JOB_ID");
-	size_t k = 0;
-
-	if (m->job.slurm_job)
-		snprintf(buf, len, "%u", m->job.slurm_job);
-	else if (env && *env)
-		snprintf(buf, len, "%s", env);
-	else if (m->job.pbs_job || ((env = getenv("PBS_JOBID")) && *env))
-		snprintf(buf, len, "%s", m->job.pbs_job ? m->job.pbs_job : env);
-	else
-		snprintf(buf, len, "%s-%d", m->comm.host, (int)getpid());
-	for (char *p = buf; *p && k < 64; p++, k++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '.' || *p == '-' || *p == '_'))
-			*p = '_';
-	buf[k < len ? k : len - 1] = '\0';
-}
-
 /* The Slurm job the watch belongs to (0: none). */
 static uint32_t slurm_job(const struct monitor *m)
 {
@@ -61,6 +39,27 @@ static uint32_t slurm_job(const struct monitor *m)
 	if (env && lookup_slurm_parse_jobid(env, &id) < 0)
 		id = 0;
 	return id;
+}
+
+/* A name for the job's files: its scheduler's id, else the leader's host and pid; only
+ * characters safe in a file name. */
+static void job_name(const struct monitor *m, char *buf, size_t len)
+{
+	const char *pbs = m->job.pbs_job ? m->job.pbs_job : getenv("PBS_JOBID");
+	uint32_t id = slurm_job(m);
+	size_t k = 0;
+
+	if (id)
+		snprintf(buf, len, "%u", id);
+	else if (pbs && *pbs)
+		snprintf(buf, len, "%s", pbs);
+	else
+		snprintf(buf, len, "%s-%d", m->comm.host, (int)getpid());
+	for (char *p = buf; *p && k < 64; p++, k++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '.' || *p == '-' || *p == '_'))
+			*p = '_';
+	buf[k < len ? k : len - 1] = '\0';
 }
 
 static int hang_index(const char *type)
@@ -127,19 +126,6 @@ static void counts_now(const struct monitor *m, long *now)
 	now[PROM_SAMPLING_SECONDS] = (long)(m->cost_ms_sum + 0.5); /* ms, written as seconds */
 }
 
-/* The values an existing textfile holds for our series (bounded: it may be anyone's file). */
-static void prom_read(int dirfd, double *vals)
-{
-	static char text[PROMFILE_READ_MAX + 1];
-	int fd = openat(dirfd, PROMFILE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n = fd >= 0 ? read(fd, text, PROMFILE_READ_MAX) : -1;
-
-	if (fd >= 0)
-		close(fd);
-	text[n > 0 ? n : 0] = '\0';
-	promfile_parse(text, vals);
-}
-
 /* Add what this watch counted since the last flush to the node's textfile, under a lock so two
  * jobs' monitors on one node never lose each other's counts. */
 void site_metrics_flush(struct monitor *m)
@@ -159,7 +145,7 @@ void site_metrics_flush(struct monitor *m)
 			log_say("the metrics in %s cannot be updated: %s", m->w.metrics_dir, strerror(errno));
 		m->site_said = true;
 	} else {
-		prom_read(dirfd, vals);
+		promfile_read(dirfd, vals);
 		for (int i = 0; i < PROM_SERIES; i++)
 			vals[i] += (double)(now[i] - m->site_sent[i]) / (i == PROM_SAMPLING_SECONDS ? 1e3 : 1.0);
 		snprintf(path, sizeof(path), "%s/%s", m->w.metrics_dir, PROMFILE_NAME);

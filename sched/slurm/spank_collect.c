@@ -108,19 +108,14 @@ static int write_root_file(const char *dir, const char *name, const char *text, 
 static void add_counters(const char *metrics_dir, char *spooled)
 {
 	double add[PROM_SERIES] = { 0 }, vals[PROM_SERIES] = { 0 };
-	char path[PATH_MAX], *old, text[4096];
-	struct spool root = { .uid = 0, .gid = 0 };
+	char path[PATH_MAX], text[4096];
 	int dir = open(metrics_dir, O_PATH | O_DIRECTORY | O_CLOEXEC), lock;
-	size_t n;
 
 	promfile_parse(spooled, add);
 	snprintf(path, sizeof(path), "%s/%s", metrics_dir, PROMFILE_LOCK);
 	lock = dir >= 0 ? open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
 	if (lock >= 0 && flock(lock, LOCK_EX) == 0) {
-		if ((old = spool_read(dir, &root, PROMFILE_NAME, PROMFILE_READ_MAX, &n))) {
-			promfile_parse(old, vals);
-			free(old);
-		}
+		promfile_read(dir, vals);
 		for (int i = 0; i < PROM_SERIES; i++)
 			vals[i] += add[i] < prom_clamp[i] ? add[i] : prom_clamp[i];
 		write_root_file(metrics_dir, PROMFILE_NAME, text, promfile_format(vals, text, sizeof(text)), 0644);
