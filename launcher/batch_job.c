@@ -53,11 +53,7 @@ static int check_ps_option(const char *cmd, int k, const char *value, struct com
 		if (rc == 0 && val == WOPT_REPORT && !(out->report = strdup(given)))
 			rc = -1;
 	}
-	free((void *)w.report);
-	free((void *)w.trace);
-	free((void *)w.core_dir);
-	free((void *)w.report_dir);
-	free((void *)w.metrics_dir);
+	watch_options_release(&w);
 	return rc;
 }
 

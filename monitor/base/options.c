@@ -320,6 +320,17 @@ static int watch_path_apply(const char *cmd, struct watch_options *w, int c, con
 	return 0;
 }
 
+void watch_options_release(struct watch_options *w)
+{
+	const char **slots[] = { &w->report, &w->trace, &w->core_dir, &w->report_dir, &w->metrics_dir };
+
+	for (size_t k = 0; k < sizeof(slots) / sizeof(slots[0]); k++) {
+		if (!w->paths_as_given)
+			free((void *)*slots[k]);
+		*slots[k] = NULL;
+	}
+}
+
 int watch_option_apply(const char *cmd, struct watch_options *w, int c, const char *name,
 		       const char *arg)
 {

@@ -146,6 +146,9 @@ int option_confirm(const char *cmd, const char *arg, double *seconds);
 int watch_option_apply(const char *cmd, struct watch_options *w, int c, const char *name,
 		       const char *arg);
 
+/* Free the paths watch_option_apply made absolute (not when paths_as_given: those are argv's). */
+void watch_options_release(struct watch_options *w);
+
 /* parastack-monitor's command-line words for a watch: the model's and the watch's options. */
 #define WATCH_WORDS_MAX 28
 struct watch_words {

@@ -114,6 +114,12 @@ REPORT=$USUBMIT/parastack-$JOB_user.json
 jreport "user: the user's JSON report" '.verdict == "hang" and .faulty_ranks == [6]'
 if [ "$(stat -c %u "$REPORT" 2>/dev/null)" = 65534 ]; then ok; else fail "user: the user's report is $(stat -c %U "$REPORT" 2>&1)'s"; fi
 REPORT=$ADMIN/reports/parastack-$JOB_user.json
+# The plugin collects the spool when the watch has stopped, in slurmstepd, which may be after
+# Slurm already shows the job as ended: wait for the spool to be gone, with a deadline.
+deadline=$(($(date +%s) + 60))
+while [ -n "$(ls -A /run/parastack 2>/dev/null | grep "^$JOB_user\.")" ] && [ "$(date +%s)" -lt "$deadline" ]; do
+	sleep 0.5
+done
 jreport "user: the site's copy" '.verdict == "hang" and .faulty_ranks == [6]'
 if [ "$(stat -c '%u %g %a' "$REPORT" 2>/dev/null)" = "0 $REPORT_GROUP 640" ]; then ok; else
 	fail "user: the site's copy is $(stat -c '%U %G %a' "$REPORT" 2>&1), want root, the directory's group, 640"; fi

@@ -43,9 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 	}
 	common_options_check("run", &w.opt);
-	free((void *)w.report);
-	free((void *)w.trace);
-	free((void *)w.core_dir);
+	watch_options_release(&w);
 	free(buf);
 	return 0;
 }
