@@ -100,12 +100,13 @@ static int word_add(const char *word, bool check, struct words *out, char *why, 
 		return -1;
 	}
 	/* watch_option_apply says what is wrong on standard error itself, in one line. */
-	if (check && watch_option_apply("--parastack", &w, o->val, o->name, eq ? eq + 1 : NULL) != 0) {
-		watch_options_release(&w);
+	bool bad = check && watch_option_apply("--parastack", &w, o->val, o->name, eq ? eq + 1 : NULL) != 0;
+
+	watch_options_release(&w);
+	if (bad) {
 		why[0] = '\0';
 		return -1;
 	}
-	watch_options_release(&w);
 	if (out->n >= WORDS_MAX || strlen(word) + 3 > WORD_LEN) {
 		snprintf(why, len, "too many or too long options (at most %d)", WORDS_MAX);
 		return -1;
