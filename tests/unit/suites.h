@@ -28,5 +28,6 @@ Suite *decide_suite(void);
 Suite *progress_suite(void);
 Suite *tree_suite(void);
 Suite *trustedpath_suite(void);
+Suite *capture_suite(void);
 
 #endif

@@ -9,6 +9,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#define SETTLE_NS 3000000000LL         /* how long a report waits for one thread slow to stop */
+#define SETTLE_BUDGET_NS 10000000000LL /* and for all of them, in any minute */
+#define SETTLE_PERIOD_NS 60000000000LL
 
 static void capitalize_call(const char *stem, size_t n, char *buf, size_t len)
 {
@@ -149,6 +152,27 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 	json_object_set_new(rank, "frames", frames);
 }
 
+/* Wait for tid, slow to stop, to be let go: at most SETTLE_NS, and SETTLE_BUDGET_NS a minute
+ * over all ranks, so a node of ranks that never stop cannot hold the report for long. */
+static bool settle_within_budget(pid_t tid)
+{
+	static int64_t period_start, spent;
+	int64_t now = snapshot_now_ns(), left;
+
+	if (now - period_start > SETTLE_PERIOD_NS) {
+		period_start = now;
+		spent = 0;
+	}
+	left = SETTLE_BUDGET_NS - spent;
+	if (left <= 0)
+		return false;
+
+	bool let_go = snapshot_settle(tid, left < SETTLE_NS ? left : SETTLE_NS);
+
+	spent += snapshot_now_ns() - now;
+	return let_go;
+}
+
 json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
 {
 	struct thread_stack *threads;
@@ -158,6 +182,11 @@ json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
 
 	enum target_status st = target_capture(t, &threads, &n, &state, err, sizeof(err));
 
+	/* A thread that waited over a second for a core (a spinning rank among busy pollers on an
+	 * oversubscribed node) is often the faulty rank itself: once it has stopped and been let
+	 * go, the report tries it once more rather than show the rank without a stack. */
+	if (st == TARGET_SLOW && settle_within_budget(t->snap.tid))
+		st = target_capture(t, &threads, &n, &state, err, sizeof(err));
 	if (st == TARGET_GONE || st == TARGET_REUSED)
 		return capture_exited(t->rank, t->pid, host);
 	/* Alive but not sampled this time (a thread slow to stop on a loaded node): no evidence

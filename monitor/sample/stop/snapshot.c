@@ -52,6 +52,13 @@ static void block_signals(sigset_t *old)
 	sigprocmask(SIG_BLOCK, &set, old);
 }
 
+static int give_up_next;
+
+void snapshot_give_up_next(int n)
+{
+	give_up_next = n;
+}
+
 /* Wait for tid to report a stop (or its end) until the deadline; 1 stopped, 0 timed out,
  * -1 gone or error (errno). Polls for SPIN_NS, the time a running thread takes to stop when it
  * has a core; then sleeps in sigtimedwait for the SIGCHLD that a tracee's stop sends its tracer
@@ -61,6 +68,11 @@ static int wait_for_stop(pid_t tid, int *status)
 {
 	int64_t start = snapshot_now_ns(), deadline = start + STOP_DEADLINE_NS;
 	sigset_t chld;
+
+	if (give_up_next > 0) {
+		give_up_next--;
+		return 0;
+	}
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
@@ -82,6 +94,16 @@ static int wait_for_stop(pid_t tid, int *status)
 		struct timespec ts = { left / 1000000000LL, left % 1000000000LL };
 
 		sigtimedwait(&chld, NULL, &ts);
+	}
+}
+
+/* What a thread's state says about a stop that did not come. */
+static const char *stop_hint(char state)
+{
+	switch (state) {
+	case 'D': return ": uninterruptible sleep";
+	case 'R': return ": runnable, waiting for a core or in a long system call";
+	default: return "";
 	}
 }
 
@@ -125,6 +147,28 @@ int snapshot_reap_pending(void)
 		pending[i] = pending[--npending];
 	}
 	return npending;
+}
+
+static bool is_pending(pid_t tid)
+{
+	for (int i = 0; i < npending; i++)
+		if (pending[i] == tid)
+			return true;
+	return false;
+}
+
+bool snapshot_settle(pid_t tid, int64_t within_ns)
+{
+	int64_t deadline = snapshot_now_ns() + within_ns;
+
+	/* Polled: a thread slow to stop is one waiting for a core, and a report waits for it at
+	 * most within_ns, so a 5 ms tick costs nothing worth a signal-driven wait. */
+	while (snapshot_reap_pending() > 0 && is_pending(tid) && snapshot_now_ns() < deadline) {
+		struct timespec tick = { 0, 5000000 };
+
+		nanosleep(&tick, NULL);
+	}
+	return !is_pending(tid);
 }
 
 /* "call" is what precedes the tid in the message, e.g. "ptrace(SEIZE, " or "waitpid(". */
@@ -219,10 +263,11 @@ enum snapshot_status snapshot_take(pid_t tid, struct snapshot *s, size_t stack_m
 	if (w <= 0) {
 		e = errno;
 		if (w == 0) {
+			char state = procfs_state(tid);
+
 			remember_pending(tid);
-			snprintf(err, errlen,
-				 "thread %d did not stop within 1 s (state %c: uninterruptible sleep?); will detach when it does",
-				 (int)tid, procfs_state(tid) ? procfs_state(tid) : '?');
+			snprintf(err, errlen, "thread %d did not stop within 1 s (state %c%s); will detach when it does",
+				 (int)tid, state ? state : '?', stop_hint(state));
 			st = SNAPSHOT_TIMEOUT;
 		} else {
 			/* Reaped already when waitpid reported its end; else owed. */

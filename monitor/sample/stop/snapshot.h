@@ -49,8 +49,14 @@ int64_t snapshot_now_ns(void);
 /* Detach from threads that did not stop in time, if they have stopped since. Returns how many
  * are still pending. Called before every snapshot and on exit. */
 int snapshot_reap_pending(void);
+/* Wait up to within_ns for thread tid, if it is one of those, to stop, detaching every pending
+ * thread that does; whether tid is let go. For a report, which can wait where a sample must not. */
+bool snapshot_settle(pid_t tid, int64_t within_ns);
 /* Call fn(tid, arg) while each thread is held, between the copy and PTRACE_DETACH (NULL: none).
  * For tests that must act inside the stop deterministically, e.g. kill the rank there. */
 void snapshot_set_held_hook(void (*fn)(pid_t tid, void *arg), void *arg);
+/* The next n waits for a stop give up at once, as if the deadline had passed (the thread still
+ * stops, and is owed a detach). For tests of what follows a thread slow to stop. */
+void snapshot_give_up_next(int n);
 
 #endif

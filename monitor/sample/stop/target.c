@@ -22,6 +22,7 @@ static enum target_status from_snapshot(enum snapshot_status st)
 	case SNAPSHOT_OK: return TARGET_OK;
 	case SNAPSHOT_GONE: return TARGET_GONE;
 	case SNAPSHOT_DENIED: return TARGET_DENIED;
+	case SNAPSHOT_TIMEOUT: return TARGET_SLOW;
 	default: return TARGET_FAILED;
 	}
 }

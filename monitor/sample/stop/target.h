@@ -26,6 +26,7 @@ enum target_status {
 	TARGET_DENIED,     /* ptrace not allowed */
 	TARGET_REUSED,     /* the pid now belongs to another process */
 	TARGET_CHANGED,    /* the same process now runs another program or as another user */
+	TARGET_SLOW,       /* a thread did not stop within the snapshot's deadline (still seized) */
 	TARGET_FAILED,     /* anything else; see the message */
 };
 
