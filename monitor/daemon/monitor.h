@@ -77,6 +77,7 @@ struct monitor {
 	 * and when the hang was confirmed. */
 	double window_wall, began_wall, suspected_wall, confirmed_wall;
 	double last_progress_wall; /* the last sample, before a suspicion, above the threshold (0: none) */
+	double quiet_at_suspicion_s; /* the stall model's quiet stretch when it raised the suspicion */
 	FILE *trace;
 	double t0_ms;
 	bool reported;          /* a hang has been reported in this watch */

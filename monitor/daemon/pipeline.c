@@ -35,6 +35,8 @@ static json_t *steps_json(const struct monitor *m)
 
 	json_object_set_new(steps, "last_progress_at", m->last_progress_wall > 0 ?
 			    json_real(m->last_progress_wall) : json_null());
+	if (m->conf.basis == CONFIRM_BY_STALL)
+		json_object_set_new(steps, "quiet_at_suspicion_s", json_real(m->quiet_at_suspicion_s));
 	return steps;
 }
 
@@ -121,10 +123,12 @@ static void announce_suspicion(struct monitor *m, double window_ms)
 		    detector_usable(m->det) || stall_usable(&m->stall) ?
 		    " (since before a model could judge it)" : " (no model yet)",
 		    m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
-	else if (m->conf.basis == CONFIRM_BY_STALL)
+	else if (m->conf.basis == CONFIRM_BY_STALL) {
+		m->quiet_at_suspicion_s = m->stall.quiet_ms / 1e3;
 		log_say("suspected hang — %s; no sampled rank has moved for %.1f s, longer than this job's "
 		    "history makes plausible — confirming; %s at %s unless it moves", what,
-		    m->stall.quiet_ms / 1e3, m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
+		    m->quiet_at_suspicion_s, m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
+	}
 	else
 		log_say("suspected hang — %s — confirming; %s at %s unless it moves", what,
 		    m->w.kill_on_hang ? "the job is ended" : "it is reported", when);

@@ -62,9 +62,12 @@ static void report_print_stall(FILE *out, json_t *c, json_t *st)
 {
 	if (!json_is_object(st) || !same(str(c, "basis"), "stall model"))
 		return;
-	fprintf(out, "  suspected by the stall model: no sampled rank moved for %.1f s; in %.0f healthy samples "
-		"%.1f %% were quiet (at most %.3f), so %lld quiet samples in a row reach alpha; the longest "
-		"healthy standstill lasted %.1f s\n",
+	/* The stretch as the suspicion line gave it, and as it stood at the report: the two differ
+	 * by the confirmation window, and the suspicion line is what the reader saw first. */
+	fprintf(out, "  suspected by the stall model: no sampled rank had moved for %.1f s (%.1f s by the report); "
+		"in %.0f healthy samples %.1f %% were quiet (at most %.3f), so %lld quiet samples in a row reach "
+		"alpha; the longest healthy standstill lasted %.1f s\n",
+		json_number_value(json_object_get(c, "quiet_at_suspicion_s")),
 		json_number_value(json_object_get(st, "quiet_s")),
 		json_number_value(json_object_get(st, "history")),
 		100 * json_number_value(json_object_get(st, "p_hat")),

@@ -81,7 +81,11 @@ fired=$(cut -d' ' -f1 "$TMP/mpi.fault" 2>/dev/null)
 jreport "lives in MPI: suspected after the fault" ".confirmation.suspected_at >= ${fired:-1e12}"
 if [ "$(jq -r .confirmation.basis "$REPORT" 2>/dev/null)" = "stall model" ]; then
 	expect_grep "lives in MPI: the suspicion says why" "no sampled rank has moved for [0-9.]* s, longer than this job's history makes plausible" "$ERR"
-	expect_grep "lives in MPI: the report says which detector" "suspected by the stall model: no sampled rank moved" "$ERR"
+	expect_grep "lives in MPI: the report says which detector" "suspected by the stall model: no sampled rank had moved for [0-9.]* s ([0-9.]* s by the report)" "$ERR"
+	# The report's stretch at suspicion is the suspicion line's own number, not the longer one
+	# the stretch had grown to by the report.
+	said=$(printf '%s' "$ERR" | sed -n 's/.*no sampled rank has moved for \([0-9.]*\) s, longer.*/\1/p' | head -1)
+	jreport "lives in MPI: the stretch at suspicion is the line's" "(.confirmation.quiet_at_suspicion_s - ${said:-1e9}) as \$d | \$d > -0.06 and \$d < 0.06 and .confirmation.quiet_at_suspicion_s <= .model.stall.quiet_s"
 else
 	expect_grep "lives in MPI: the suspicion says what" "suspected hang — communication error: every rank waits in MPI — confirming" "$ERR"
 	expect_grep "lives in MPI: the report gives the model" "model: [0-9]* samples, I = [0-9]* ms, suspicion when S <= 0" "$ERR"
@@ -143,6 +147,8 @@ if command -v mpiexec.mpich >/dev/null 2>&1; then
 	finished mring "$MRING" 400
 	if [ "$RC" -eq 86 ]; then ok; else fail "MPICH ring: exit status $RC, want 86: $(tail -5 "$TMP/mring.out")"; fi
 	jreport "MPICH ring: rank 3, suspected by the stall model" '(.faulty_ranks | index(3) != null) and .confirmation.basis == "stall model"'
+	said=$(sed -n 's/.*no sampled rank has moved for \([0-9.]*\) s, longer.*/\1/p' "$TMP/mring.out" | head -1)
+	jreport "MPICH ring: the report's stretch at suspicion is the suspicion line's" "(.confirmation.quiet_at_suspicion_s - ${said:-1e9}) as \$d | \$d > -0.06 and \$d < 0.06 and .confirmation.quiet_at_suspicion_s <= .model.stall.quiet_s"
 else
 	fail "mpiexec.mpich is not installed (scripts/install-deps installs mpich)"
 fi
