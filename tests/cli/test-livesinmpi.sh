@@ -42,6 +42,13 @@ finished() {
 	ERR=$(cat "$TMP/$1.out")
 }
 
+# expect_stretch_at_suspicion NAME OUTPUT: the report's stall stretch at suspicion is the number
+# the suspicion line in OUTPUT gave (to its 0.1 s), and no longer than the stretch by the report.
+expect_stretch_at_suspicion() {
+	said=$(printf '%s' "$2" | sed -n 's/.*no sampled rank has moved for \([0-9.]*\) s, longer.*/\1/p' | head -1)
+	jreport "$1" "(.confirmation.quiet_at_suspicion_s - ${said:-1e9}) as \$d | \$d > -0.06 and \$d < 0.06 and .confirmation.quiet_at_suspicion_s <= .model.stall.quiet_s"
+}
+
 # --- 1 and 2: the skipped Allreduce, and the same job healthy beside it -------------------------
 watched skip 400 PS_FAULT=skip PS_FAULT_RANK=5 PS_FAULT_AFTER=40 -- --seed 11 --confirm 20
 SKIP=$BG
@@ -84,8 +91,7 @@ if [ "$(jq -r .confirmation.basis "$REPORT" 2>/dev/null)" = "stall model" ]; the
 	expect_grep "lives in MPI: the report says which detector" "suspected by the stall model: no sampled rank had moved for [0-9.]* s ([0-9.]* s by the report)" "$ERR"
 	# The report's stretch at suspicion is the suspicion line's own number, not the longer one
 	# the stretch had grown to by the report.
-	said=$(printf '%s' "$ERR" | sed -n 's/.*no sampled rank has moved for \([0-9.]*\) s, longer.*/\1/p' | head -1)
-	jreport "lives in MPI: the stretch at suspicion is the line's" "(.confirmation.quiet_at_suspicion_s - ${said:-1e9}) as \$d | \$d > -0.06 and \$d < 0.06 and .confirmation.quiet_at_suspicion_s <= .model.stall.quiet_s"
+	expect_stretch_at_suspicion "lives in MPI: the stretch at suspicion is the line's" "$ERR"
 else
 	expect_grep "lives in MPI: the suspicion says what" "suspected hang — communication error: every rank waits in MPI — confirming" "$ERR"
 	expect_grep "lives in MPI: the report gives the model" "model: [0-9]* samples, I = [0-9]* ms, suspicion when S <= 0" "$ERR"
@@ -147,8 +153,7 @@ if command -v mpiexec.mpich >/dev/null 2>&1; then
 	finished mring "$MRING" 400
 	if [ "$RC" -eq 86 ]; then ok; else fail "MPICH ring: exit status $RC, want 86: $(tail -5 "$TMP/mring.out")"; fi
 	jreport "MPICH ring: rank 3, suspected by the stall model" '(.faulty_ranks | index(3) != null) and .confirmation.basis == "stall model"'
-	said=$(sed -n 's/.*no sampled rank has moved for \([0-9.]*\) s, longer.*/\1/p' "$TMP/mring.out" | head -1)
-	jreport "MPICH ring: the report's stretch at suspicion is the suspicion line's" "(.confirmation.quiet_at_suspicion_s - ${said:-1e9}) as \$d | \$d > -0.06 and \$d < 0.06 and .confirmation.quiet_at_suspicion_s <= .model.stall.quiet_s"
+	expect_stretch_at_suspicion "MPICH ring: the report's stretch at suspicion is the suspicion line's" "$ERR"
 else
 	fail "mpiexec.mpich is not installed (scripts/install-deps installs mpich)"
 fi

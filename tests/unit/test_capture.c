@@ -2,7 +2,6 @@
  * process: a thread that is slow to stop is tried once more, and is never left traced. */
 #include <jansson.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -10,6 +9,7 @@
 
 #include "../../monitor/sample/addr/symbolize.h"
 #include "../../monitor/sample/print/capture.h"
+#include "../../monitor/sample/safe/procfs.h"
 #include "../../monitor/sample/stop/target.h"
 #include "suites.h"
 
@@ -30,24 +30,6 @@ static void stop_pauser(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-}
-
-/* Who traces pid now (0: no one), from /proc/PID/status. */
-static int tracer_of(pid_t pid)
-{
-	char path[64], line[256];
-	int tracer = -1;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-
-	FILE *f = fopen(path, "r");
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
-			break;
-	fclose(f);
-	return tracer;
 }
 
 /* The report's rank object for pid, with the first `slow` waits for its stop given up. */
@@ -81,7 +63,7 @@ START_TEST(a_thread_slow_to_stop_once_is_tried_again_for_the_report)
 	ck_assert_msg(path && strncmp(path, "(not sampled", 12), "path: %s", path ? path : "(null)");
 	ck_assert_int_gt(json_array_size(json_object_get(rank, "frames")), 0);
 	ck_assert_int_eq(snapshot_reap_pending(), 0);
-	ck_assert_int_eq(tracer_of(pid), 0);
+	ck_assert_int_eq(procfs_tracer(pid), 0);
 	json_decref(rank);
 	stop_pauser(pid);
 }
@@ -99,7 +81,7 @@ START_TEST(a_thread_slow_to_stop_twice_is_shown_unsampled_and_let_go)
 	/* The second try's thread stops too, and is let go by the next settling. */
 	ck_assert(snapshot_settle(pid, 3000000000LL));
 	ck_assert_int_eq(snapshot_reap_pending(), 0);
-	ck_assert_int_eq(tracer_of(pid), 0);
+	ck_assert_int_eq(procfs_tracer(pid), 0);
 	json_decref(rank);
 	stop_pauser(pid);
 }
