@@ -85,7 +85,7 @@ fi
 # one collective, injected from outside 25-45 s in) or healthy (SHAPE_HEALTHY_S seconds, then
 # the launcher is stopped and the run read: no hang may have been reported). A line of
 # shapes.tsv: shape, np, mpi, kind, rank, fault time, start, end, verdict, suspected at,
-# confirmed at, basis, faulty ranks, suspicions dismissed.
+# confirmed at, basis, faulty ranks, suspicions dismissed, run (the key state_has reads).
 shape_run() {
 	RUN=$((RUN + 1))
 	sh=$1 np=$2 mpi=$3 kind=$4
@@ -230,13 +230,14 @@ EOF
 	echo "Isend/Irecv/Waitall; alltoall: an MPI_Alltoall transpose, then MPI_Allreduce; collective:"
 	echo "MPI_Bcast, MPI_Allreduce, MPI_Barrier). A random rank skips one collective (the Allreduce; the"
 	echo "Alltoall in the alltoall shape) 25-45 s in, injected from outside (tests/fixtures/psinject.c);"
-	echo "\`parastack run\` at its defaults (60 s window). Suspicion delay: from the injection to the"
-	echo "suspicion line. Healthy runs: watched SHAPE_HEALTHY_S seconds each, then stopped by the bench."
+	echo "\`parastack run\` at its defaults (60 s window). Suspicion delay: from the injection (the bench"
+	echo "creating the file whose existence arms it) to the suspicion (\`confirmation.suspected_at\`)."
+	echo "Healthy runs: watched SHAPE_HEALTHY_S seconds each, then stopped by the bench."
 	echo
 	shapes_table
 	echo
 	echo "Every shape run (shape, ranks, MPI, kind, rank, fault time, start, end, verdict, suspected at,"
-	echo "confirmed at, basis, faulty ranks, suspicions dismissed):"
+	echo "confirmed at, basis, faulty ranks, suspicions dismissed, run):"
 	echo
 	echo '```'
 	cat "$STATE/shapes.tsv"
