@@ -23,7 +23,7 @@
 #include "../monitor/base/options.h"
 
 static const char attach_usage[] =
-	"usage: parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID)\n"
+	"usage: parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID[.STEP])\n"
 	"Watch a running MPI job for hangs, started by any launcher. The report is printed here.\n"
 	"\n"
 	"  --pids LIST           the job's ranks on this machine, PIDs in rank order: 4242,4243,...\n"
@@ -32,6 +32,7 @@ static const char attach_usage[] =
 	"                        monitor is started on each host (with --slurm-job JOBID, or when\n"
 	"                        a rank here carries SLURM_JOB_ID, through that job's allocation)\n"
 	"  --slurm-job JOBID     a running Slurm job: one monitor per node of its allocation\n"
+	"  --slurm-job JOBID.STEP  only that step's ranks (an srun step); a hang ends the step alone\n"
 	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
 	"  --on-hang=report|kill report and keep watching (default), or end the job after the report:\n"
 	"                        the listed processes exactly (SIGTERM, then SIGKILL), or the Slurm job\n"
@@ -65,6 +66,7 @@ static const char attach_usage[] =
 struct attach {
 	struct watch_options w;
 	uint32_t job;
+	struct slurm_steps steps; /* --slurm-job JOBID.STEP: that step alone */
 	const char *pids, *pids_file;
 };
 
@@ -90,8 +92,8 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'J':
-			if (lookup_slurm_parse_jobid(optarg, &at->job) < 0) {
-				cmd_error("attach", "--slurm-job: '%s' is not a Slurm job id", optarg);
+			if (lookup_slurm_parse_job_step(optarg, &at->job, &at->steps) < 0) {
+				cmd_error("attach", "--slurm-job: '%s' is not a Slurm job id (JOBID or JOBID.STEP)", optarg);
 				return -1;
 			}
 			break;
@@ -242,15 +244,23 @@ static int prepare_pids(const struct attach *at, struct placement *pl, char *pid
 /* --slurm-job: the job must be running. 0, or an exit status. */
 static int prepare_slurm(const struct attach *at, struct placement *pl, struct slurm_job_info *job)
 {
-	static char id[16];
+	static char id[32];
+	char err[512], step[24] = "";
 
 	if (monitors_running_job("attach", at->job, job, "nothing to watch") < 0)
 		return EXIT_INPUT;
-	snprintf(id, sizeof(id), "%u", at->job);
+	/* One step: its monitors on its own nodes, not on the whole allocation's. */
+	if (at->steps.one && lookup_slurm_step_nodes(at->job, at->steps.step, job, err, sizeof(err)) < 0) {
+		cmd_error("attach", "%s; nothing to watch", err);
+		return EXIT_INPUT;
+	}
+	if (at->steps.one)
+		snprintf(step, sizeof(step), ".%u", at->steps.step);
+	snprintf(id, sizeof(id), "%u%s", at->job, step);
 	pl->alloc = job;
 	pl->what = "--slurm-job";
 	pl->value = id;
-	fprintf(stderr, "parastack: attaching to Slurm job %u (%d node(s): %s)\n", at->job,
+	fprintf(stderr, "parastack: attaching to Slurm %s %s (%d node(s): %s)\n", step[0] ? "step" : "job", id,
 		job->num_nodes, job->nodes_expr);
 	return 0;
 }
@@ -312,8 +322,12 @@ static int watch(const struct attach *at, const struct placement *pl, const char
 		fprintf(stderr, "parastack: the listed processes were ended (--on-hang=kill)\n");
 		return PARASTACK_EXIT_HUNG;
 	}
-	fprintf(stderr, "parastack: cancelling the hung Slurm job %u\n", at->job);
-	if (lookup_slurm_cancel(at->job, err, sizeof(err)) < 0) {
+	if (at->steps.one)
+		fprintf(stderr, "parastack: cancelling the hung Slurm step %u.%u (the allocation runs on)\n", at->job,
+			at->steps.step);
+	else
+		fprintf(stderr, "parastack: cancelling the hung Slurm job %u\n", at->job);
+	if (lookup_slurm_cancel(at->job, &at->steps, err, sizeof(err)) < 0) {
 		cmd_error("attach", "%s", err);
 		return EXIT_INPUT;
 	}

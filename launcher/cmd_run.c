@@ -409,7 +409,7 @@ static bool cancel_batch_job(const struct run *r)
 	}
 	fprintf(stderr, "parastack: cancelling the hung Slurm job %u\n", r->slurm_job);
 	fflush(stderr);
-	if (lookup_slurm_cancel(r->slurm_job, err, sizeof(err)) < 0) {
+	if (lookup_slurm_cancel(r->slurm_job, &(struct slurm_steps){ .one = false }, err, sizeof(err)) < 0) {
 		fprintf(stderr, "parastack: %s; ending the launcher instead\n", err);
 		return false;
 	}

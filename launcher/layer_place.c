@@ -17,20 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SHIM_LIB_ENV "PARASTACK_RECORD_LIB"
-/* Set by the mpirun shim for the real mpirun: the srun it runs to start its daemons (orted)
- * is passed through untouched - the daemons are not ranks. */
-#define SHIM_PASS_ENV "PARASTACK_SHIM_PASS"
 #define TASK_PROLOG "parastack-task-prolog"
 
 static const char *const ompi_names[] = { "mpirun", "mpiexec", "orterun", "mpirun.openmpi",
 					  "mpiexec.openmpi", NULL };
 static const char *const hydra_names[] = { "mpiexec.hydra", "mpiexec.mpich", "mpirun.mpich",
 					   "hydra", NULL };
-/* The names a job script's launchers are shimmed under. */
-static const char *const shim_names[] = { "mpirun", "mpiexec", "orterun", "srun", "mpiexec.hydra",
-					  "mpiexec.mpich", "mpirun.mpich", NULL };
-
 enum launcher_kind { LAUNCHER_OMPI, LAUNCHER_HYDRA, LAUNCHER_SRUN, LAUNCHER_OTHER };
 
 static bool in_list(const char *s, const char *const *list)
@@ -70,21 +62,12 @@ static char *mpich_sibling(struct layer_placement *p, const char *lib, const cha
 	return slash ? layer_keepf(p, "%.*s/mpich/%s", (int)(slash - lib), lib, name) : NULL;
 }
 
-/* Does the ELF file need MPICH's library (DT_NEEDED libmpich*)? Read as bytes: the dynamic
- * string table holds the names, and a regular file's first LAYER_FILE_MAX bytes are enough to see
- * it in the programs srun runs (a false "no" only means the default layer). */
+/* Does the program srun runs need MPICH's library (layershims_needs_mpich)? */
 static bool needs_mpich(const char *program)
 {
-	char real[PATH_MAX], *text;
-	size_t n = 0;
-	bool yes = false;
+	char real[PATH_MAX];
 
-	if (!layer_find_program(program, getenv(SHIM_DIR_ENV), real, sizeof(real)) ||
-	    !(text = layer_read_file(real, &n)))
-		return false;
-	yes = n >= 4 && !memcmp(text, "\177ELF", 4) && memmem(text, n, "libmpich", 8) != NULL;
-	free(text);
-	return yes;
+	return layer_find_program(program, getenv(SHIM_DIR_ENV), real, sizeof(real)) && layershims_needs_mpich(real);
 }
 
 /* srun: Slurm's task prolog (SLURM_TASK_PROLOG, srun's own variable for --task-prolog) runs in
@@ -162,22 +145,16 @@ static int place_hydra(struct layer_placement *p, char **argv, const char *lib)
  * run, first in PATH. */
 static int place_shims(struct layer_placement *p, const char *lib)
 {
-	char self[PATH_MAX], link[128];
+	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	const char *path = getenv("PATH");
 
-	if (n <= 0 || !layer_new_tmpdir(p)) {
+	if (n > 0)
+		self[n] = '\0';
+	if (n <= 0 || layershims_make(self, p->tmpdir, sizeof(p->tmpdir)) < 0) {
 		snprintf(p->why_not, sizeof(p->why_not), "no private directory for the launcher shims: %s",
 			 strerror(errno));
 		return 0;
-	}
-	self[n] = '\0';
-	for (int i = 0; shim_names[i]; i++) {
-		snprintf(link, sizeof(link), "%s/%s", p->tmpdir, shim_names[i]);
-		if (symlink(self, link) < 0) {
-			snprintf(p->why_not, sizeof(p->why_not), "symlink %s: %s", link, strerror(errno));
-			return 0;
-		}
 	}
 	p->env[p->nenv][0] = "PATH";
 	p->env[p->nenv++][1] = layer_keepf(p, "%s:%s", p->tmpdir, path && *path ? path : "/usr/bin:/bin");
@@ -225,19 +202,8 @@ void layer_placement_setenv(const struct layer_placement *p)
 void layer_placement_free(struct layer_placement *p)
 {
 	if (p->tmpdir[0] && !p->borrowed_tmpdir) {
-		/* Its entries: the shims, and the appfile copies the shims made. */
-		int fd = open(p->tmpdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-		struct dirent *e;
-
-		for (int n = 0; d && (e = readdir(d)) && n < 4096; n++)
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(fd, e->d_name, 0);
-		if (d)
-			closedir(d);
-		else if (fd >= 0)
-			close(fd);
-		rmdir(p->tmpdir);
+		/* The shims, or an appfile copy, and the appfile copies the shims made. */
+		layershims_remove(p->tmpdir, (uid_t)-1);
 		p->tmpdir[0] = '\0';
 	}
 	for (int i = 0; i < p->nstrs; i++)
@@ -247,7 +213,7 @@ void layer_placement_free(struct layer_placement *p)
 
 bool layer_shim_invoked(const char *argv0)
 {
-	return getenv(SHIM_DIR_ENV) && in_list(layer_base_name(argv0), shim_names);
+	return getenv(SHIM_DIR_ENV) && in_list(layer_base_name(argv0), layershims_names);
 }
 
 int layer_shim_main(int argc, char **argv)

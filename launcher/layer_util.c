@@ -41,33 +41,9 @@ char *layer_keepf(struct layer_placement *p, const char *fmt, ...)
 	return r < 0 ? NULL : layer_keep(p, s);
 }
 
-/* The file's first LAYER_FILE_MAX bytes, NUL-terminated (malloc'd; *len, when asked, how many), or
- * NULL. Only a regular file is read (never a FIFO or a device), and never blocks. */
-char *layer_read_file(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	char *buf = NULL;
-	ssize_t n = -1;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (buf = malloc(LAYER_FILE_MAX + 1)))
-		n = read(fd, buf, LAYER_FILE_MAX);
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	if (len)
-		*len = (size_t)n;
-	return buf;
-}
-
 char *layer_read_small(const char *path)
 {
-	return layer_read_file(path, NULL);
+	return layershims_read_file(path, NULL);
 }
 
 /* Where a program is in PATH (or itself when it has a '/'), as its real path; false if none.

@@ -7,19 +7,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../monitor/base/layershims.h"
 #include "layer_placement.h"
-
-#define LAYER_FILE_MAX (64 * 1024) /* what is read of a --tune, appfile or parameter file */
-/* The shims' private directory, in the environment of the launchers a job script runs. */
-#define SHIM_DIR_ENV "PARASTACK_SHIM_DIR"
 
 const char *layer_base_name(const char *path);
 /* Keep s (malloc'd) with the placement, to be freed with it; NULL when full or s is NULL. */
 char *layer_keep(struct layer_placement *p, char *s);
 __attribute__((format(printf, 2, 3))) char *layer_keepf(struct layer_placement *p, const char *fmt, ...);
-/* A regular file's first LAYER_FILE_MAX bytes, NUL-terminated (malloc'd; *len how many when
- * asked), or NULL; never a FIFO or a device, never blocks. */
-char *layer_read_file(const char *path, size_t *len);
+/* A --tune, appfile or parameter file: layershims_read_file's first bytes, NUL-terminated. */
 char *layer_read_small(const char *path);
 /* Where a program is in PATH (or itself when it has a '/'), as its real path; skip_dir: a
  * directory of PATH passed over (the shims'). */

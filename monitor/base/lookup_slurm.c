@@ -18,6 +18,7 @@
 #include <slurm/slurm_errno.h>
 
 #define PROBE_TIMEOUT_MS 10000 /* a controller that does not answer in this long is not there */
+#define STEP_SETTLE_S 2 /* a step this young may not have reached its nodes */
 
 /* Read a child's first stderr line (libslurm's own words) into why, waiting at most until
  * deadline_ms; the child is killed past it. The child's exit status, or -1 on a timeout. */
@@ -148,6 +149,29 @@ int lookup_slurm_parse_jobid(const char *text, uint32_t *id)
 	return 0;
 }
 
+int lookup_slurm_parse_job_step(const char *text, uint32_t *id, struct slurm_steps *steps)
+{
+	const char *dot = text ? strchr(text, '.') : NULL;
+	char job[16];
+
+	*steps = (struct slurm_steps){ .one = false };
+	if (!dot)
+		return lookup_slurm_parse_jobid(text, id);
+	if ((size_t)(dot - text) >= sizeof(job) || !dot[1] || dot[1] == '-' || dot[1] == '+')
+		return -1;
+	snprintf(job, sizeof(job), "%.*s", (int)(dot - text), text);
+
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(dot + 1, &end, 10);
+	if (errno || *end || v >= 0xfffffff0UL || lookup_slurm_parse_jobid(job, id) < 0)
+		return -1;
+	*steps = (struct slurm_steps){ .one = true, .step = (uint32_t)v };
+	return 0;
+}
+
 /* Expand a host list expression ("n[1-4]") into job->nodes. 0, or -1 when the job has more
  * nodes or longer names than the list holds (never a list cut short). */
 static int expand_nodes(const char *expr, struct slurm_job_info *job)
@@ -246,25 +270,33 @@ static bool step_runs_on(const job_step_info_t *step, const char *node)
 	return found;
 }
 
-int lookup_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, char *err,
-			  size_t len)
+int lookup_slurm_step_pids(uint32_t id, const struct slurm_steps *which, const char *node, pid_t *pids,
+			  int max, char *err, size_t len)
 {
 	job_step_info_response_msg_t *steps = NULL;
 	int n = 0;
 
 	if (slurm_reachable(err, len) < 0)
 		return -1;
-	if (slurm_get_job_steps(0, id, NO_VAL, &steps, SHOW_ALL) != SLURM_SUCCESS) {
+	if (slurm_get_job_steps(0, id, which->one ? which->step : NO_VAL, &steps, SHOW_ALL) != SLURM_SUCCESS) {
 		fail(err, len, "slurm_get_job_steps", id);
 		return -1;
 	}
 	for (uint32_t i = 0; steps && i < steps->job_step_count; i++) {
 		uint32_t step = steps->job_steps[i].step_id.step_id;
 
-		if (step != SLURM_BATCH_SCRIPT && step_runs_on(&steps->job_steps[i], node))
+		/* A step not running, or started too recently to be on the node yet, is not asked:
+		 * libslurm would print an error for it in the job's output ("Invalid job id
+		 * specified"), and its ranks are asked for on a later round. */
+		if (step != SLURM_BATCH_SCRIPT && (!which->one || step == which->step) &&
+		    (steps->job_steps[i].state & JOB_STATE_BASE) == JOB_RUNNING &&
+		    steps->job_steps[i].start_time + STEP_SETTLE_S <= time(NULL) &&
+		    step_runs_on(&steps->job_steps[i], node))
 			n = step_pids_on(id, step, node, pids, n, max);
 	}
 	slurm_free_job_step_info_response_msg(steps);
+	if (which->one)
+		return n;
 
 	/* The batch script's step is not listed; ask for it on the node that runs it. */
 	static struct slurm_job_info job;
@@ -273,6 +305,33 @@ int lookup_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, 
 	if (lookup_slurm_job(id, &job, ignored, sizeof(ignored)) == 0 && !strcmp(job.batch_host, node))
 		n = step_pids_on(id, SLURM_BATCH_SCRIPT, node, pids, n, max);
 	return n;
+}
+
+int lookup_slurm_step_nodes(uint32_t id, uint32_t step, struct slurm_job_info *job, char *err, size_t len)
+{
+	job_step_info_response_msg_t *steps = NULL;
+	const job_step_info_t *s = NULL;
+	int rc = -1;
+
+	if (slurm_reachable(err, len) < 0)
+		return -1;
+	if (slurm_get_job_steps(0, id, step, &steps, SHOW_ALL) != SLURM_SUCCESS) {
+		fail(err, len, "slurm_get_job_steps", id);
+		return -1;
+	}
+	for (uint32_t i = 0; steps && i < steps->job_step_count && !s; i++)
+		if (steps->job_steps[i].step_id.step_id == step)
+			s = &steps->job_steps[i];
+	if (!s)
+		snprintf(err, len, "Slurm job %u has no step %u running", id, step);
+	else if (!s->nodes || strlen(s->nodes) >= sizeof(job->nodes_expr) || expand_nodes(s->nodes, job) < 0)
+		snprintf(err, len, "Slurm step %u.%u has more nodes than parastack can watch", id, step);
+	else
+		rc = 0;
+	if (rc == 0)
+		snprintf(job->nodes_expr, sizeof(job->nodes_expr), "%s", s->nodes);
+	slurm_free_job_step_info_response_msg(steps);
+	return rc;
 }
 
 /* SlurmUser's uid, from the controller's configuration; (uid_t)-1 when it cannot be had. */
@@ -306,12 +365,13 @@ int lookup_slurm_admin_comment(uint32_t id, const char *text, char *err, size_t 
 	return 0;
 }
 
-int lookup_slurm_cancel(uint32_t id, char *err, size_t len)
+int lookup_slurm_cancel(uint32_t id, const struct slurm_steps *steps, char *err, size_t len)
 {
 	if (slurm_reachable(err, len) < 0)
 		return -1;
-	if (slurm_kill_job(id, SIGKILL, 0) != SLURM_SUCCESS) {
-		fail(err, len, "slurm_kill_job", id);
+	if (steps->one ? slurm_kill_job_step(id, steps->step, SIGKILL) != SLURM_SUCCESS
+		       : slurm_kill_job(id, SIGKILL, 0) != SLURM_SUCCESS) {
+		fail(err, len, steps->one ? "slurm_kill_job_step" : "slurm_kill_job", id);
 		return -1;
 	}
 	return 0;

@@ -5,6 +5,7 @@
 #ifndef PARASTACK_LOOKUP_SLURM_H
 #define PARASTACK_LOOKUP_SLURM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -28,19 +29,36 @@ struct slurm_job_info {
 /* A job id as Slurm prints it ("1234"); 0 on success, -1 if text is not one. */
 int lookup_slurm_parse_jobid(const char *text, uint32_t *id);
 
+/* Which of a job's steps hold the ranks: all of them, or one (an srun step watched on its
+ * own, so that two watched steps of one allocation never share a rank). */
+struct slurm_steps {
+	bool one;      /* false: every step of the job, the batch step included */
+	uint32_t step; /* the step, when one */
+};
+
+/* "JOB" (every step) or "JOB.STEP" (one srun step), as Slurm prints them. 0, or -1 if text is
+ * neither. */
+int lookup_slurm_parse_job_step(const char *text, uint32_t *id, struct slurm_steps *steps);
+
 /* The job's state and nodes. 0, or -1 with err (no such job, no controller, ...). */
 int lookup_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t len);
 
-/* PIDs of every task of every step of the job on `node` (the batch step included), at most
- * max. The count, or -1 with err. */
-int lookup_slurm_step_pids(uint32_t id, const char *node, pid_t *pids, int max, char *err,
-			  size_t len);
+/* PIDs of every task of the job's steps (every step, the batch step included, or the one)
+ * on `node`, at most max. The count, or -1 with err. */
+int lookup_slurm_step_pids(uint32_t id, const struct slurm_steps *steps, const char *node, pid_t *pids,
+			  int max, char *err, size_t len);
+
+/* The running step's nodes in place of the job's in job (which lookup_slurm_job filled): the
+ * allocation a watch of that step alone runs its monitors on. 0; -1 with err (no such step
+ * running, no controller, ...). */
+int lookup_slurm_step_nodes(uint32_t id, uint32_t step, struct slurm_job_info *job, char *err, size_t len);
 
 /* Set the job's AdminComment (what `scontrol show job` and sacct show) to text, as only root
  * or SlurmUser may. 0; 1 when this process is neither (nothing asked); -1 with err. */
 int lookup_slurm_admin_comment(uint32_t id, const char *text, char *err, size_t len);
 
-/* Cancel the job as scancel does. 0, or -1 with err. */
-int lookup_slurm_cancel(uint32_t id, char *err, size_t len);
+/* Cancel the job as scancel does: the whole job, or the one step (scancel JOB.STEP: the
+ * allocation and its other steps run on). 0, or -1 with err. */
+int lookup_slurm_cancel(uint32_t id, const struct slurm_steps *steps, char *err, size_t len);
 
 #endif

@@ -38,7 +38,8 @@ static const char monitor_usage[] =
 	"\n"
 	"  --launcher-pid PID  the job's launcher: its descendants that carry an MPI rank are watched\n"
 	"  --launcher-host H   the node the launcher runs on (default: every monitor's own node)\n"
-	"  --slurm-job JOBID   watch the ranks in this Slurm job's steps on every monitor's node\n"
+	"  --slurm-job JOBID[.STEP]  watch the ranks in this Slurm job's steps (or in the one step)\n"
+	"                      on every monitor's node\n"
 	"  --pbs-job JOBID     watch the processes of this Torque job (PBS_JOBID in their environment)\n"
 	"                      on every monitor's node\n"
 	"  --pids-file FILE    watch exactly these ranks: lines 'host pid [rank]', each monitor those\n"
@@ -106,8 +107,8 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			break;
 		case 'N': m->job.launcher_host = optarg; break;
 		case 'J':
-			if (lookup_slurm_parse_jobid(optarg, &m->job.slurm_job) < 0) {
-				cmd_error("monitor", "--slurm-job: '%s' is not a Slurm job id", optarg);
+			if (lookup_slurm_parse_job_step(optarg, &m->job.slurm_job, &m->job.slurm_steps) < 0) {
+				cmd_error("monitor", "--slurm-job: '%s' is not a Slurm job id (JOBID or JOBID.STEP)", optarg);
 				return -1;
 			}
 			break;

@@ -49,7 +49,9 @@ static void job_name(const struct monitor *m, char *buf, size_t len)
 	uint32_t id = slurm_job(m);
 	size_t k = 0;
 
-	if (id)
+	if (id && m->job.slurm_steps.one)
+		snprintf(buf, len, "%u.%u", id, m->job.slurm_steps.step); /* one of the job's watched steps */
+	else if (id)
 		snprintf(buf, len, "%u", id);
 	else if (pbs && *pbs)
 		snprintf(buf, len, "%s", pbs);

@@ -35,7 +35,7 @@ int job_discover_local(struct job *j, struct job_proc *local)
 		roots[nroots++] = j->launcher;
 	if (j->slurm_job) {
 		const char *node = getenv("SLURMD_NODENAME");
-		int n = lookup_slurm_step_pids(j->slurm_job, node ? node : j->comm->host, roots + nroots,
+		int n = lookup_slurm_step_pids(j->slurm_job, &j->slurm_steps, node ? node : j->comm->host, roots + nroots,
 					      MAX_RANKS - nroots, err, sizeof(err));
 
 		nroots += n > 0 ? n : 0;
@@ -114,7 +114,7 @@ int job_discover_all(struct job *j, struct job_proc *local, int *nlocal)
 {
 	long last_total = -1;
 	int stable = 0;
-	double start = mono_ms(), noted = 0;
+	double start = mono_ms(), noted = 0, every = 30000;
 
 	if (j->pids)
 		return job_pids_all(j, local, nlocal);
@@ -135,8 +135,14 @@ int job_discover_all(struct job *j, struct job_proc *local, int *nlocal)
 			*nlocal = n;
 			return 0;
 		}
-		if (mono_ms() - start > 30000 && mono_ms() - noted > 30000) {
-			log_info("waiting for the job's ranks: %ld of %ld found so far", total, world);
+		/* Said after 30 s, then ever less often (a batch script between two MPI programs
+		 * may work for hours without one: its output is the user's). */
+		if (mono_ms() - start > 30000 && mono_ms() - noted > every) {
+			if (world > 0)
+				log_info("waiting for the job's ranks: %ld of %ld found so far", total, world);
+			else
+				log_info("waiting for the job's ranks: %ld found so far", total);
+			every = noted ? (every < 1800000 ? every * 2 : every) : every;
 			noted = mono_ms();
 		}
 		sleep_ms(200);

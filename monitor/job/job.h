@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../base/lookup_slurm.h"
 #include "../base/pidlist.h"
 #include "../sample/addr/progress.h"
 #include "../sample/addr/symbolize.h"
@@ -54,6 +55,7 @@ struct job {
 	const char *launcher_host; /* where the launcher runs; NULL: on every monitor's node */
 	bool on_launcher_host;
 	uint32_t slurm_job;        /* 0, or the Slurm job whose steps hold the ranks */
+	struct slurm_steps slurm_steps; /* which of its steps: all, or one (JOB.STEP) */
 	const char *pbs_job;       /* NULL, or the Torque job (PBS_JOBID) whose processes hold them */
 	const char *pids_path;     /* NULL, or the file of the ranks the user named (attach) */
 	struct pid_entry *pids;    /* job_load_pids */

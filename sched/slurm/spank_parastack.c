@@ -40,6 +40,7 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include "../../monitor/base/layershims.h"
 #include "../../monitor/base/options.h"
 #include "spank_collect.h"
 
@@ -50,6 +51,10 @@ SPANK_PLUGIN(parastack, 1);
 #define WORDS_MAX 24
 #define WORD_LEN 1100
 #define STOP_GRACE_MS 15000 /* the watcher's own grace: its monitors detach from the ranks */
+/* Where Slurm carries --parastack's value to every srun, salloc and sbatch run inside the job
+ * (SLURM_SPANK_ + the option's variable): a bare --parastack arrives as "(null)", Slurm's
+ * rendering of the missing value. */
+#define OPTION_ENV "SLURM_SPANK__SLURM_SPANK_OPTION_parastack_parastack"
 
 /* Option words, "--name=value" or "--name", checked against parastack's watch options. */
 struct words {
@@ -57,11 +62,12 @@ struct words {
 	int n;
 };
 
-/* plugstack.conf's arguments. */
+/* plugstack.conf's arguments, and where the plugin's own files are. */
 static struct {
-	bool default_on;
+	bool default_on, layer_off;
 	struct words options;
 	char report_dir[PATH_MAX], metrics_dir[PATH_MAX], parastack[PATH_MAX];
+	char libdir[PATH_MAX]; /* the plugin's directory: the recording layer is beside it */
 	char bad[512]; /* why the configuration cannot be used, or "" */
 } site;
 
@@ -75,6 +81,8 @@ static bool watching;     /* this step starts a watch (remote context) */
 static pid_t watcher = -1; /* the parastack attach it started */
 static uint32_t watched_job;
 static struct spool spool; /* a user's job: where its monitors leave the site's files */
+static char shims[64];     /* the batch step's launcher shims (layershims.h), or "" */
+static uid_t shims_owner;
 
 static const struct option watch_longopts[] = { WATCH_LONGOPTS, { NULL, 0, NULL, 0 } };
 
@@ -131,19 +139,38 @@ static int words_parse(const char *text, bool check, struct words *out, char *wh
 	return 0;
 }
 
+/* --parastack with no options: none given, "", "on", or Slurm's "(null)" for none. */
+static bool value_bare(const char *v)
+{
+	return !v || !*v || !strcmp(v, "on") || !strcmp(v, "(null)");
+}
+
+/* Did the value come from the job's environment (OPTION_ENV), not from this command line: an
+ * srun, salloc or sbatch run inside a job that asked? It was checked at the job's submission,
+ * and a step the job starts never fails because of the plugin. */
+static bool value_inherited(const char *v)
+{
+	const char *env = getenv(OPTION_ENV);
+
+	return env && getenv("SLURM_JOB_ID") && (!strcmp(env, v ? v : "") || (value_bare(env) && value_bare(v)));
+}
+
 /* --parastack[=OPTIONS]: checked at submission (srun, sbatch, salloc), taken as given where
- * the job runs. */
+ * the job runs and where it comes from the job's environment. */
 static int option_given(int val, const char *optarg, int remote)
 {
 	char why[512] = "";
+	bool checked = !remote && !value_inherited(optarg);
 
 	(void)val;
 	asked.given = true;
-	asked.off = optarg && !strcmp(optarg, "off");
 	asked.words.n = 0;
-	if (!optarg || asked.off || !strcmp(optarg, "on"))
+	if (value_bare(optarg))
+		optarg = NULL;
+	asked.off = optarg && !strcmp(optarg, "off");
+	if (!optarg || asked.off)
 		return 0;
-	if (words_parse(optarg, !remote, &asked.words, why, sizeof(why)) == 0 || remote)
+	if (words_parse(optarg, checked, &asked.words, why, sizeof(why)) == 0 || !checked)
 		return 0;
 	if (why[0])
 		fprintf(stderr, "parastack: --parastack=%s: %s\n", optarg, why);
@@ -173,6 +200,10 @@ static int site_arg(const char *arg)
 		site.default_on = !strcmp(arg, "default=on");
 		return 0;
 	}
+	if (!strcmp(arg, "layer=on") || !strcmp(arg, "layer=off")) {
+		site.layer_off = !strcmp(arg, "layer=off");
+		return 0;
+	}
 	if (!strncmp(arg, "options=", 8)) {
 		if (words_parse(arg + 8, false, &site.options, why, sizeof(why)) == 0)
 			return 0;
@@ -192,7 +223,7 @@ static int site_arg(const char *arg)
 		return 0;
 	}
 	snprintf(site.bad, sizeof(site.bad), "plugstack.conf: unknown argument '%.100s' (default=on|off, options=, "
-		 "report_dir=, metrics_dir=, parastack=)", arg);
+		 "layer=on|off, report_dir=, metrics_dir=, parastack=)", arg);
 	return -1;
 }
 
@@ -295,11 +326,11 @@ static int report_place(spank_t sp, pid_t task, char *dir, size_t len)
 	return -1;
 }
 
-/* In the child: `parastack attach --slurm-job JOB --on-hang=kill --report FILE [site] [user]`,
+/* In the child: `parastack attach --slurm-job JOB[.STEP] --on-hang=kill --report FILE [site] [user]`,
  * its output the task's. Never returns. */
 static void watcher_exec(spank_t sp, pid_t task, uint32_t job, uint32_t step)
 {
-	static char storage[8][PATH_MAX + 32], report[PATH_MAX + 64], submit[PATH_MAX], id[16], home[PATH_MAX];
+	static char storage[8][PATH_MAX + 32], report[PATH_MAX + 64], submit[PATH_MAX], id[32], home[PATH_MAX];
 	char *argv[16 + 2 * WORDS_MAX], *env[8];
 	int a = 0, out = task_stream(task, STDOUT_FILENO), err = task_stream(task, STDERR_FILENO);
 	sigset_t all;
@@ -318,7 +349,12 @@ static void watcher_exec(spank_t sp, pid_t task, uint32_t job, uint32_t step)
 	setpgid(0, 0);
 	if (become_owner(sp, home, sizeof(home)) < 0)
 		_exit(126);
-	snprintf(id, sizeof(id), "%u", job);
+	/* The batch step's watch is the job's (every step its script starts); an srun step's is
+	 * that step's alone, so two watched steps of one allocation never share a rank. */
+	if (step == SLURM_BATCH_SCRIPT)
+		snprintf(id, sizeof(id), "%u", job);
+	else
+		snprintf(id, sizeof(id), "%u.%u", job, step);
 	argv[a++] = site.parastack;
 	argv[a++] = "attach";
 	argv[a++] = "--slurm-job";
@@ -400,8 +436,96 @@ static void watcher_stop(void)
 	spool_collect(&spool, site.report_dir, site.metrics_dir, watched_job);
 }
 
+/* The recording layer for the watched ranks, as parastack run places it: unless the site
+ * (layer=off) or the job (--parastack=no-record) says no. */
+static bool layer_wanted(void)
+{
+	for (int i = 0; i < site.options.n; i++)
+		if (!strcmp(site.options.w[i], "--no-record"))
+			return false;
+	for (int i = 0; i < asked.words.n; i++)
+		if (!strcmp(asked.words.w[i], "--no-record"))
+			return false;
+	return !site.layer_off && site.libdir[0];
+}
+
+/* The layer for a program: the MPICH build (DIR/mpich/) for one that needs libmpich, else the
+ * default; false when that one is not installed. */
+static bool layer_for(const char *program, char *lib, size_t len)
+{
+	char real[PATH_MAX];
+	/* srun sends the program's full path when it finds it; "./app" is the task's own cwd's. */
+	bool mpich = program && strchr(program, '/') && realpath(program, real) && layershims_needs_mpich(real);
+
+	if ((size_t)snprintf(lib, len, "%.*s%s/libparastack-mpi.so", PATH_MAX - 32, site.libdir, mpich ? "/mpich" : "") >= len)
+		return false;
+	return access(lib, R_OK) == 0 && !strpbrk(lib, ": \t\n");
+}
+
+/* The batch step (user_init, as the job's owner): the script's launchers are shims that place
+ * the layer in their ranks, as under parastack run (layershims.h): PATH starts with a private
+ * directory of them, removed when the step ends. Nothing is changed when one cannot be made. */
+static void layer_into_script(spank_t sp)
+{
+	char lib[PATH_MAX], path[8192], *newpath = NULL;
+	struct stat st;
+
+	if (!layer_wanted() || !layer_for(NULL, lib, sizeof(lib)) || access(site.parastack, X_OK) < 0)
+		return;
+	if (spank_getenv(sp, "PATH", path, sizeof(path)) != ESPANK_SUCCESS)
+		snprintf(path, sizeof(path), "/usr/local/bin:/usr/bin:/bin");
+	if (layershims_make(site.parastack, shims, sizeof(shims)) < 0) {
+		slurm_info("parastack: no launcher shims for the recording layer: %s", strerror(errno));
+		return;
+	}
+	/* Removed at the step's end (as root) only while it is still the one made here. */
+	shims_owner = lstat(shims, &st) == 0 ? st.st_uid : (uid_t)-2;
+	if (asprintf(&newpath, "%s:%s", shims, path) < 0 || spank_setenv(sp, "PATH", newpath, 1) != ESPANK_SUCCESS ||
+	    spank_setenv(sp, SHIM_DIR_ENV, shims, 1) != ESPANK_SUCCESS ||
+	    spank_setenv(sp, SHIM_LIB_ENV, lib, 1) != ESPANK_SUCCESS) {
+		spank_setenv(sp, "PATH", path, 1);
+		spank_unsetenv(sp, SHIM_DIR_ENV);
+		layershims_remove(shims, (uid_t)-1);
+		shims[0] = '\0';
+	}
+	free(newpath);
+}
+
+/* The daemons an MPI launcher starts as an srun step's tasks: never given the layer. */
+static bool is_launcher_daemon(const char *program)
+{
+	static const char *const daemons[] = { "orted", "prted", "hydra_pmi_proxy", "pmi_proxy", NULL };
+	const char *base = strrchr(program, '/');
+
+	base = base ? base + 1 : program;
+	for (int i = 0; daemons[i]; i++)
+		if (!strcmp(base, daemons[i]))
+			return true;
+	return false;
+}
+
+/* A watched srun step's task (task_init, in the task as its owner): the layer after the task's
+ * own LD_PRELOAD, as parastack-task-prolog gives it under parastack run. */
+static void layer_into_task(spank_t sp)
+{
+	char lib[PATH_MAX], pre[8192], *value = NULL;
+	char **argv = NULL;
+	int argc = 0;
+
+	if (!layer_wanted() || spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 ||
+	    !argv || !argv[0] || is_launcher_daemon(argv[0]) || !layer_for(argv[0], lib, sizeof(lib)))
+		return;
+	if (spank_getenv(sp, "LD_PRELOAD", pre, sizeof(pre)) != ESPANK_SUCCESS)
+		pre[0] = '\0';
+	if (strchr(pre, '\n'))
+		return;
+	if (asprintf(&value, "%s%s%s", pre, pre[0] ? ":" : "", lib) >= 0)
+		spank_setenv(sp, "LD_PRELOAD", value, 1);
+	free(value);
+}
+
 /* The parastack program beside the plugin (the build tree), else two levels up in bin/ (the
- * plugin in PREFIX/lib/parastack, the program in PREFIX/bin). */
+ * plugin in PREFIX/lib/parastack, the program in PREFIX/bin); the layer beside the plugin. */
 static void default_program(void)
 {
 	Dl_info self;
@@ -413,6 +537,7 @@ static void default_program(void)
 	if (!(slash = strrchr(dir, '/')))
 		return;
 	*slash = '\0';
+	snprintf(site.libdir, sizeof(site.libdir), "%s", dir);
 	snprintf(site.parastack, sizeof(site.parastack), "%.*s/parastack", PATH_MAX - 16, dir);
 	if (access(site.parastack, X_OK) == 0)
 		return;
@@ -435,10 +560,27 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
  * job is watched from here on, so its inner steps start no second watch. */
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
+	uint32_t step = 0;
+
 	(void)ac, (void)av;
 	watching = spank_remote(sp) == 1 && step_wants_watch(sp);
-	if (watching)
-		spank_setenv(sp, WATCHED_ENV, "spank", 1);
+	if (!watching)
+		return 0;
+	spank_setenv(sp, WATCHED_ENV, "spank", 1);
+	if (spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS && step == SLURM_BATCH_SCRIPT)
+		layer_into_script(sp);
+	return 0;
+}
+
+/* The remote context, in each task just before it execs: a watched srun step's ranks get the
+ * recording layer (the batch step's get it from the shims). */
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	uint32_t step = 0;
+
+	(void)ac, (void)av;
+	if (watching && spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS && step != SLURM_BATCH_SCRIPT)
+		layer_into_task(sp);
 	return 0;
 }
 
@@ -485,11 +627,14 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-/* The step's end: the watch goes with it, if it has not yet. */
+/* The step's end: the watch goes with it, if it has not yet, and the shims with the script. */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void)sp, (void)ac, (void)av;
 	watcher_stop();
+	if (shims[0])
+		layershims_remove(shims, shims_owner);
+	shims[0] = '\0';
 	return 0;
 }
 

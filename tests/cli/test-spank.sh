@@ -1,20 +1,31 @@
 # The SPANK plugin as a site deploys it (issue 41): `make install` into a prefix, its
 # spank_parastack.so in the test cluster's plugstack.conf (tests/cluster/slurm-cluster.sh: 4
 # nodes), an administrator's report and metrics directories (root-owned, as in /var/log). Users
-# submit with plain sbatch, salloc and srun and the --parastack option. Checks the job output,
-# the reports, the textfile as Debian's prometheus client parses it, the job record's
-# AdminComment, and that jobs which do not ask are not touched.
+# submit with plain sbatch, salloc and srun and the --parastack option, in every form they type
+# (bare, empty, on, OPTS, off, default=on, a job array, two srun steps at once; issue 51), with
+# scripts that run nested srun steps, a multi-node mpirun and MPICH's mpiexec. Checks the job
+# output, the reports, the recording layer in the ranks (and nowhere else), the textfile as
+# Debian's prometheus client parses it, the job record's AdminComment, and that jobs which do
+# not ask are not touched.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/cluster.sh"
 HERE=$(pwd)
 case "$BUILD" in /*) ;; *) BUILD=$HERE/$BUILD ;; esac
 STENCIL=$BUILD/tests/apps/stencil
+LAYERCHECK=$BUILD/tests/apps/layercheck
+MLAYERCHECK=$BUILD/mpich/tests/apps/layercheck
+INJ=$BUILD/tests/libpsinject.so
 
 # --- the options the plugin passes on: checked as every command checks them ----------------
 run "$PARASTACK" attach --report-dir "$TMP/missing" --pids 1
 expect_error "--report-dir must exist" 2 "report-dir $TMP/missing: No such file or directory; create the directory first"
 run "$PARASTACK" attach --metrics-dir /etc/passwd --pids 1
 expect_error "--metrics-dir must be a directory" 2 "metrics-dir /etc/passwd: not a directory"
+# A step of a job (JOBID.STEP, what the plugin watches for an srun step), said wrong:
+for bad in 12. 12.x .3 12.-1 12.3.4; do
+	run "$PARASTACK" attach --slurm-job "$bad"
+	expect_error "--slurm-job $bad" 2 "slurm-job: '$bad' is not a Slurm job id (JOBID or JOBID.STEP)"
+done
 
 cluster_up test-spank 4 4
 # The administrator's directories: root's, on a path only root can change (/tmp is not: it is
@@ -50,11 +61,67 @@ sb() {
 	eval "JOB_$name=\$id"
 }
 
+# expect_nested NAME ID WATCHED LAYER: job ID ran nested.sh (the slurm-ID.out beside it) exactly
+# as without the plugin: COMPLETED 0, every nested step and launcher ran, no line of the plugin's
+# refusing or failing anything; watched (1: the watch attached, 0: no parastack line at all); its
+# ranks with the layer (1: each of mpirun's 8 and hydra's 4, the MPICH build; never their
+# parent, orted or hydra's proxy) or without it (0: none, and no shims in the script's PATH).
+expect_nested() {
+	out=$(cat "$SUBMIT/slurm-$2.out" 2>/dev/null)
+	expect_state "$1" "$2" COMPLETED 0
+	for line in "hosts: n1 n2 n3 " "overlap ok" "concurrent steps ok" "mpirun ok" "nested.sh done"; do
+		expect_grep "$1: the script's '$line'" "^$line" "$out"
+	done
+	bad=$(printf '%s\n' "$out" | grep -E "parastack.*(not a parastack option|is not watched|error)|Invalid .*argument")
+	if [ -z "$bad" ]; then ok; else fail "$1: a line of the plugin's: $bad"; fi
+	if [ "$3" = 1 ]; then
+		expect_grep "$1: watched" "^parastack: attaching to Slurm job $2 (4 node(s)" "$out"
+		expect_grep "$1: its 8 ranks found" "^parastack: watching 8 ranks on 4 node(s)" "$out"
+	elif printf '%s' "$out" | grep -q parastack; then fail "$1: parastack lines in a job not watched: $out"; else ok; fi
+	m=$(printf '%s\n' "$out" | grep -c "^layercheck rank .* layer=$4 user=0 parent=0 .* prog=mpirun$")
+	h=$(printf '%s\n' "$out" | grep -c "^layercheck rank .* layer=$4 user=0 parent=0 .* prog=hydra$")
+	if [ "$m" = 8 ] && [ "$h" = 4 ]; then ok; else fail "$1: layer=$4 in $m of mpirun's 8 ranks, $h of hydra's 4: $out"; fi
+	if [ "$4" = 1 ]; then
+		expect_grep "$1: hydra's ranks have the MPICH build" "layer=1 .*preload=[^ ]*/mpich/libparastack-mpi.so prog=hydra$" "$out"
+		expect_grep "$1: the script's launchers are shims" "^shims: /tmp/parastack-launch\." "$out"
+		# Removed when the step ends (slurmstepd may finish that after Slurm shows the job ended).
+		shims=$(printf '%s\n' "$out" | sed -n 's/^shims: \(\/tmp\/parastack-launch\.[A-Za-z0-9]*\)$/\1/p')
+		deadline=$(($(date +%s) + 30))
+		while [ -n "$shims" ] && [ -e "$shims" ] && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.2; done
+		if [ -n "$shims" ] && [ ! -e "$shims" ]; then ok; else fail "$1: the shims' directory '$shims' is left"; fi
+	else
+		expect_grep "$1: no shims" "^shims: none" "$out"
+	fi
+}
+
 cat >"$SUBMIT/spin.sh" <<EOF
 #!/bin/sh
 #SBATCH -N 4 --ntasks-per-node=2
 # A user's script, as it would be without parastack: rank 6 spins after 10 s.
 mpirun --bind-to none -x PS_FAULT=spin -x PS_FAULT_RANK=6 -x PS_FAULT_AFTER=10 $STENCIL
+EOF
+# What users' scripts run inside a job: nested srun steps (one --overlap, two at once), a
+# multi-node mpirun of layercheck (each rank says whether the recording layer is in it and in
+# its parent) and of the stencil, and MPICH's mpiexec under Slurm.
+cat >"$SUBMIT/nested.sh" <<EOF
+#!/bin/sh
+#SBATCH -N 4 --ntasks-per-node=2
+echo "shims: \${PARASTACK_SHIM_DIR:-none}"
+echo "hosts: \$(srun -N 3 -n 3 hostname | sort | tr '\n' ' ')"
+srun --overlap -n 2 true && echo "overlap ok"
+srun -n 2 true & srun -n 2 true & wait
+echo "concurrent steps ok"
+mpirun --bind-to none $LAYERCHECK mpirun
+mpirun --bind-to none -x PS_ITERS=60 $STENCIL && echo "mpirun ok"
+mpiexec.mpich -n 4 $MLAYERCHECK hydra </dev/null
+echo "nested.sh done"
+EOF
+# Rank 3 waits, at its 100th Allreduce, in a receive nobody matches (the injector, held inside
+# MPI below the layer).
+cat >"$SUBMIT/block.sh" <<EOF
+#!/bin/sh
+#SBATCH -N 4 --ntasks-per-node=2
+mpirun --bind-to none -x LD_PRELOAD=$INJ -x PS_INJECT_RANK=3 -x PS_INJECT_KIND=block -x PS_INJECT_CALL=100 $STENCIL
 EOF
 cat >"$SUBMIT/healthy.sh" <<EOF
 #!/bin/sh
@@ -63,7 +130,7 @@ mpirun --bind-to none -x PS_ITERS=60 $STENCIL
 echo "healthy.sh done"
 EOF
 
-plugstack "report_dir=$ADMIN/reports" "metrics_dir=$ADMIN/metrics" options=seed=5
+plugstack "report_dir=$ADMIN/reports" "metrics_dir=$ADMIN/metrics" options=seed=5,confirm=5
 
 # --- a wrong --parastack value: refused at submission, in one line --------------------------
 run sh -c "cd '$SUBMIT' && sbatch --parastack=bogus healthy.sh"
@@ -72,9 +139,9 @@ run sh -c "cd '$SUBMIT' && sbatch --parastack=confirm=soon healthy.sh"
 expect_error "a bad --parastack= value" 1 "confirm: 'soon' is not a number of seconds"
 if [ -z "$(squeue -h -o %i)" ]; then ok; else fail "a refused --parastack submitted a job: $(squeue)"; fi
 
-# --- sbatch --parastack: the hang found, reported, the job ended; beside it a job that did
-# not ask is not touched ----------------------------------------------------------------------
-sb spin --parastack=confirm=5 spin.sh
+# --- sbatch --parastack (bare; the site's options=confirm=5): the hang found, reported, the job
+# ended; beside it a job that did not ask is not touched ------------------------------------------
+sb spin --parastack spin.sh
 sb plain healthy.sh
 # The same for an ordinary user's job (nobody; root may submit for anyone): Slurm lets only the
 # owner start the monitors' step, so the watch runs as the user, and the plugin copies the site's
@@ -125,38 +192,39 @@ if [ "$(stat -c '%u %g %a' "$REPORT" 2>/dev/null)" = "0 $REPORT_GROUP 640" ]; th
 	fail "user: the site's copy is $(stat -c '%U %G %a' "$REPORT" 2>&1), want root, the directory's group, 640"; fi
 if [ -z "$(ls -A /run/parastack 2>/dev/null | grep "^$JOB_user\.")" ]; then ok; else fail "user: the spool was left: $(ls -l /run/parastack)"; fi
 
-# --- default=on: a job without the option is watched; --parastack=off opts out ---------------
-plugstack default=on "metrics_dir=$ADMIN/metrics"
-sb dflt healthy.sh
-sb off --parastack=off healthy.sh
+# --- default=on: a job without the option is watched; --parastack=off opts out; layer=off ----
+plugstack default=on "metrics_dir=$ADMIN/metrics" layer=off
+sb dflt nested.sh
+sb off --parastack=off nested.sh
 wait_job_end dflt "$JOB_dflt" 300 "$SUBMIT/slurm-$JOB_dflt.out"
 wait_job_end off "$JOB_off" 300 "$SUBMIT/slurm-$JOB_off.out"
-OUTPUT=$(cat "$SUBMIT/slurm-$JOB_dflt.out" 2>/dev/null)
-expect_state "default=on" "$JOB_dflt" COMPLETED 0
-expect_grep "default=on: watched without asking" "watching 8 ranks on 4 node(s)" "$OUTPUT"
-expect_grep "default=on: the watch ended with the job, no hang" "watched .* no hang" "$OUTPUT"
-OUTPUT=$(cat "$SUBMIT/slurm-$JOB_off.out" 2>/dev/null)
-expect_state "--parastack=off" "$JOB_off" COMPLETED 0
-if printf '%s' "$OUTPUT" | grep -q parastack; then fail "--parastack=off: parastack lines: $OUTPUT"; else ok; fi
+expect_nested "default=on, layer=off" "$JOB_dflt" 1 0
+expect_grep "default=on: the watch ended with the job, no hang" "watched .* no hang" "$(cat "$SUBMIT/slurm-$JOB_dflt.out" 2>/dev/null)"
+expect_nested "--parastack=off" "$JOB_off" 0 0
 
 # --- srun --parastack: a step inside an allocation (salloc) ---------------------------------
 # Debian's Open MPI under srun --mpi=pmix now and then fails at start-up on a loaded machine (see
 # test-slurm): a start that failed is tried again, a watched step that went wrong is not.
-plugstack "report_dir=$ADMIN/reports" "metrics_dir=$ADMIN/metrics"
+# salloc --parastack, bare: srun has it from the job's environment (Slurm's "(null)"), and the
+# step is watched alone.
+plugstack "report_dir=$ADMIN/reports" "metrics_dir=$ADMIN/metrics" options=seed=5,confirm=5
 for attempt in 1 2 3; do
-	(cd "$SUBMIT" && timeout 300 salloc -N 4 --ntasks-per-node=2 env PS_FAULT=spin PS_FAULT_RANK=6 PS_FAULT_AFTER=10 \
-		srun --parastack=confirm=5 --mpi=pmix "$STENCIL") >"$TMP/salloc.out" 2>&1
+	(cd "$SUBMIT" && timeout 300 salloc --parastack -N 4 --ntasks-per-node=2 env PS_FAULT=spin PS_FAULT_RANK=6 \
+		PS_FAULT_AFTER=10 srun --mpi=pmix "$STENCIL") >"$TMP/salloc.out" 2>&1
 	grep -q "watching 8 ranks" "$TMP/salloc.out" && break
 	echo "test-spank: salloc's srun step did not start (attempt $attempt): $(tail -3 "$TMP/salloc.out")" >&2
 done
 OUTPUT=$(cat "$TMP/salloc.out")
-expect_grep "srun --parastack: the report in srun's output" "HANG DETECTED.*computation error" "$OUTPUT"
-expect_grep "srun --parastack: rank 6 named" "faulty rank(s): 6" "$OUTPUT"
 SALLOC_JOB=$(printf '%s' "$OUTPUT" | sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p')
+expect_grep "salloc --parastack: the step watched alone" "attaching to Slurm step $SALLOC_JOB.0 (4 node" "$OUTPUT"
+expect_grep "salloc --parastack: the report in srun's output" "HANG DETECTED.*computation error" "$OUTPUT"
+expect_grep "salloc --parastack: rank 6 named" "faulty rank(s): 6" "$OUTPUT"
+expect_grep "salloc --parastack: the step ended, not the allocation" "cancelling the hung Slurm step $SALLOC_JOB.0 (the allocation runs on)" "$OUTPUT"
+if printf '%s' "$OUTPUT" | grep -q "not a parastack option"; then fail "salloc --parastack: srun refused the job's value: $OUTPUT"; else ok; fi
 REPORT=$SUBMIT/parastack-$SALLOC_JOB.0.json
-jreport "srun --parastack: the step's JSON report" '.verdict == "hang" and .faulty_ranks == [6]'
-REPORT=$ADMIN/reports/parastack-$SALLOC_JOB.json
-jreport "srun --parastack: the site's copy" '.verdict == "hang" and .faulty_ranks == [6]'
+jreport "salloc --parastack: the step's JSON report, every rank with the layer" '.verdict == "hang" and .faulty_ranks == [6] and ([.ranks[].recording_layer] | length == 8 and all)'
+REPORT=$ADMIN/reports/parastack-$SALLOC_JOB.0.json
+jreport "salloc --parastack: the site's copy, named by the step" '.verdict == "hang" and .faulty_ranks == [6]'
 
 # --- the textfile: what node_exporter would read, as Debian's Prometheus client parses it ----
 # (spin, the user's job and the salloc step hung; default=on's job was watched; plain and off
@@ -179,6 +247,71 @@ EOF
 if [ "$parsed" = "jobs=4 hangs_computation=3 hangs_communication=0 suspicions_cover_hangs=1 samples_positive=1" ]; then ok; else
 	fail "metrics: $parsed; the file: $(cat "$PROM" 2>&1)"; fi
 if grep -v '^#' "$PROM" | awk 'NF != 2 { bad = 1 } END { exit bad }'; then ok; else fail "metrics: a line with a timestamp: $(cat "$PROM")"; fi
+
+# --- every form of sbatch --parastack a user types, with a script of nested steps and launchers:
+# each runs as without the plugin, watched, its ranks with the layer (--parastack=no-record:
+# without); a job array's tasks each watched; a communication hang's culprit named from the
+# layer's records ---------------------------------------------------------------------------------
+plugstack options=seed=5,confirm=5
+sb bare --parastack nested.sh
+sb empty --parastack= nested.sh
+sb on --parastack=on nested.sh
+sb norec --parastack=no-record nested.sh
+sb array --array=0-1 --parastack nested.sh
+sb block --parastack block.sh
+for name in bare empty on norec block; do
+	eval "id=\$JOB_$name"
+	wait_job_end "$name" "$id" 400 "$SUBMIT/slurm-$id.out"
+done
+deadline=$(($(date +%s) + 300))
+while squeue -h -j "$JOB_array" 2>/dev/null | grep -q . && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.5; done
+if squeue -h -j "$JOB_array" 2>/dev/null | grep -q .; then fail "the job array $JOB_array had not ended after 300 s"; scancel "$JOB_array"; else ok; fi
+expect_nested "--parastack" "$JOB_bare" 1 1
+expect_nested "--parastack=" "$JOB_empty" 1 1
+expect_nested "--parastack=on" "$JOB_on" 1 1
+expect_nested "--parastack=no-record" "$JOB_norec" 1 0
+for task in 0 1; do
+	# An array task's output is slurm-ARRAY_TASK.out; the job it ran as has an id of its own.
+	id=$(scontrol -o show job "$JOB_array" 2>/dev/null | sed -n "s/^JobId=\([0-9]*\) .*ArrayTaskId=$task .*/\1/p")
+	cp "$SUBMIT/slurm-${JOB_array}_$task.out" "$SUBMIT/slurm-$id.out" 2>/dev/null
+	expect_nested "--array=0-1 --parastack, task $task" "$id" 1 1
+done
+OUTPUT=$(cat "$SUBMIT/slurm-$JOB_block.out" 2>/dev/null)
+expect_state "block" "$JOB_block" CANCELLED -
+expect_grep "block: rank 3 named, certain" "rank 3, certain: ranks 0-2,4-7 wait in a collective rank 3 has not entered" "$OUTPUT"
+REPORT=$SUBMIT/parastack-$JOB_block.json
+jreport "block: faulty [3], certain, every rank's recording_layer true" '.hang_type == "communication" and .faulty_ranks == [3] and .culprits[0].evidence == "certain" and ([.ranks[].recording_layer] | length == 8 and all)'
+
+# --- two srun --parastack steps at once in one allocation: each watched alone, its own report ---
+cat >"$SUBMIT/two.sh" <<EOF
+#!/bin/sh
+PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=10 srun --parastack -N 2 -n 4 --mpi=pmix $STENCIL >step-a.out 2>&1 &
+PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=10 srun --parastack -N 2 -n 4 --mpi=pmix $STENCIL >step-b.out 2>&1 &
+wait
+EOF
+for attempt in 1 2 3; do
+	rm -f "$SUBMIT"/step-?.out
+	(cd "$SUBMIT" && timeout 300 salloc -N 4 --ntasks-per-node=2 sh two.sh) >"$TMP/two.out" 2>&1
+	[ "$(cat "$SUBMIT"/step-?.out 2>/dev/null | grep -c 'watching 4 ranks')" = 2 ] && break
+	echo "test-spank: two steps did not both start (attempt $attempt): $(tail -3 "$SUBMIT"/step-?.out)" >&2
+done
+TWO_JOB=$(sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' "$TMP/two.out")
+for s in a b; do
+	OUTPUT=$(cat "$SUBMIT/step-$s.out" 2>/dev/null)
+	expect_grep "two steps, step $s: watched alone, on its own 2 nodes" "attaching to Slurm step $TWO_JOB\.[01] (2 node(s)" "$OUTPUT"
+	expect_grep "two steps, step $s: its hang reported" "HANG DETECTED.*computation error" "$OUTPUT"
+done
+expect_grep "two steps: rank 1 named in step a's output" "faulty rank(s): 1$" "$(cat "$SUBMIT/step-a.out" 2>/dev/null)"
+expect_grep "two steps: rank 2 named in step b's output" "faulty rank(s): 2$" "$(cat "$SUBMIT/step-b.out" 2>/dev/null)"
+REPORT=$SUBMIT/parastack-$TWO_JOB.0.json
+jreport "two steps: step 0's report, its 4 ranks" '.verdict == "hang" and (.ranks | length) == 4'
+REPORT=$SUBMIT/parastack-$TWO_JOB.1.json
+jreport "two steps: step 1's report, its 4 ranks" '.verdict == "hang" and (.ranks | length) == 4'
+both=$(jq -r '[.faulty_ranks[]] | map(tostring) | join(",")' "$SUBMIT/parastack-$TWO_JOB.0.json" "$SUBMIT/parastack-$TWO_JOB.1.json" 2>/dev/null | sort | tr '\n' ' ')
+if [ "$both" = "1 2 " ]; then ok; else fail "two steps: faulty ranks '$both', want 1 in one report and 2 in the other"; fi
+shared=$(jq -r '.ranks[] | "\(.host) \(.pid)"' "$SUBMIT/parastack-$TWO_JOB.0.json" "$SUBMIT/parastack-$TWO_JOB.1.json" 2>/dev/null | sort | uniq -d)
+n=$(jq -r '.ranks[] | "\(.host) \(.pid)"' "$SUBMIT/parastack-$TWO_JOB.0.json" "$SUBMIT/parastack-$TWO_JOB.1.json" 2>/dev/null | sort -u | wc -l)
+if [ -z "$shared" ] && [ "$n" = 8 ]; then ok; else fail "two steps: $n distinct ranks in the two reports, shared: $shared"; fi
 
 # --- the plugin loaded, its parastack program missing: jobs run, one line says why -----------
 cp -a "$PREFIX" "$TMP/broken"

@@ -3,7 +3,9 @@
 # key and socket, slurmctld, and N slurmd "nodes" n1..nN, each in its own UTS namespace so each
 # has its own host name (Open MPI's shared-memory transport keys on the host name), and in its
 # own mount namespace where DIR/local is that node's private directory (DIR/local-nodes/nI), as a
-# node-local /tmp is on a real cluster; outside the nodes DIR/local is the login node's. Everything
+# node-local /tmp is on a real cluster, and where /etc/hosts is DIR/hosts (the machine's, with
+# every node's name on the loopback address: MPICH's proxies look their server's host up by
+# name); outside the nodes DIR/local is the login node's. Everything
 # lives in one directory; nothing under /etc is touched; every daemon's PID is recorded in
 # DIR/pids and only those are ever signalled. Needs root (slurmd runs jobs as their users).
 # DIR/plugstack.conf is the cluster's SPANK configuration, empty until a test writes it.
@@ -152,11 +154,12 @@ start() {
 	setsid unshare --uts sh -c "hostname psctl && exec slurmctld -D -i -f '$DIR/slurm.conf'" \
 		>>"$DIR/log/slurmctld.out" 2>&1 &
 	record slurmctld $!
+	{ cat /etc/hosts 2>/dev/null; printf '127.0.0.1 psctl'; i=1; while [ $i -le "$nodes" ]; do printf ' n%d' $i; i=$((i + 1)); done; echo; } >"$DIR/hosts"
 	i=1
 	while [ $i -le "$nodes" ]; do
 		mkdir -p "$DIR/spool/n$i" "$DIR/tmp/n$i" "$DIR/local" "$DIR/local-nodes/n$i"
 		setsid unshare --uts --mount --propagation private sh -c \
-			"hostname n$i && mount --bind '$DIR/local-nodes/n$i' '$DIR/local' && exec slurmd -D -N n$i -f '$DIR/slurm.conf'" \
+			"hostname n$i && mount --bind '$DIR/local-nodes/n$i' '$DIR/local' && mount --bind '$DIR/hosts' /etc/hosts && exec slurmd -D -N n$i -f '$DIR/slurm.conf'" \
 			>>"$DIR/log/slurmd.n$i.out" 2>&1 &
 		record "slurmd-n$i" $!
 		i=$((i + 1))

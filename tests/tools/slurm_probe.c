@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "pids") && argc == 4) {
-		int n = lookup_slurm_step_pids(id, argv[3], pids, 65536, err, sizeof(err));
+		int n = lookup_slurm_step_pids(id, &(struct slurm_steps){ .one = false }, argv[3], pids, 65536, err, sizeof(err));
 
 		if (n < 0) {
 			fprintf(stderr, "slurm_probe: %s\n", err);

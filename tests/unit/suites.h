@@ -29,5 +29,6 @@ Suite *progress_suite(void);
 Suite *tree_suite(void);
 Suite *trustedpath_suite(void);
 Suite *capture_suite(void);
+Suite *layershims_suite(void);
 
 #endif
