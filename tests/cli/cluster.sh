@@ -9,8 +9,8 @@ CLUSTER=$TMP/cluster
 # come up (the failure is counted).
 cluster_start() {
 	trap 'sh tests/cluster/slurm-cluster.sh stop "$CLUSTER"; stop_started; rm -rf "$TMP"' EXIT
-	if ! sh tests/cluster/slurm-cluster.sh start "$CLUSTER" "$@"; then
-		fail "the Slurm test cluster did not start"
+	if ! why=$(sh tests/cluster/slurm-cluster.sh start "$CLUSTER" "$@" 2>&1); then
+		fail "the Slurm test cluster did not start: $(printf '%s\n' "$why" | head -n 8)"
 		return 1
 	fi
 	ok
@@ -32,12 +32,13 @@ front_end_basics() {
 }
 
 # cluster_up NAME NODES CPUS [pbs]: the cluster for the rest of test NAME; ends the test (its
-# counts printed) when not root, or when the cluster does not come up.
+# counts printed) when not root (the rest skipped: a failure under CI=true), or when the cluster
+# does not come up (a failure that names why).
 cluster_up() {
 	name=$1
 	shift
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "$name: the test cluster needs root; its tests are skipped (CI runs them as root)" >&2
+		skip "$name: the rest of the file needs the Slurm test cluster, which needs root (slurmd runs jobs as their owners)"
 		finish
 		exit $?
 	fi

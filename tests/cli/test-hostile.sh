@@ -15,7 +15,7 @@
 # Every process is started here and stopped by PID.
 . "$(dirname "$0")/lib.sh"
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
-	echo "test-hostile: needs root and setpriv (a root monitor on another user's job); nothing run"
+	skip "test-hostile: the whole file needs root and setpriv (a root monitor on another user's job)"
 	finish
 	exit
 fi

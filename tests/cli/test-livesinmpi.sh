@@ -124,7 +124,10 @@ moves=$(printf '%s' "$letters" | tr -cd 'amAM' | wc -c)
 stills=$(printf '%s' "$letters" | tr -cd 'siSI' | wc -c)
 if [ -n "$susp" ] && [ "$moves" -eq 0 ] && [ "$stills" -gt 0 ]; then ok; else
 	fail "ring: suspicion at ${susp:-none}; after it $moves move(s), $stills still: $letters"; fi
-jreport "ring: suspected after the fault" ".confirmation.basis != null"
+# The suspicion came after the fault was started: both on the trace's clock (ms from its start).
+if [ -n "$susp" ] && awk -v s="$susp" -v f="${fault_ms:-x}" 'BEGIN { exit !(f != "x" && s + 0 >= f + 0) }'; then ok; else
+	fail "ring: suspected at ${susp:-never} ms, before the fault at ${fault_ms:-?} ms"; fi
+jreport "ring: suspected, by a detector the report names" ".confirmation.basis != null"
 run "$PARASTACK" replay --json "$TMP/ring.trace"
 live_susp=$susp
 if [ "$RC" -eq 0 ] && printf '%s' "$OUT" | jq -e --argjson s "${live_susp:-0}" \

@@ -256,7 +256,8 @@ if wait_for "$TMP/restart.out" "watching 2 ranks" 60; then
 	mon=""
 	for p in $(descendants "$RUNPID"); do [ "$(cat /proc/"$p"/comm 2>/dev/null)" = parastack-monit ] && mon=$p; done
 	# A crash: the monitor says so before it dies, parastack run says how it stopped.
-	if [ -n "$mon" ]; then kill -SEGV "$mon"; ok; else fail "restart: no monitor below parastack run"; fi
+	if [ -n "$mon" ] && kill -SEGV "$mon" && reap_other "$mon" 30; then ok; else
+		fail "restart: no monitor below parastack run, or it did not end on SIGSEGV (pid '$mon')"; fi
 	wait_for "$TMP/restart.out" "^parastack: the monitor crashed (SIGSEGV); its watch ends here" 60 && ok
 	wait_for "$TMP/restart.out" "^parastack: the monitor stopped (\(killed by SIGSEGV\|exit status 139: SIGSEGV\)); started it again: the job stays watched$" 60 && ok
 	# The new monitor watches: its own "watching" line, then a status line on request.
