@@ -7,14 +7,10 @@
 #include "layer_util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define TASK_PROLOG "parastack-task-prolog"

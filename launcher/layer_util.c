@@ -3,13 +3,11 @@
  * options recognised, the private directory, and the new line adopted. */
 #include "layer_util.h"
 
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 const char *layer_base_name(const char *path)

@@ -211,7 +211,12 @@ int lookup_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t 
 		return -1;
 	}
 
+	/* An array's own id brings every task of the array: the one asked for is its own record. */
 	slurm_job_info_t *j = &msg->job_array[0];
+
+	for (uint32_t i = 0; i < msg->record_count; i++)
+		if (msg->job_array[i].job_id == id)
+			j = &msg->job_array[i];
 
 	job->id = j->job_id;
 	snprintf(job->state, sizeof(job->state), "%s", state_name(j->job_state));
@@ -288,8 +293,10 @@ int lookup_slurm_step_pids(uint32_t id, const struct slurm_steps *which, const c
 		/* A step not running, or started too recently to be on the node yet, is not asked:
 		 * libslurm would print an error for it in the job's output ("Invalid job id
 		 * specified"), and its ranks are asked for on a later round. */
-		if (step != SLURM_BATCH_SCRIPT && (!which->one || step == which->step) &&
-		    (steps->job_steps[i].state & JOB_STATE_BASE) == JOB_RUNNING &&
+		/* Asked for an array's own id, the controller lists the steps of its other tasks too:
+		 * they are other jobs (each asked on its node would be "Invalid job id specified"). */
+		if (steps->job_steps[i].step_id.job_id == id && step != SLURM_BATCH_SCRIPT &&
+		    (!which->one || step == which->step) && (steps->job_steps[i].state & JOB_STATE_BASE) == JOB_RUNNING &&
 		    steps->job_steps[i].start_time + STEP_SETTLE_S <= time(NULL) &&
 		    step_runs_on(&steps->job_steps[i], node))
 			n = step_pids_on(id, step, node, pids, n, max);
@@ -320,7 +327,7 @@ int lookup_slurm_step_nodes(uint32_t id, uint32_t step, struct slurm_job_info *j
 		return -1;
 	}
 	for (uint32_t i = 0; steps && i < steps->job_step_count && !s; i++)
-		if (steps->job_steps[i].step_id.step_id == step)
+		if (steps->job_steps[i].step_id.job_id == id && steps->job_steps[i].step_id.step_id == step)
 			s = &steps->job_steps[i];
 	if (!s)
 		snprintf(err, len, "Slurm job %u has no step %u running", id, step);
