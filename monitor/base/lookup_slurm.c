@@ -4,12 +4,14 @@
 #include "lookup_slurm.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,7 +20,6 @@
 #include <slurm/slurm_errno.h>
 
 #define PROBE_TIMEOUT_MS 10000 /* a controller that does not answer in this long is not there */
-#define STEP_SETTLE_S 2 /* a step this young may not have reached its nodes */
 
 /* Read a child's first stderr line (libslurm's own words) into why, waiting at most until
  * deadline_ms; the child is killed past it. The child's exit status, or -1 on a timeout. */
@@ -240,15 +241,61 @@ int lookup_slurm_job(uint32_t id, struct slurm_job_info *job, char *err, size_t 
 	return 0;
 }
 
-/* Append the PIDs one step has on node; the new count. */
-static int step_pids_on(uint32_t id, uint32_t step, const char *node, pid_t *pids, int n, int max)
+/* SlurmdSpoolDir as configured ("%n" and "%h" in it not yet expanded); "" when unknown. */
+static const char *spool_template(void)
 {
-	slurm_step_id_t sid = { .job_id = id, .step_het_comp = NO_VAL, .step_id = step };
+	static char dir[PATH_MAX];
+	static bool asked;
+	slurm_conf_t *conf = NULL;
+
+	if (!asked && slurm_load_ctl_conf((time_t)0, &conf) == SLURM_SUCCESS && conf) {
+		snprintf(dir, sizeof(dir), "%s", conf->slurmd_spooldir ? conf->slurmd_spooldir : "");
+		slurm_free_ctl_conf(conf);
+	}
+	asked = true;
+	return dir;
+}
+
+/* Is the step's slurmstepd on this node now? Its socket in the spool directory
+ * (NODE_JOB.STEP[.HETCOMP]) says so. Asking slurmd for the pids of a step that has not reached
+ * the node, or has just left it, makes libslurm print "Invalid job id specified" into the job's
+ * output: a step is asked only when its socket is there, or when that cannot be told. */
+static bool stepd_here(const slurm_step_id_t *sid, const char *node)
+{
+	const char *t = spool_template();
+	char dir[PATH_MAX], path[PATH_MAX + 128], host[256] = "";
+	size_t o = 0;
+	struct stat st;
+
+	gethostname(host, sizeof(host) - 1);
+	for (; *t && o + 1 < sizeof(dir); t++) {
+		if (t[0] == '%' && (t[1] == 'n' || t[1] == 'h')) {
+			o += (size_t)snprintf(dir + o, sizeof(dir) - o, "%s", t[1] == 'n' ? node : host);
+			t++;
+		} else {
+			dir[o++] = *t;
+		}
+		o = o < sizeof(dir) ? o : sizeof(dir) - 1;
+	}
+	dir[o] = '\0';
+	if (!dir[0])
+		return true;
+	if (sid->step_het_comp != NO_VAL)
+		snprintf(path, sizeof(path), "%s/%s_%u.%u.%u", dir, node, sid->job_id, sid->step_id, sid->step_het_comp);
+	else
+		snprintf(path, sizeof(path), "%s/%s_%u.%u", dir, node, sid->job_id, sid->step_id);
+	return stat(path, &st) == 0 || errno != ENOENT;
+}
+
+/* Append the PIDs one step (its het component too) has on node; the new count. */
+static int step_pids_on(const slurm_step_id_t *step, const char *node, pid_t *pids, int n, int max)
+{
+	slurm_step_id_t sid = *step;
 	job_step_pids_response_msg_t *resp = NULL;
 	char name[SCHED_SLURM_NAME_MAX];
 
 	snprintf(name, sizeof(name), "%s", node);
-	if (slurm_job_step_get_pids(&sid, name, &resp) != SLURM_SUCCESS || !resp)
+	if (!stepd_here(&sid, node) || slurm_job_step_get_pids(&sid, name, &resp) != SLURM_SUCCESS || !resp)
 		return n;
 	if (resp->pid_list) {
 		ListIterator it = slurm_list_iterator_create(resp->pid_list);
@@ -288,18 +335,14 @@ int lookup_slurm_step_pids(uint32_t id, const struct slurm_steps *which, const c
 		return -1;
 	}
 	for (uint32_t i = 0; steps && i < steps->job_step_count; i++) {
-		uint32_t step = steps->job_steps[i].step_id.step_id;
+		const job_step_info_t *st = &steps->job_steps[i];
 
-		/* A step not running, or started too recently to be on the node yet, is not asked:
-		 * libslurm would print an error for it in the job's output ("Invalid job id
-		 * specified"), and its ranks are asked for on a later round. */
 		/* Asked for an array's own id, the controller lists the steps of its other tasks too:
-		 * they are other jobs (each asked on its node would be "Invalid job id specified"). */
-		if (steps->job_steps[i].step_id.job_id == id && step != SLURM_BATCH_SCRIPT &&
-		    (!which->one || step == which->step) && (steps->job_steps[i].state & JOB_STATE_BASE) == JOB_RUNNING &&
-		    steps->job_steps[i].start_time + STEP_SETTLE_S <= time(NULL) &&
-		    step_runs_on(&steps->job_steps[i], node))
-			n = step_pids_on(id, step, node, pids, n, max);
+		 * they are other jobs. A step that is not running is not asked either. */
+		if (st->step_id.job_id == id && st->step_id.step_id != SLURM_BATCH_SCRIPT &&
+		    (!which->one || st->step_id.step_id == which->step) && (st->state & JOB_STATE_BASE) == JOB_RUNNING &&
+		    step_runs_on(st, node))
+			n = step_pids_on(&st->step_id, node, pids, n, max);
 	}
 	slurm_free_job_step_info_response_msg(steps);
 	if (which->one)
@@ -310,7 +353,8 @@ int lookup_slurm_step_pids(uint32_t id, const struct slurm_steps *which, const c
 	char ignored[256];
 
 	if (lookup_slurm_job(id, &job, ignored, sizeof(ignored)) == 0 && !strcmp(job.batch_host, node))
-		n = step_pids_on(id, SLURM_BATCH_SCRIPT, node, pids, n, max);
+		n = step_pids_on(&(slurm_step_id_t){ .job_id = id, .step_id = SLURM_BATCH_SCRIPT, .step_het_comp = NO_VAL },
+				 node, pids, n, max);
 	return n;
 }
 

@@ -291,8 +291,18 @@ enum round_end watch_round(struct monitor *m, int round)
 	if (found < 0)
 		return found == -2 ? ROUND_ERROR : ROUND_NO_HANG;
 	m->job.nranks = comm_allgather_table(&m->comm, local, nlocal, &m->job.table);
-	if (comm_max(m->job.source->open_targets(&m->job, local, nlocal) < 0 || job_check_unique_ranks(&m->job) < 0) ||
-	    setup_model(m) < 0)
+
+	int opened = m->job.source->open_targets(&m->job, local, nlocal);
+
+	/* A rank gone between its discovery and its opening: the MPI run was short (a script's
+	 * pre-processing step) and has ended; no error, the job's next run is waited for. */
+	if (comm_max(opened == -2)) {
+		if (is_leader(m))
+			log_info("the job's %d ranks ended before they could be watched (a short MPI run); waiting "
+				 "for its next", m->job.nranks);
+		return ROUND_AGAIN;
+	}
+	if (comm_max(opened < 0 || job_check_unique_ranks(&m->job) < 0) || setup_model(m) < 0)
 		return ROUND_ERROR;
 	if (!is_leader(m))
 		return follower_loop(m) == CMD_AGAIN ? ROUND_AGAIN : ROUND_NO_HANG;

@@ -211,7 +211,12 @@ int job_open_targets(struct job *j, const struct job_proc *local, int nlocal)
 	for (int i = 0; i < nlocal; i++) {
 		if (check_owner(j, &local[i]) < 0)
 			return -1;
-		if (target_open(&j->targets[i], local[i].pid, err, sizeof(err)) != TARGET_OK) {
+		enum target_status st = target_open(&j->targets[i], local[i].pid, err, sizeof(err));
+
+		/* Gone since it was found: a short MPI run ended (the watch waits for the next). */
+		if (st == TARGET_GONE)
+			return -2;
+		if (st != TARGET_OK) {
 			fprintf(stderr, "parastack: rank %d: %s\n", local[i].rank, err);
 			return -1;
 		}

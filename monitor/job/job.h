@@ -96,7 +96,8 @@ int job_discover_all(struct job *j, struct job_proc *local, int *nlocal);
 /* The job's owner (j->uid, gid) from the Slurm job, the launcher or a listed rank (real
  * ids), and whom the files written for it belong to (m->owner). */
 void job_find_owner(struct job *j);
-/* The targets of this node's ranks, each the owner's process; -1 after one line otherwise. */
+/* The targets of this node's ranks, each the owner's process; -1 after one line otherwise, -2
+ * (nothing said) when a rank has exited since it was found. */
 int job_open_targets(struct job *j, const struct job_proc *local, int nlocal);
 
 /* Index of a local rank in targets, or -1. */

@@ -178,7 +178,7 @@ OUTPUT=$(cat "$USUBMIT/slurm-$JOB_user.out" 2>/dev/null)
 expect_state "user" "$JOB_user" CANCELLED -
 expect_grep "user: the report in the job output" "faulty rank(s): 6" "$OUTPUT"
 REPORT=$USUBMIT/parastack-$JOB_user.json
-jreport "user: the user's JSON report" '.verdict == "hang" and .faulty_ranks == [6]'
+jreport "user: the user's JSON report, the layer in every rank (the shims made as the user)" '.verdict == "hang" and .faulty_ranks == [6] and ([.ranks[].recording_layer] | length == 8 and all)'
 if [ "$(stat -c %u "$REPORT" 2>/dev/null)" = 65534 ]; then ok; else fail "user: the user's report is $(stat -c %U "$REPORT" 2>&1)'s"; fi
 REPORT=$ADMIN/reports/parastack-$JOB_user.json
 # The plugin collects the spool when the watch has stopped, in slurmstepd, which may be after
