@@ -24,11 +24,16 @@ static void log_line(const char *fmt, va_list ap)
 {
 	FILE *out = log_stream();
 
+	char *text = NULL;
+
 	if (!log_speaks)
 		return;
-	fputs("parastack: ", out);
-	vfprintf(out, fmt, ap);
-	fputc('\n', out);
+	/* One write a line: stderr is unbuffered, and a line written in pieces is forwarded in
+	 * pieces (mpirun's relay, the job's output file), the job's own lines in between. */
+	if (vasprintf(&text, fmt, ap) >= 0) {
+		fprintf(out, "parastack: %s\n", text);
+		free(text);
+	}
 	fflush(out);
 }
 

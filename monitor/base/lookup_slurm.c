@@ -4,6 +4,7 @@
 #include "lookup_slurm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -287,6 +288,30 @@ static bool stepd_here(const slurm_step_id_t *sid, const char *node)
 	return stat(path, &st) == 0 || errno != ENOENT;
 }
 
+/* libslurm says its own errors on standard error, which under the SPANK plugin is the job's
+ * output: for a step that ends between the listing and the question ("Invalid job id
+ * specified") that is noise the caller handles (the step is gone; it is asked no more). Its
+ * words are kept out of the job's output while a node is asked; the caller is the monitor's
+ * discovery, when no other thread of it writes. The saved descriptor, or -1. */
+static int quiet_begin(void)
+{
+	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDERR_FILENO);
+	if (null >= 0)
+		close(null);
+	return saved;
+}
+
+static void quiet_end(int saved)
+{
+	if (saved >= 0) {
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+	}
+}
+
 /* Append the PIDs one step (its het component too) has on node; the new count. */
 static int step_pids_on(const slurm_step_id_t *step, const char *node, pid_t *pids, int n, int max)
 {
@@ -295,7 +320,13 @@ static int step_pids_on(const slurm_step_id_t *step, const char *node, pid_t *pi
 	char name[SCHED_SLURM_NAME_MAX];
 
 	snprintf(name, sizeof(name), "%s", node);
-	if (!stepd_here(&sid, node) || slurm_job_step_get_pids(&sid, name, &resp) != SLURM_SUCCESS || !resp)
+	if (!stepd_here(&sid, node))
+		return n;
+
+	int saved = quiet_begin(), rc = slurm_job_step_get_pids(&sid, name, &resp);
+
+	quiet_end(saved);
+	if (rc != SLURM_SUCCESS || !resp)
 		return n;
 	if (resp->pid_list) {
 		ListIterator it = slurm_list_iterator_create(resp->pid_list);
