@@ -142,7 +142,8 @@ int job_discover_all(struct job *j, struct job_proc *local, int *nlocal)
 				log_info("waiting for the job's ranks: %ld of %ld found so far", total, world);
 			else
 				log_info("waiting for the job's ranks: %ld found so far", total);
-			every = noted ? (every < 1800000 ? every * 2 : every) : every;
+			if (noted && every < 1800000)
+				every *= 2;
 			noted = mono_ms();
 		}
 		sleep_ms(200);
