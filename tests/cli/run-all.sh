@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run every tests/cli/test-*.sh with the build directory $1; print each file's FAIL and SKIP
-# lines, then a table (file, passed, failed, skipped, seconds), the total as "N passed, N
+# lines and its counts as it ends, then a table (file, passed, failed, skipped, seconds), the total as "N passed, N
 # failed, N skipped" and the slowest files; exit non-zero if anything failed. A file that did
 # not reach its own closing line counts as one failure, whatever it printed. A skip is never a
 # pass: tests/cli/lib.sh's skip counts it apart (and fails it under CI=true).
@@ -28,6 +28,7 @@ for t in "$dir"/test-*.sh; do
 		set -- $counts
 		p=$1 f=$2 s=${3:-0}
 		printf '%s\n' "$out" | grep -E '^(FAIL|SKIP)' || true
+		echo "$name: $summary (${secs} s)"
 	fi
 	[ "$rc" -eq 0 ] || status=1
 	table="$table$(printf '%-22s %6d %6d %6d %6d' "$name" "$p" "$f" "$s" "$secs")
