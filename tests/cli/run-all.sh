@@ -39,6 +39,6 @@ for t in "$dir"/test-*.sh; do
 done
 printf '%-22s %6s %6s %6s %6s\n' file passed failed skipped seconds
 printf '%s' "$table"
-echo "slowest: $(printf '%s' "$table" | sort -k5 -n -r | head -n 5 | awk '{ printf "%s%s %ss", NR > 1 ? ", " : "", $1, $5 }')"
+echo "slowest: $(printf '%s' "$table" | sort -k5 -n -r | head -n 5 | awk '{ printf "%s%s %s s", (NR > 1 ? ", " : ""), $1, $5 }')"
 echo "cli: $total_p passed, $total_f failed, $total_s skipped"
 exit $status
