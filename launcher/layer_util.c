@@ -80,7 +80,7 @@ char *layer_preload_value(struct layer_placement *p, const char *user, const cha
 
 bool layer_new_tmpdir(struct layer_placement *p)
 {
-	snprintf(p->tmpdir, sizeof(p->tmpdir), "%s", "/tmp/parastack-launch.XXXXXX");
+	snprintf(p->tmpdir, sizeof(p->tmpdir), "%s", LAYERSHIMS_DIR_TEMPLATE);
 	if (!mkdtemp(p->tmpdir)) {
 		p->tmpdir[0] = '\0';
 		return false;

@@ -20,7 +20,7 @@ int layershims_make(const char *program, char *dir, size_t len)
 {
 	char link[4200];
 
-	if (snprintf(dir, len, "%s", "/tmp/parastack-launch.XXXXXX") >= (int)len || !mkdtemp(dir)) {
+	if (snprintf(dir, len, "%s", LAYERSHIMS_DIR_TEMPLATE) >= (int)len || !mkdtemp(dir)) {
 		int e = errno;
 
 		dir[0] = '\0';

@@ -21,6 +21,8 @@
 /* Set by a shim for the real launcher: the srun it runs to start its daemons (orted, hydra's
  * proxies) is passed through untouched - the daemons are not ranks. */
 #define SHIM_PASS_ENV "PARASTACK_SHIM_PASS"
+/* Where the shims' directory, and a launch line's other private files, are made (mkdtemp). */
+#define LAYERSHIMS_DIR_TEMPLATE "/tmp/parastack-launch.XXXXXX"
 /* The most a shim reads of a file it looks into (a program's ELF header, a --tune file). */
 #define LAYERSHIMS_FILE_MAX (64 * 1024)
 

@@ -438,15 +438,18 @@ static void watcher_stop(void)
 
 /* The recording layer for the watched ranks, as parastack run places it: unless the site
  * (layer=off) or the job (--parastack=no-record) says no. */
+static bool words_have(const struct words *w, const char *word)
+{
+	for (int i = 0; i < w->n; i++)
+		if (!strcmp(w->w[i], word))
+			return true;
+	return false;
+}
+
 static bool layer_wanted(void)
 {
-	for (int i = 0; i < site.options.n; i++)
-		if (!strcmp(site.options.w[i], "--no-record"))
-			return false;
-	for (int i = 0; i < asked.words.n; i++)
-		if (!strcmp(asked.words.w[i], "--no-record"))
-			return false;
-	return !site.layer_off && site.libdir[0];
+	return !site.layer_off && site.libdir[0] && !words_have(&site.options, "--no-record") &&
+	       !words_have(&asked.words, "--no-record");
 }
 
 /* The layer for a program: the MPICH build (DIR/mpich/) for one that needs libmpich, else the
