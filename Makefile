@@ -2,7 +2,7 @@
 #   make                  build parastack, parastack-monitor, parastack-sbatch, parastack-qsub,
 #                         the Slurm SPANK plugin (spank_parastack.so)
 #   make check            unit tests (plain and under ASan/UBSan), fuzzing from a fixed seed,
-#                         and command-line tests
+#                         and command-line tests (J=N: N test files at a time, default 3)
 #   make fuzz             only the fuzz targets (tests/fuzz)
 #   make check-repeat N=5 each command-line test file N times, alone and beside a load
 #   make install PREFIX=/usr/local DESTDIR=
@@ -338,8 +338,10 @@ cli-build: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH) $(MPICH_APPS
 	$(B)/bench/sample_cost $(B)/bench/trace_eval $(B)/bench/model_eval $(B)/bench/record_micro \
 	$(B)/bench/parastack-monitor-sim
 
+# J: how many test files run at a time (they mostly wait: 3 fit 2 cores); J=1, one after another.
+J ?= 3
 cli: cli-build
-	@sh tests/cli/run-all.sh $(B)
+	@J=$(J) sh tests/cli/run-all.sh $(B)
 
 # Which integration tests depend on chance: each tests/cli file N times alone and N times beside
 # a make -j2 (scripts/check-repeat); TESTS="run stack" narrows it to some files.

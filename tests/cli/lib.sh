@@ -154,6 +154,48 @@ run() {
 	ERR=$(cat "$TMP/err")
 }
 
+# later NAME SECONDS CMD...: `run` in the background with a hard timeout of SECONDS, for checks
+# that mostly wait (a fault at a fixed time, a confirmation window): at most $WIDTH (default 2)
+# at a time, the next started when one ends. `collect NAME` waits for it and leaves $OUT, $ERR
+# and $RC as `run` does. NAME: letters, digits and _; its files are $TMP/NAME.later.*.
+WIDTH=${WIDTH:-2}
+LATER="" # the PIDs (timeout's) of the later runs not yet collected
+later() {
+	name=$1 limit=$2
+	shift 2
+	while [ "$(later_running | wc -w)" -ge "$WIDTH" ]; do sleep 0.2; done
+	timeout "$limit" "$@" >"$TMP/$name.later.out" 2>"$TMP/$name.later.err" &
+	eval "LATER_$name=$! LATER_END_$name=$(($(date +%s) + limit + 30))"
+	LATER="$LATER $!"
+	STARTED="$STARTED $!"
+}
+# later_running: those of $LATER still running.
+later_running() {
+	for p in $LATER; do
+		s=$(proc_state "$p")
+		[ -n "$s" ] && [ "$s" != Z ] && echo "$p"
+	done
+}
+collect() {
+	eval "pid=\${LATER_$1:-} deadline=\${LATER_END_$1:-0}"
+	if [ -z "$pid" ]; then
+		RC=255 OUT="" ERR="collect $1: never started"
+		return
+	fi
+	# timeout ends it in time; the deadline only guards against timeout itself stuck.
+	while [ -n "$(proc_state "$pid")" ] && [ "$(proc_state "$pid")" != Z ] && [ "$(date +%s)" -lt "$deadline" ]; do
+		sleep 0.1
+	done
+	s=$(proc_state "$pid")
+	[ -n "$s" ] && [ "$s" != Z ] && kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	RC=$?
+	LATER=$(printf '%s\n' $LATER | grep -vx "$pid" | tr '\n' ' ')
+	STARTED=$(printf '%s\n' $STARTED | grep -vx "$pid" | tr '\n' ' ')
+	OUT=$(cat "$TMP/$1.later.out")
+	ERR=$(cat "$TMP/$1.later.err")
+}
+
 # expect_status NAME WANT: the last run exited with WANT.
 expect_status() {
 	if [ "$RC" -eq "$2" ]; then ok; else fail "$1: exit status $RC, want $2 (stderr: $ERR)"; fi

@@ -1,7 +1,8 @@
 # End-to-end tests of `parastack run` on real Open MPI jobs with injected faults: each fault
 # gives the right verdict, hang type and faulty rank(s), the hung job is really ended and the
 # exit status contract holds; healthy runs (short and long phases, busy-wait, threads) and a
-# transient stall give no hang. Seeds are fixed; every run has a hard timeout.
+# transient stall give no hang. Seeds are fixed; every run has a hard timeout; the runs under
+# parastack go two at a time (WIDTH), each in its own files.
 # Hangs whose test is what is found use a short confirmation window ($FAST); healthy runs and
 # the suspect -> confirm -> act tests use the default window.
 . "$(dirname "$0")/lib.sh"
@@ -11,9 +12,10 @@ AFTER=25 # seconds before a fault: the model needs some history first
 CONFIRM=5
 FAST="--confirm $CONFIRM"
 
-# prun NAME [ENV=VALUE...] -- APP [PARASTACK OPTIONS]: run APP under parastack with NP ranks
-# and a hard timeout; leaves $RC, $OUT/$ERR and the report in $TMP/NAME.json.
-prun() {
+# prun_later NAME [ENV=VALUE...] -- APP [PARASTACK OPTIONS]: start APP under parastack with NP
+# ranks and a hard timeout, in the background (lib.sh's later: $WIDTH at a time; these runs mostly
+# wait for their fault and their confirmation window); its report will be $TMP/NAME.json.
+prun_later() {
 	name=$1
 	shift
 	envs=""
@@ -22,10 +24,14 @@ prun() {
 	app=$1
 	shift
 	# shellcheck disable=SC2086
-	RUN_TIMEOUT=${PRUN_TIMEOUT:-300} run env $envs "$PARASTACK" run --seed 7 \
-		--report "$TMP/$name.json" "$@" -- \
-		mpirun --oversubscribe -np "$NP" "$APPS/$app"
-	REPORT="$TMP/$name.json"
+	later "$name" "${PRUN_TIMEOUT:-300}" env $envs "$PARASTACK" run --seed 7 \
+		--report "$TMP/$name.json" "$@" -- mpirun --oversubscribe -np "$NP" "$APPS/$app"
+}
+
+# prun_collect NAME: wait for it; leaves $RC, $OUT/$ERR and $REPORT.
+prun_collect() {
+	collect "$1"
+	REPORT="$TMP/$1.json"
 }
 
 # jreport_file FILE JQ-EXPR NAME: a JSON file satisfies a jq expression.
@@ -51,9 +57,31 @@ expect_hang() {
 	expect_job_gone "$1"
 }
 
+# Every run under parastack, started $WIDTH at a time, the longest first; each one's checks
+# below, where its results are collected.
+prun_later pause40 PS_FAULT=stall PS_STALL=40 PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER PS_ITERS=1200 PS_EXIT=3 -- stencil --trace "$TMP/pause40.trace"
+prun_later confirmed PS_FAULT=sleep PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil
+prun_later stall PS_FAULT=stall PS_STALL=3 PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER PS_ITERS=1000 PS_EXIT=7 -- stencil
+prun_later spin PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --trace "$TMP/spin.trace" --confirm 20
+prun_later healthy PS_ITERS=300 -- stencil
+prun_later quiet PS_ITERS=300 -- stencil --quiet --progress 2
+prun_later phases PS_ITERS=14 -- phases
+prun_later busyhealthy PS_ITERS=400 -- busywait
+prun_later early PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=1 -- stencil --confirm 10
+prun_later allio PS_FAULT=io PS_FAULT_RANK=-1 PS_FAULT_AFTER=3 -- stencil --confirm 10
+prun_later sleep PS_FAULT=sleep PS_FAULT_RANK=0 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+prun_later fortran PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- solver $FAST
+prun_later threaded PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- threaded $FAST
+prun_later busywait PS_FAULT=spin PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- busywait $FAST
+prun_later deadlock PS_FAULT=deadlock PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+prun_later skip PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+prun_later exit PS_FAULT=exit PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+prun_later io PS_FAULT=io PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+prun_later helpers PS_HELPER=deep PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --set-size 2 $FAST
+
 # --- computation errors ---------------------------------------------------------------------
 # A window longer than the model takes: the recorded suspicion is the model's verdict.
-prun spin PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --trace "$TMP/spin.trace" --confirm 20
+prun_collect spin
 expect_hang "stencil spin" computation '[4]'
 jreport "spin: faulty rank's frames" '[.ranks[] | select(.rank == 4) | .frames[].func] | index("faulty_spin") != null'
 jreport "spin: groups" '[.groups[] | select(.state == "OUT_MPI") | .ranks] == ["4"]'
@@ -87,17 +115,17 @@ else
 fi
 expect_grep "plot: an SVG" "<svg" "$(head -c 4000 "$TMP/spin.svg")"
 
-prun sleep PS_FAULT=sleep PS_FAULT_RANK=0 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+prun_collect sleep
 expect_hang "stencil sleep" computation '[0]'
 
-prun fortran PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- solver $FAST
+prun_collect fortran
 expect_hang "Fortran solver spin" computation '[1]'
 jreport "Fortran waits in its bindings" '[.groups[] | select(.state == "IN_MPI") | .mpi_call] | all(. == "MPI_Allreduce" or . == "MPI_Sendrecv")'
 
-prun threaded PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- threaded $FAST
+prun_collect threaded
 expect_hang "multi-threaded spin" computation '[2]'
 
-prun busywait PS_FAULT=spin PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- busywait $FAST
+prun_collect busywait
 expect_hang "busy-wait spin" computation '[3]'
 
 # --- communication errors -------------------------------------------------------------------
@@ -105,27 +133,27 @@ expect_hang "busy-wait spin" computation '[3]'
 # (rank 2's receive of a message rank 3 never sent, in a cycle with rank 3's Sendrecv that waits
 # for a halo rank 2 sent before: rank 2 alone, likely; the rank that skipped the collective; the
 # rank that left early). test-record.sh and test-culprits.sh have more.
-prun deadlock PS_FAULT=deadlock PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+prun_collect deadlock
 expect_hang "unmatched receive" communication '[2]'
 jreport "deadlock: rank 2, likely" '.culprits == [{"rank": 2, "evidence": "likely", "why": .culprits[0].why}]'
 jreport "deadlock: the lone MPI_Recv" '[.groups[] | select(.mpi_call == "MPI_Recv") | .ranks] == ["2"]'
 jreport "deadlock: diagnosis" '[.diagnosis[] | select(test("point-to-point"))] | length == 1'
 
-prun skip PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+prun_collect skip
 expect_hang "skipped collective" communication '[1]'
 jreport "skip: collective vs point-to-point" '[.diagnosis[] | select(test("skipped the collective"))] | length == 1'
 
-prun exit PS_FAULT=exit PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+prun_collect exit
 expect_hang "early exit" communication '[3]'
 jreport "early exit: diagnosis" '[.diagnosis[] | select(test("3 already called MPI_Finalize"))] | length == 1'
 
 # --- no hang ----------------------------------------------------------------------------------
-prun stall PS_FAULT=stall PS_STALL=3 PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER PS_ITERS=1000 PS_EXIT=7 -- stencil
+prun_collect stall
 expect_status "transient stall: the job's own status" 7
 jreport "transient stall: no hang" '.verdict == "none"'
 if printf '%s' "$ERR" | grep -q "HANG DETECTED"; then fail "transient stall reported as a hang"; else ok; fi
 
-prun healthy PS_ITERS=300 -- stencil
+prun_collect healthy
 expect_status "healthy stencil ends by itself" 0
 jreport "healthy: verdict none" '.verdict == "none" and .hang_type == null and .model.samples > 0'
 
@@ -143,7 +171,7 @@ if wait_for "$TMP/usr1.out" "watching 2 ranks" 60; then
 fi
 
 # --quiet --progress: status lines every 2 s, and nothing else of parastack's.
-prun quiet PS_ITERS=300 -- stencil --quiet --progress 2
+prun_collect quiet
 expect_status "--quiet: the job's own status" 0
 expect_grep "--progress: status lines" "^parastack: status: watching $NP ranks" "$ERR"
 if printf '%s\n' "$ERR" | grep -Eq "^parastack: (watching|watched) "; then fail "--quiet: informational lines printed: $ERR"; else ok; fi
@@ -164,18 +192,18 @@ if [ "$(id -u)" = 0 ]; then
 	if [ -e "$TMP/root-only.json" ]; then fail "sudo: report written where the user may not"; else ok; fi
 fi
 
-prun phases PS_ITERS=14 -- phases
+prun_collect phases
 expect_status "long phases end by themselves" 0
 jreport "long phases: no hang" '.verdict == "none"'
 
-prun busyhealthy PS_ITERS=400 -- busywait
+prun_collect busyhealthy
 expect_status "busy-wait ends by itself" 0
 jreport "busy-wait: no hang" '.verdict == "none"'
 
 # --- suspect -> confirm -> act, with the default confirmation window (60 s) ---------------------
 # A rank that pauses 40 s in its own code (a checkpoint write looks like this): suspected, seen
 # to move again, never ended.
-prun pause40 PS_FAULT=stall PS_STALL=40 PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER PS_ITERS=1200 PS_EXIT=3 -- stencil --trace "$TMP/pause40.trace"
+prun_collect pause40
 expect_status "40 s pause: the job's own status" 3
 jreport "40 s pause: no hang" '.verdict == "none"'
 if printf '%s' "$ERR" | grep -q "HANG DETECTED"; then fail "40 s pause reported as a hang"; else ok; fi
@@ -183,7 +211,7 @@ expect_grep "40 s pause: suspected, then moved on" "suspected hang .*confirming"
 expect_grep "40 s pause: moved on" "moved on" "$ERR"
 if grep -q '^#! suspect' "$TMP/pause40.trace" && grep -q '^#! slowdown' "$TMP/pause40.trace"; then ok; else fail "40 s pause: the trace lacks the suspicion and its dismissal"; fi
 # A real hang with the defaults: suspected, confirmed a window later, ended.
-prun confirmed PS_FAULT=sleep PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil
+prun_collect confirmed
 expect_hang "default window: sleep" computation '[3]'
 expect_grep "default window: the suspicion line first" "suspected hang — computation error, rank 3 — confirming; the job is ended at" "$ERR"
 jreport "default window: the steps' times" '.confirmation.basis == "model" and .confirmation.window_s >= 60 and .confirmation.confirmed_at > .confirmation.suspected_at and .detected_at == .confirmation.confirmed_at and .confirmation.began_at <= .confirmation.suspected_at and .confirmation.confirmed_at <= .confirmation.reported_at'
@@ -192,7 +220,7 @@ jreport "default window: progress seen before the suspicion" '.confirmation.last
 expect_grep "default window: the last progress line" "last progress seen at [0-9:]* UTC (sampled ranks computing): the hang began after it" "$ERR"
 # Hangs without history: a skipped collective 1 s after MPI_Init is confirmed by progress
 # evidence alone, with no model.
-prun early PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=1 -- stencil --confirm 10
+prun_collect early
 expect_hang "skip 1 s after start" communication '[1]'
 jreport "early: confirmed by evidence" '.confirmation.basis == "progress evidence" and .confirmation.window_s >= 10'
 # Its times (issue 41): the suspicion's "nothing has moved for N s" is suspected_at - began_at
@@ -202,14 +230,14 @@ jreport "early: the times are the suspicion line's" "(.model.interval_ms / 1000)
 jreport "early: the times in order" '.confirmation.began_at <= .confirmation.suspected_at and .confirmation.suspected_at <= .confirmation.confirmed_at and .confirmation.confirmed_at <= .confirmation.reported_at and .detected_at == .confirmation.confirmed_at'
 expect_grep "early: the text says when it began" "times: began about [0-9:]* (nothing has moved since), suspected at [0-9:]*, confirmed at [0-9:]* UTC" "$ERR"
 # A rank stuck in the kernel (uninterruptible sleep): an io hang, never taken for a dead rank.
-prun io PS_FAULT=io PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+prun_collect io
 expect_hang "rank in D" io '[1]'
 jreport "io: the rank is in the kernel, alive" '.dead_ranks == [] and ([.ranks[] | select(.rank == 1) | .in_kernel and (.wchan | length > 0)] == [true])'
 expect_grep "io: diagnosis" "blocked in the kernel (uninterruptible sleep" "$ERR"
 # Every rank goes into the kernel (a hung file system under the whole job; those a neighbour
 # blocked first wait in MPI): an io hang of the ranks in D, never "the job's ranks have all
 # exited", found with no model verdict (S stays high).
-prun allio PS_FAULT=io PS_FAULT_RANK=-1 PS_FAULT_AFTER=3 -- stencil --confirm 10
+prun_collect allio
 expect_status "ranks in D: ended" 86
 jreport "ranks in D: an io hang of ranks in the kernel" '.verdict == "hang" and .hang_type == "io" and (.faulty_ranks | length) >= 1 and ([.faulty_ranks[] as $r | .ranks[] | select(.rank == $r) | .in_kernel] | all)'
 if printf '%s' "$ERR" | grep -q "have all exited"; then fail "ranks in D taken for exited ones"; else ok; fi
@@ -315,7 +343,7 @@ expect_grep "300 ranks under one parent: all found" "watching 300 ranks" "$ERR"
 # --- more ranks than two sets hold (--set-size 2, 6 ranks), each with a helper process it forked
 # and a helper of that helper (same rank in their environment, not ranks): the sets rotate over
 # all ranks, helpers at any depth are no ranks.
-prun helpers PS_HELPER=deep PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --set-size 2 $FAST
+prun_collect helpers
 expect_hang "more than 2C ranks, with helpers" computation '[4]'
 jreport "helpers are not ranks" '[.ranks[].rank] == [0,1,2,3,4,5]'
 

@@ -103,9 +103,22 @@ record() {
 	echo "$2 $1" >>"$DIR/pids"
 }
 
+# daemons_alive: 0 while every daemon started so far runs; else 1, and which one ended is said
+# with the last lines it wrote (a slurmctld that cannot run fails the start at once, by name).
+daemons_alive() {
+	while read -r pid name; do
+		st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$pid/status" 2>/dev/null)
+		[ -n "$st" ] && [ "$st" != Z ] && continue
+		log=$DIR/log/$(echo "$name" | tr - .)
+		echo "slurm-cluster: $name (pid $pid) ended while the cluster started: $(cat "$log.out" "$log.log" 2>/dev/null | tail -n 3 | tr '\n' ' ')" >&2
+		return 1
+	done <"$DIR/pids"
+}
+
 wait_idle() {
 	deadline=$(($(date +%s) + 60))
 	while :; do
+		daemons_alive || return 1
 		idle=$(SLURM_CONF=$DIR/slurm.conf sinfo -h -N -o '%T' 2>/dev/null | grep -c '^idle')
 		[ "$idle" -ge "$1" ] && return 0
 		if [ "$(date +%s)" -ge "$deadline" ]; then

@@ -1,0 +1,76 @@
+# The test runner reports honestly (issue 52): tests/cli/lib.sh counts a skip apart and fails it
+# under CI=true; run-all.sh prints each file's passed, failed, skipped and seconds, counts a file
+# that died midway as a failure and exits non-zero on any; a Slurm test cluster that cannot
+# start (its slurmctld made unrunnable here) fails a cluster test under CI=true and names why,
+# and is a skip for an ordinary user outside CI.
+. "$(dirname "$0")/lib.sh"
+ROOT=$(pwd)
+
+# --- run-all on files written here: one passes, one skips, one fails, one dies midway ----------
+FAKE=$TMP/fake
+mkdir -p "$FAKE"
+cp tests/cli/run-all.sh tests/cli/lib.sh "$FAKE/"
+printf '. "$(dirname "$0")/lib.sh"\nok; ok; ok\nfinish\n' >"$FAKE/test-a.sh"
+printf '. "$(dirname "$0")/lib.sh"\nok\nskip "the b group: needs something absent"\nfinish\n' >"$FAKE/test-b.sh"
+printf '. "$(dirname "$0")/lib.sh"\nok\nfail "c: the check that fails"\nfinish\n' >"$FAKE/test-c.sh"
+printf '. "$(dirname "$0")/lib.sh"\nok\necho "d: dying midway"\nexit 3\nfinish\n' >"$FAKE/test-d.sh"
+RUN_TIMEOUT=60 run env -u CI J=2 sh "$FAKE/run-all.sh" "$BUILD"
+expect_status "run-all: a failure makes the run fail" 1
+expect_grep "run-all: the passing file's row" "^test-a  *3  *0  *0  *[0-9]" "$OUT"
+expect_grep "run-all: the skip counted apart, not passed" "^test-b  *1  *0  *1  *[0-9]" "$OUT"
+expect_grep "run-all: the skip's reason printed" "^SKIP: the b group: needs something absent" "$OUT"
+expect_grep "run-all: the failure's line printed" "^FAIL: c: the check that fails" "$OUT"
+expect_grep "run-all: the failing file's row" "^test-c  *1  *1  *0  *[0-9]" "$OUT"
+expect_grep "run-all: a file that died midway is a failure" "^test-d: did not finish (exit 3)" "$OUT"
+expect_grep "run-all: its row" "^test-d  *0  *1  *0  *[0-9]" "$OUT"
+expect_grep "run-all: the total" "^cli: 5 passed, 2 failed, 1 skipped$" "$OUT"
+expect_grep "run-all: the slowest files" "^slowest: test-" "$OUT"
+# Under CI=true nothing may be skipped: the same skip is a failure.
+RUN_TIMEOUT=60 run env CI=true TESTS="b" sh "$FAKE/run-all.sh" "$BUILD"
+expect_status "CI=true: a skip fails the run" 1
+expect_grep "CI=true: the skip is a failure, its reason kept" "^FAIL: the b group: needs something absent (skipped under CI=true" "$OUT"
+rm "$FAKE/test-c.sh" "$FAKE/test-d.sh"
+RUN_TIMEOUT=60 run env -u CI J=1 sh "$FAKE/run-all.sh" "$BUILD"
+expect_status "run-all: skips and passes only: the run passes" 0
+expect_grep "run-all: one at a time, the same counts" "^cli: 4 passed, 0 failed, 1 skipped$" "$OUT"
+RUN_TIMEOUT=60 run env J=many sh "$FAKE/run-all.sh" "$BUILD"
+expect_error "run-all: a bad J" 2 "J=many: want a number of files at a time"
+
+# --- a Slurm test cluster that cannot start: its slurmctld made unrunnable ----------------------
+if [ "$(id -u)" -ne 0 ]; then
+	skip "the cluster that cannot start: starting one needs root"
+	finish
+	exit $?
+fi
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\necho "slurmctld: fatal: made unrunnable by test-runner" >&2\nexit 1\n' >"$TMP/bin/slurmctld"
+chmod 755 "$TMP/bin/slurmctld"
+# A cluster test as run-all runs it: a check, the cluster, a check after it.
+cat >"$TMP/test-mini.sh" <<EOF
+. "$ROOT/tests/cli/lib.sh"
+. "$ROOT/tests/cli/cluster.sh"
+ok
+cluster_up test-mini 1 1
+ok
+finish
+EOF
+chmod 755 "$TMP" "$TMP/test-mini.sh"
+RUN_TIMEOUT=150 run env CI=true PATH="$TMP/bin:$PATH" sh "$TMP/test-mini.sh"
+expect_status "CI=true, slurmctld unrunnable: the file fails" 1
+expect_grep "CI=true, slurmctld unrunnable: says which daemon and why" "^FAIL: the Slurm test cluster did not start: slurm-cluster: slurmctld (pid [0-9]*) ended while the cluster started: .*made unrunnable by test-runner" "$ERR"
+expect_grep "CI=true, slurmctld unrunnable: counted" "^1 passed, 1 failed, 0 skipped$" "$OUT"
+# The same through run-all, on the real test-torque file: the run fails, the file's row says so.
+RUN_TIMEOUT=300 run env CI=true PATH="$TMP/bin:$PATH" TESTS=torque sh tests/cli/run-all.sh "$BUILD"
+expect_status "run-all, CI=true, slurmctld unrunnable: the run fails" 1
+expect_grep "run-all: the reason in the output" "^FAIL: the Slurm test cluster did not start: .*slurmctld.*made unrunnable by test-runner" "$OUT"
+expect_grep "run-all: test-torque's row has the failure" "^test-torque  *[0-9]*  *1  *0 " "$OUT"
+# An ordinary user outside CI: the rest of the file is skipped, and said to be.
+RUN_TIMEOUT=60 run setpriv --reuid=65534 --regid=65534 --clear-groups env -u CI HOME=/ TMPDIR="${TMPDIR:-/tmp}" \
+	PATH="$TMP/bin:$PATH" sh "$TMP/test-mini.sh"
+expect_status "not root: the skip does not fail the file" 0
+expect_grep "not root: a SKIP line that says why" "^SKIP: test-mini: the rest of the file needs the Slurm test cluster, which needs root" "$ERR"
+expect_grep "not root: counted as a skip" "^1 passed, 0 failed, 1 skipped$" "$OUT"
+RUN_TIMEOUT=60 run setpriv --reuid=65534 --regid=65534 --clear-groups env CI=true HOME=/ TMPDIR="${TMPDIR:-/tmp}" \
+	sh "$TMP/test-mini.sh"
+expect_status "not root under CI=true: the skip is a failure" 1
+finish
