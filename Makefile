@@ -309,8 +309,9 @@ $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c monitor/base/options.c $(STATS
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -DPARASTACK_VERSION='"fuzz"' -DPARASTACK_MPI='"fuzz"' -o $@ $^ -lm
 
-fuzz: $(B)/fuzz/fuzz_options $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs $(B)/fuzz/fuzz_torque $(B)/fuzz/fuzz_pyframes \
-	$(B)/fuzz/fuzz_record $(B)/fuzz/fuzz_waitfor $(B)/fuzz/fuzz_snapclass
+FUZZ_TARGETS := $(B)/fuzz/fuzz_options $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs \
+	$(B)/fuzz/fuzz_torque $(B)/fuzz/fuzz_pyframes $(B)/fuzz/fuzz_record $(B)/fuzz/fuzz_waitfor $(B)/fuzz/fuzz_snapclass
+fuzz: $(FUZZ_TARGETS)
 	@sh tests/fuzz/run.sh $(B)
 
 # Measurements (numbers printed, never asserted): see bench/README.md. BENCH=full runs the
@@ -350,8 +351,12 @@ check-repeat: cli-build
 	@sh scripts/check-repeat -n $(N) $(B) $(TESTS)
 
 # Prerequisites are built in order: deps before anything is compiled.
+# Everything is built first, two compilers at a time; then the unit tests; then the fuzzing
+# (one core, about a minute) beside the command-line tests, which mostly wait.
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit fuzz cli
+	$(Q)$(MAKE) --no-print-directory -j2 $(B)/tests/unit $(B)/tests/unit-asan $(FUZZ_TARGETS) cli-build
+	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory -j2 fuzz cli
 
 # The newcomer's first command: a real MPI job (the stencil solver, 4 ranks) whose rank 2 starts
 # spinning in application code after 25 s; parastack detects the hang, reports it and ends it.

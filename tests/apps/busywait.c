@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	struct faults f;
 
 	app_start(&argc, &argv, &rank, &size, &f);
-	for (long it = 0; f.iters < 0 || it < f.iters; it++) {
+	for (long it = 0; app_more(&f, it); it++) {
 		double out[2] = { rank, it }, in[2];
 		MPI_Request reqs[4];
 		int left = (rank + size - 1) % size, right = (rank + 1) % size;

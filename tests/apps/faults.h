@@ -4,6 +4,9 @@
  *   PS_FAULT_AFTER  seconds after MPI_Init before it does (default 30)
  *   PS_STALL        seconds a "stall" lasts before the rank recovers (default 3)
  *   PS_ITERS        iterations before the application ends by itself (default: run forever)
+ *   PS_SECONDS      seconds after MPI_Init before it ends by itself, at an iteration every rank
+ *                   agrees on (a test's healthy job beside a hang: as long on a busy machine as
+ *                   on an idle one)
  *   PS_EXIT         exit status of a healthy run that ends by itself (default 0)
  *   PS_PRINT_PIDS   when set, each rank prints "rank R pid P" and "rank R host H" at start
  *   PS_HELPER       when set, each rank forks a helper process that sleeps until the rank ends
@@ -34,7 +37,7 @@ static const char *const fault_names[] = { "none", "spin", "sleep", "deadlock", 
 struct faults {
 	enum fault kind;
 	int rank;
-	double after, stall, t0;
+	double after, stall, t0, seconds;
 	long iters;
 	int exit_status;
 	int fired;
@@ -58,6 +61,7 @@ static inline void faults_init(struct faults *f)
 	f->after = env_double("PS_FAULT_AFTER", 30);
 	f->stall = env_double("PS_STALL", 3);
 	f->iters = (long)env_double("PS_ITERS", -1);
+	f->seconds = env_double("PS_SECONDS", 0);
 	f->exit_status = (int)env_double("PS_EXIT", 0);
 	/* One start time for every rank: a fault of every rank (PS_FAULT_RANK=-1) fires in the same
 	 * iteration everywhere, not on ranks already blocked by a neighbour that started sooner. */
@@ -111,6 +115,21 @@ static inline void app_end(const struct faults *f, int rank)
 		fflush(stdout);
 	}
 	MPI_Finalize();
+}
+
+/* Does the main loop go on at iteration it? PS_ITERS bounds it by count, PS_SECONDS by time:
+ * asked of every rank together every 64 iterations (one MPI_Allreduce), so all end at once. */
+static inline int app_more(const struct faults *f, long it)
+{
+	int over, any = 0;
+
+	if (f->iters >= 0 && it >= f->iters)
+		return 0;
+	if (f->seconds <= 0 || it % 64)
+		return 1;
+	over = MPI_Wtime() - f->t0 >= f->seconds;
+	MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	return !any;
 }
 
 /* Is it time for this rank's fault (once)? */

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 	double compute_s = env_double("PS_COMPUTE", 3), comm_s = env_double("PS_COMM", 2);
 	int block = (int)(env_double("PS_A2A_KB", 2) * 1024 / sizeof(double));
 
-	for (long it = 0; f.iters < 0 || it < f.iters; it++) {
+	for (long it = 0; app_more(&f, it); it++) {
 		switch (faults_due(&f, rank)) {
 		case FAULT_SPIN: faulty_spin(); break;
 		case FAULT_SLEEP: faulty_sleep(); break;

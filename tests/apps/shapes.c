@@ -9,6 +9,7 @@
  *     alltoall    a transpose with MPI_Alltoall, then MPI_Allreduce
  *     collective  MPI_Bcast, MPI_Allreduce and MPI_Barrier, nothing else
  *   PS_ITERS    iterations before it ends by itself (default: forever)
+ *   PS_SECONDS  seconds after MPI_Init before it ends by itself (every rank at one iteration)
  *   PS_WORK     compute per iteration, in points swept (default 4096)
  *   PS_PRINT_PIDS  each rank prints "rank R pid P" at start */
 #include <math.h>
@@ -92,6 +93,8 @@ int main(int argc, char **argv)
 	enum shape sh = shape_of(argc > 1 ? argv[1] : getenv("PS_SHAPE"));
 	long iters = getenv("PS_ITERS") ? atol(getenv("PS_ITERS")) : -1;
 	int n = getenv("PS_WORK") ? atoi(getenv("PS_WORK")) : 4096;
+	/* PS_SECONDS: end by itself that long after MPI_Init, at an iteration every rank agrees on. */
+	double seconds = getenv("PS_SECONDS") ? atof(getenv("PS_SECONDS")) : 0, t0 = MPI_Wtime();
 
 	if (n < size)
 		n = size;
@@ -116,6 +119,13 @@ int main(int argc, char **argv)
 		MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 		if (sh == COLLECTIVE)
 			MPI_Barrier(MPI_COMM_WORLD);
+		if (seconds > 0 && it % 64 == 0) {
+			int over = MPI_Wtime() - t0 >= seconds, any = 0;
+
+			MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+			if (any)
+				break;
+		}
 		if (rank == 0 && it % 100000 == 0) {
 			printf("iteration %ld residual %g\n", it, global);
 			fflush(stdout);

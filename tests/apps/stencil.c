@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 		u[i] = rank + i * 1e-3;
 	int skip = 0; /* the next Allreduce is to be skipped */
 
-	for (long it = 0; f.iters < 0 || it < f.iters; it++) {
+	for (long it = 0; app_more(&f, it); it++) {
 		switch (faults_due(&f, rank)) {
 		case FAULT_SPIN: faulty_spin(); break;
 		case FAULT_SLEEP: faulty_sleep(); break;

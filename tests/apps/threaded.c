@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 	pthread_barrier_init(&start_line, NULL, 2);
 	pthread_barrier_init(&finish_line, NULL, 2);
 	pthread_create(&t, NULL, halo_thread, NULL);
-	for (long it = 0; f.iters < 0 || it < f.iters; it++) {
+	for (long it = 0; app_more(&f, it); it++) {
 		double local = rank, global;
 
 		pthread_barrier_wait(&start_line);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run every tests/cli/test-*.sh with the build directory $1, J files at a time (default 3: the
 # files mostly wait — for faults, confirmation windows, Slurm — so three share 2 cores), the
-# longest first; print each file's FAIL and SKIP lines and its counts as it ends, then a table
+# longest first; print each file's SKIP lines (a failed file: all it printed) and its counts as
+# it ends, then a table
 # (file, passed, failed, skipped, seconds), the total as "N passed, N failed, N skipped" and the
 # slowest files; exit non-zero if anything failed. A file that did not reach its own closing
 # line counts as one failure, whatever it printed. A skip is never a pass: tests/cli/lib.sh's
@@ -10,6 +11,7 @@
 # (a job script's copy, a shims directory) is never another file's.
 #   J=N        files at a time (1: one after another, as before)
 #   TESTS="run stack"   only these files
+#   KEEP_TMP=1 every file's temporary directory kept (its path in the file's failures)
 BUILD=${1:-build}
 export BUILD
 J=${J:-3}
@@ -51,7 +53,7 @@ file_ended() {
 	wait "$2"
 	rc=$?
 	secs=$(($(date +%s) - $(cat "$RES/$1.start")))
-	rm -rf "$(cat "$RES/$1.tmpdir")"
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$(cat "$RES/$1.tmpdir")"
 	summary=$(tail -n 1 "$RES/$1.out")
 	counts=$(printf '%s' "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p')
 	if [ -z "$counts" ]; then
@@ -61,7 +63,8 @@ file_ended() {
 	else
 		set -- "$1" $counts
 		p=$2 f=$3 s=${4:-0}
-		grep -E '^(FAIL|SKIP)' "$RES/$1.out"
+		# A failed file's whole output (a FAIL line may go on, as a diff does); else its skips.
+		if [ "$f" -gt 0 ] || [ "$rc" -ne 0 ]; then grep -v '^[0-9]* passed, ' "$RES/$1.out"; else grep '^SKIP' "$RES/$1.out"; fi
 		echo "$1: $summary (${secs} s)"
 	fi
 	[ "$rc" -eq 0 ] || : >"$RES/$1.bad"

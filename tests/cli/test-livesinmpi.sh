@@ -52,7 +52,7 @@ expect_stretch_at_suspicion() {
 # --- 1 and 2: the skipped Allreduce, and the same job healthy beside it -------------------------
 watched skip 400 PS_FAULT=skip PS_FAULT_RANK=5 PS_FAULT_AFTER=40 -- --seed 11 --confirm 20
 SKIP=$BG
-watched healthy 400 PS_ITERS=1000 -- --seed 12
+watched healthy 400 PS_SECONDS=120 -- --seed 12
 HEALTHY=$BG
 finished skip "$SKIP" 400
 if [ "$RC" -eq 86 ]; then ok; else fail "skip: exit status $RC, want 86: $(tail -5 "$TMP/skip.out")"; fi
@@ -103,7 +103,7 @@ start "$TMP/ring.out" timeout 400 "$PARASTACK" run --seed 21 --confirm 20 --repo
 	--trace "$TMP/ring.trace" -- $MPIRUN -x LD_PRELOAD="$INJ" -x PS_INJECT_RANK=3 -x PS_INJECT_CALL=1 \
 	-x PS_INJECT_WHEN="$TMP/ring.go" -x PS_INJECT_FUNC=allreduce "$APPS/shapes" ring
 RING=$BG
-start "$TMP/twin.out" timeout 400 env PS_ITERS=300000 "$PARASTACK" run --seed 22 --report "$TMP/twin.json" \
+start "$TMP/twin.out" timeout 400 env PS_SECONDS=150 "$PARASTACK" run --seed 22 --report "$TMP/twin.json" \
 	-- $MPIRUN "$APPS/shapes" ring
 TWIN=$BG
 # The fault once the watch has 35 s of history (polled from the trace, with a deadline).

@@ -15,18 +15,53 @@ site() {
 	echo "$(basename "$src"):$(grep -n -E "(/\*|!) site: $1( \*/)?\$" "$src" | head -n 1 | cut -d: -f1)"
 }
 
-# crun NAME SCENARIO NP [OPTIONS]: the scenario under parastack run; the report in $REPORT.
-# APP may be a command with arguments (an interpreter and its script): word-split on purpose.
-crun() {
+# crun_later NAME SCENARIO NP [OPTIONS]: the scenario under parastack run, started in the
+# background (lib.sh's later: $WIDTH at a time); its report will be $TMP/NAME.json. APP may be a
+# command with arguments (an interpreter and its script): word-split on purpose.
+crun_later() {
 	name=$1 sc=$2 np=$3
 	shift 3
-	REPORT=$TMP/$name.json
-	RUN_TIMEOUT=180 run env PS_COMM="$sc" "$PARASTACK" run --seed 3 --confirm 5 --report "$REPORT" "$@" \
+	later "$name" 180 env PS_COMM="$sc" "$PARASTACK" run --seed 3 --confirm 5 --report "$TMP/$name.json" "$@" \
 		-- mpirun --oversubscribe -np "$np" $APP
-	expect_agree "$name: text and JSON"
 }
 
-crun cycle2 cycle2 4
+# crun_collect NAME: wait for it; $RC, $OUT/$ERR and $REPORT as `run` leaves them.
+crun_collect() {
+	collect "$1"
+	REPORT=$TMP/$1.json
+	expect_agree "$1: text and JSON"
+}
+
+# Every scenario under parastack run, started $WIDTH at a time; each one's checks below, where
+# its results are collected.
+mkdir "$TMP/cores"
+crun_later cycle2 cycle2 4
+crun_later cycle4 cycle4 6
+crun_later bcast bcast 4
+crun_later roots roots 4
+crun_later wrongsource wrongsource 4
+crun_later lostisend lostisend 4
+crun_later oddrecv oddrecv 4
+crun_later finalize finalize 4
+crun_later skip skip 4
+crun_later vskip vskip 4
+APP=$BUILD/tests/apps/commfaults_f
+crun_later fcycle2 cycle2 4
+APP=$BUILD/tests/apps/commfaults_fh
+crun_later fbcast bcast 4
+APP=$BUILD/tests/apps/commfaults_f
+crun_later falltoall alltoall 4
+crun_later fwaitany waitany 4
+APP=$BUILD/tests/apps/commfaults_f08
+crun_later f08 - 4
+APP="/usr/bin/python3 $(pwd)/tests/apps/recv_never_sent.py"
+crun_later python - 4
+APP=$BUILD/tests/apps/commfaults
+crun_later cores cycle2 4 --core-dir "$TMP/cores"
+crun_later norecord cycle2 4 --no-record
+APP=$BUILD/tests/apps/commfaults
+
+crun_collect cycle2
 expect_status "cycle of 2: the job ended" 86
 jreport "cycle of 2: ranks 1,2, a deadlock" '.hang_type == "communication" and .faulty_ranks == [1,2] and .wait_for.cycles == [[1,2]]'
 expect_grep "cycle of 2: both call sites" "deadlock: ranks 1 → 2 → 1, each waiting for the next: rank 1 waits in MPI_Recv from rank 2 (tag 5) at $(site recv); rank 2 waits in MPI_Recv from rank 1 (tag 5) at $(site recv)" "$ERR"
@@ -34,69 +69,69 @@ if grep -Eq '[0-9.]{18}' "$REPORT"; then fail "cycle of 2: a number with more th
 jreport "cycle of 2: the merged stack tree" '.tree[0].frame == "main" and .tree[0].ranks == "0-3"'
 expect_grep "cycle of 2: the next step is a culprit" "next step: gdb -p [0-9]*   (rank [12]," "$ERR"
 
-crun cycle4 cycle4 6
+crun_collect cycle4
 jreport "cycle of 4: ranks 0-3" '.faulty_ranks == [0,1,2,3] and .wait_for.cycles == [[0,1,2,3]] and ([.wait_for.collectives[] | select(.not_entered == "0-3")] | length) == 1'
 
-crun bcast bcast 4
+crun_collect bcast
 jreport "Bcast vs Allreduce: rank 1" '.faulty_ranks == [1] and (.wait_for.mismatches[0].sides | map(.call) | sort) == ["MPI_Allreduce", "MPI_Bcast"]'
 expect_grep "Bcast vs Allreduce: both call sites" "ranks 0,2-3 call MPI_Allreduce (4 bytes) at $(site bcast-others); rank 1 calls MPI_Bcast (root 0, 4 bytes) at $(site bcast-odd)" "$ERR"
 
-crun roots roots 4
+crun_collect roots
 jreport "different roots: rank 1" '.faulty_ranks == [1] and ([.wait_for.mismatches[].sides[] | select(.ranks == "1") | .root] == [1])'
 expect_grep "different roots: the call site" "rank 1 calls MPI_Bcast (root 1, 4194304 bytes) at $(site roots)" "$ERR"
 
-crun wrongsource wrongsource 4
+crun_collect wrongsource
 jreport "receive from the wrong source: rank 1" '.faulty_ranks == [1] and .wait_for.unmatched == [{"rank": 1, "from": 2, "tag": 9, "at": "'"$(site recv)"'"}]'
 
-crun lostisend lostisend 4
+crun_collect lostisend
 jreport "lost Isend: the receiver, and the Isend never completed" '.faulty_ranks == [2] and .wait_for.requests == [{"rank": 1, "call": "MPI_Isend", "peer": 2, "tag": 7, "at": "'"$(site isend)"'"}]'
 expect_grep "lost Isend: the send's tag and site" "its MPI_Isend to rank 2 has tag 7 (at $(site isend))" "$ERR"
 
 # A cycle with one odd member (issue 37): rank 1 waits, at a line of its own, for a tag nobody
 # uses; rank 2 waits for rank 1's ring message. Rank 1 alone; rank 2's Isend, started in the
 # exchange it waits in, is no "started and not completed".
-crun oddrecv oddrecv 4
+crun_collect oddrecv
 jreport "odd receive in a cycle: rank 1 alone" '.faulty_ranks == [1] and (.culprits[0].evidence | IN("likely", "certain"))'
 jreport "odd receive in a cycle: no request of the exchange reported" '.wait_for.requests == []'
 expect_grep "odd receive in a cycle: its call site" "rank 1 waits in MPI_Recv from rank 2 (tag 999) at $(site odd-recv)" "$ERR"
 
-crun finalize finalize 4
+crun_collect finalize
 jreport "early MPI_Finalize: rank 1" '.faulty_ranks == [1] and ([.wait_for.waits[] | select(.rank == 1) | .call] == ["MPI_Finalize"])'
 
-crun skip skip 4
+crun_collect skip
 jreport "skipped collective: rank 1" '.faulty_ranks == [1] and .wait_for.collectives[0].not_entered == "1" and .wait_for.collectives[0].at == "'"$(site skip-others)"'"'
 
 # The v-variants: a Gatherv whose counts differ by rank is no mismatch; a skipped Allgatherv is
 # found like any collective.
-crun vskip vskip 4
+crun_collect vskip
 jreport "skipped MPI_Allgatherv: rank 1, no mismatch" '.faulty_ranks == [1] and .wait_for.mismatches == [] and .wait_for.collectives[0].not_entered == "1" and .wait_for.collectives[0].call == "MPI_Allgatherv" and .wait_for.collectives[0].at == "'"$(site allgatherv-others)"'"'
 
 # Fortran: `use mpi` (commfaults_f) and mpif.h (commfaults_fh), the same library entry points.
 FSRC=tests/apps/commfaults_f.F90
 APP=$BUILD/tests/apps/commfaults_f
-crun fcycle2 cycle2 4
+crun_collect fcycle2
 jreport "Fortran (use mpi) cycle of 2" '.faulty_ranks == [1,2] and .wait_for.cycles == [[1,2]]'
 expect_grep "Fortran cycle: call sites" "rank 1 waits in MPI_Recv from rank 2 (tag 5) at $(site f-recv "$FSRC")" "$ERR"
 APP=$BUILD/tests/apps/commfaults_fh
-crun fbcast bcast 4
+crun_collect fbcast
 jreport "Fortran (mpif.h) Bcast vs Allreduce: rank 1" '.faulty_ranks == [1]'
 expect_grep "Fortran mismatch: both call sites" "ranks 0,2-3 call MPI_Allreduce (4 bytes) at $(site f-bcast-others "$FSRC"); rank 1 calls MPI_Bcast (root 0, 4 bytes) at $(site f-bcast-odd "$FSRC")" "$ERR"
 # Calls the hand-written layer missed (issue 25), in programs as users write them: a skipped
 # MPI_ALLTOALL and an MPI_WAITANY for a message never sent (`use mpi`), a skipped MPI_Allreduce
 # (`use mpi_f08`: the mpi_*_f08_ entry points), and an mpi4py rank in comm.recv() (MPI_Mprobe).
 APP=$BUILD/tests/apps/commfaults_f
-crun falltoall alltoall 4
+crun_collect falltoall
 jreport "Fortran skipped MPI_ALLTOALL: rank 1" '.faulty_ranks == [1] and (.wait_for.mismatches[0].sides | map(.call) | sort) == ["MPI_Alltoall", "MPI_Barrier"]'
 expect_grep "Fortran skipped MPI_ALLTOALL: both call sites" "ranks 0,2-3 call MPI_Alltoall (4 bytes) at $(site f-alltoall-others "$FSRC"); rank 1 calls MPI_Barrier (0 bytes) at $(site f-final-barrier "$FSRC")" "$ERR"
-crun fwaitany waitany 4
+crun_collect fwaitany
 jreport "Fortran MPI_WAITANY for a message never sent: rank 1" '.faulty_ranks == [1] and ([.wait_for.waits[] | select(.rank == 1) | .call] == ["MPI_Waitany"]) and ([.wait_for.waits[] | select(.rank == 1) | .waits_for] == [[2]])'
 expect_grep "Fortran MPI_WAITANY: its call site" "rank 1 waits in MPI_Waitany at $(site f-waitany "$FSRC")" "$ERR"
 APP=$BUILD/tests/apps/commfaults_f08
-crun f08 - 4
+crun_collect f08
 jreport "use mpi_f08 skipped MPI_Allreduce: rank 1" '.faulty_ranks == [1] and (.wait_for.mismatches[0].sides | map(.call) | sort) == ["MPI_Allreduce", "MPI_Barrier"]'
 expect_grep "use mpi_f08: both call sites" "ranks 0,2-3 call MPI_Allreduce (4 bytes) at $(site f08-allreduce-others tests/apps/commfaults_f08.f90); rank 1 calls MPI_Barrier (0 bytes) at $(site f08-barrier tests/apps/commfaults_f08.f90)" "$ERR"
 APP="/usr/bin/python3 $(pwd)/tests/apps/recv_never_sent.py"
-crun python - 4
+crun_collect python
 jreport "mpi4py comm.recv() of a message never sent: rank 1" '.faulty_ranks == [1] and ([.wait_for.waits[] | select(.rank == 1) | .call] == ["MPI_Mprobe"])'
 # The call site: the rank's own Python line (issue 27), not mpi4py's stripped extension.
 expect_grep "mpi4py: the wait named at the user's Python line" "rank 1 waits in MPI_Mprobe from rank 2 (tag 5) at recv_never_sent.py:$(grep -n '# site: py-recv$' tests/apps/recv_never_sent.py | cut -d: -f1) (Python, in <module>)" "$ERR"
@@ -117,8 +152,7 @@ APP=$BUILD/tests/apps/commfaults
 
 # --core-dir: cores of the faulty ranks and of the first rank of each stack group, written
 # while they still exist, before the job is ended; the next step opens the first one's.
-mkdir "$TMP/cores"
-crun cores cycle2 4 --core-dir "$TMP/cores"
+crun_collect cores
 expect_status "--core-dir: the job was still ended" 86
 jreport "--core-dir: ranks 0 (first of its group), 1 and 2" '([.cores[] | select(.core) | .rank] | sort) == [0,1,2]'
 for core in $(jq -r '.cores[].core // empty' "$REPORT"); do
@@ -130,7 +164,7 @@ run "$PARASTACK" run --core-dir "$TMP/none" -- true
 expect_error "--core-dir: a missing directory" 2 "--core-dir $TMP/none: No such file or directory; create the directory first"
 
 # --no-record: the layer is not preloaded; the stacks alone, as before.
-crun norecord cycle2 4 --no-record
+crun_collect norecord
 jreport "--no-record: the stack-based diagnosis" '(has("wait_for") | not) and .faulty_ranks == [] and ([.diagnosis[] | select(test("a rank skipped the collective"))] | length) == 1'
 
 # The layer reaches the ranks, never the launcher.

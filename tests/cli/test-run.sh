@@ -59,9 +59,9 @@ expect_hang() {
 
 # Every run under parastack, started $WIDTH at a time, the longest first; each one's checks
 # below, where its results are collected.
-prun_later pause40 PS_FAULT=stall PS_STALL=40 PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER PS_ITERS=1200 PS_EXIT=3 -- stencil --trace "$TMP/pause40.trace"
+prun_later pause40 PS_FAULT=stall PS_STALL=40 PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER PS_SECONDS=95 PS_EXIT=3 -- stencil --trace "$TMP/pause40.trace"
 prun_later confirmed PS_FAULT=sleep PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil
-prun_later stall PS_FAULT=stall PS_STALL=3 PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER PS_ITERS=1000 PS_EXIT=7 -- stencil
+prun_later stall PS_FAULT=stall PS_STALL=3 PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER PS_SECONDS=50 PS_EXIT=7 -- stencil
 prun_later spin PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --trace "$TMP/spin.trace" --confirm 20
 prun_later healthy PS_ITERS=300 -- stencil
 prun_later quiet PS_ITERS=300 -- stencil --quiet --progress 2
