@@ -486,9 +486,34 @@ void watch_options_words(const struct watch_options *w, struct watch_words *out)
 	out->word[out->n] = NULL;
 }
 
+/* The monitors' Open MPI session directories apart from the job's. Two mpiruns on one node share
+ * $TMPDIR/ompi.HOST.UID, and one's clean-up removing it (empty) while the other creates its own
+ * below it fails the other's start: "A call to mkdir was unable to create the desired
+ * directory" (open-mpi/ompi#8510). The job's next mpirun in a batch script starts as the
+ * monitors of the last one end, and a per-job /tmp starts empty: the monitors must never be the
+ * other mpirun. Their base is TMPDIR/parastack-monitors.UID, made here (0700) and used only if
+ * it is this user's own directory, not a link; else Open MPI's default stays. */
+static void monitor_session_base(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char base[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(base, sizeof(base), "%s/parastack-monitors.%u", tmp && *tmp == '/' ? tmp : "/tmp",
+		     (unsigned)getuid()) >= (int)sizeof(base))
+		return;
+	if (mkdir(base, 0700) < 0 && errno != EEXIST)
+		return;
+	if (lstat(base, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 0077))
+		return;
+	setenv("OMPI_MCA_orte_tmpdir_base", base, 1); /* Open MPI 4 */
+	setenv("PRTE_MCA_prte_tmpdir_base", base, 1); /* Open MPI 5 (PRRTE) */
+}
+
 void monitor_launch_env(bool in_slurm)
 {
 	setenv(WATCHED_ENV, "parastack monitors", 1); /* their own step is not a job to watch */
+	monitor_session_base();
 	if (getuid() == 0) {
 		/* Open MPI refuses root without these. */
 		setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);

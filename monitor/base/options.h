@@ -161,7 +161,8 @@ void watch_options_words(const struct watch_options *w, struct watch_words *out)
 
 /* In the child that becomes the monitors' mpirun: what Open MPI needs from the environment
  * (running as root; inside a Slurm allocation, a step that overlaps the job's and carries
- * this environment even when the job was submitted with --export=NONE). */
+ * this environment even when the job was submitted with --export=NONE; session directories
+ * of their own, apart from the job's mpirun's). */
 void monitor_launch_env(bool in_slurm);
 
 /* Print "parastack CMD: message" to stderr. */

@@ -196,6 +196,37 @@ collect() {
 	ERR=$(cat "$TMP/$1.later.err")
 }
 
+# psrun_later NAME SECONDS [ENV=VALUE...] -- [PARASTACK-RUN-OPTIONS...] -- LAUNCH...: a job under
+# `parastack run`, its report $TMP/NAME.json, in the background as `later` runs it (SECONDS its
+# hard timeout). psrun_collect NAME waits for it: $RC, $OUT, $ERR as `run` leaves them, and
+# $REPORT. psrun: both, at once. Every file's own helper (prun, crun, pyrun) is this one with
+# its file's defaults.
+psrun_later() {
+	name=$1 limit=$2
+	shift 2
+	envs=""
+	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+	shift
+	# shellcheck disable=SC2086
+	later "$name" "$limit" env $envs "$PARASTACK" run --report "$TMP/$name.json" "$@"
+}
+psrun_collect() {
+	collect "$1"
+	REPORT=$TMP/$1.json
+}
+psrun() {
+	psrun_later "$@"
+	psrun_collect "$1"
+}
+
+# expect_layer_in NAME NP PATTERN: NP ranks said they have the recording layer (layercheck's
+# line, "layercheck rank R of N: layer=1 ..." followed by PATTERN) in $OUT; counted as
+# occurrences, not lines: a launcher may forward two ranks' lines run together.
+expect_layer_in() {
+	got=$(printf '%s\n' "$OUT" | grep -oE "layercheck rank [0-9]+ of [0-9]+: layer=1 $3" | wc -l)
+	if [ "$got" -eq "$2" ]; then ok; else fail "$1: $got of $2 ranks had the layer: $OUT $ERR"; fi
+}
+
 # expect_status NAME WANT: the last run exited with WANT.
 expect_status() {
 	if [ "$RC" -eq "$2" ]; then ok; else fail "$1: exit status $RC, want $2 (stderr: $ERR)"; fi

@@ -19,9 +19,7 @@ INJ=$(cd "$BUILD/tests" && pwd)/libpsinject.so
 prun() {
 	name=$1 np=$2 app=$3
 	shift 3
-	REPORT=$TMP/$name.json
-	RUN_TIMEOUT=180 run "$PARASTACK" run --seed 3 --confirm 5 --report "$REPORT" \
-		-- mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$INJ" "$@" "$app"
+	psrun "$name" 180 -- --seed 3 --confirm 5 -- mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$INJ" "$@" "$app"
 }
 
 prun halo 4 "$BUILD/tests/apps/halo" -x PS_INJECT_FUNC=waitall -x PS_INJECT_KIND=block \

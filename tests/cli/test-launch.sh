@@ -23,13 +23,17 @@ launch() {
 	# shellcheck disable=SC2086
 	RUN_TIMEOUT=120 run env $envs "$PARASTACK" run --quiet --seed 3 -- "$@"
 	expect_status "$name: the job ran to its end" 0
-	# Counted as occurrences, not lines: mpirun may forward two ranks' lines run together.
-	got=$(printf '%s\n' "$OUT" | grep -oE "layercheck rank [0-9]+ of [0-9]+: layer=1 (user=[01] )?parent=0 " | wc -l)
-	if [ "$got" -eq "$np" ]; then ok; else fail "$name: $got of $np ranks had the layer: $OUT $ERR"; fi
+	expect_layer_in "$name" "$np" "(user=[01] )?parent=0 "
 	if printf '%s' "$ERR" | grep -q "recording layer not loaded"; then fail "$name: $ERR"; else ok; fi
 }
 
 launch "plain mpirun" 2 -- $MPIRUN -np 2 "$APP"
+# The monitors' mpirun keeps its Open MPI session directories apart from the job's (two
+# mpiruns sharing TMPDIR/ompi.HOST.UID race on it: open-mpi/ompi#8510), in a base of its own.
+mkdir "$TMP/sess"
+launch "a fresh TMPDIR" 2 TMPDIR="$TMP/sess" -- $MPIRUN -np 2 "$APP"
+base=$TMP/sess/parastack-monitors.$(id -u)
+if [ -d "$base" ] && [ "$(stat -c %a "$base")" = 700 ]; then ok; else fail "the monitors' session base $base: $(ls -la "$TMP/sess" 2>&1)"; fi
 launch "-x VAR" 2 PS_SHOW=fromenv -- $MPIRUN -np 2 -x PS_SHOW "$APP"
 expect_grep "-x VAR: the variable reached the ranks" "show=fromenv" "$OUT"
 launch "-x VAR=value" 2 -- $MPIRUN -np 2 -x PS_SHOW=given -x OMP_NUM_THREADS=1 "$APP"

@@ -18,11 +18,10 @@ line() {
 pyrun() {
 	name=$1 np=$2
 	shift 2
-	REPORT=$TMP/$name.json
 	xs=""
 	for e in "$@"; do xs="$xs -x $e"; done
-	RUN_TIMEOUT=240 run "$PARASTACK" run --seed 3 --confirm "${CONFIRM:-10}" --report "$REPORT" \
-		-- mpirun --oversubscribe -np "$np" $xs $APP
+	# shellcheck disable=SC2086
+	psrun "$name" 240 -- --seed 3 --confirm "${CONFIRM:-10}" -- mpirun --oversubscribe -np "$np" $xs $APP
 }
 
 pyrun spin 4 PS_FAULT=spin PS_FAULT_AFTER=15

@@ -15,20 +15,18 @@ site() {
 	echo "$(basename "$src"):$(grep -n -E "(/\*|!) site: $1( \*/)?\$" "$src" | head -n 1 | cut -d: -f1)"
 }
 
-# crun_later NAME SCENARIO NP [OPTIONS]: the scenario under parastack run, started in the
-# background (lib.sh's later: $WIDTH at a time); its report will be $TMP/NAME.json. APP may be a
-# command with arguments (an interpreter and its script): word-split on purpose.
+# crun_later NAME SCENARIO NP [OPTIONS]: the scenario under parastack run (lib.sh's psrun_later:
+# in the background, $WIDTH at a time). APP may be a command with arguments (an interpreter and
+# its script): word-split on purpose. crun_collect NAME: its results, and its text and JSON
+# checked to agree.
 crun_later() {
 	name=$1 sc=$2 np=$3
 	shift 3
-	later "$name" 180 env PS_COMM="$sc" "$PARASTACK" run --seed 3 --confirm 5 --report "$TMP/$name.json" "$@" \
-		-- mpirun --oversubscribe -np "$np" $APP
+	# shellcheck disable=SC2086
+	psrun_later "$name" 180 PS_COMM="$sc" -- --seed 3 --confirm 5 "$@" -- mpirun --oversubscribe -np "$np" $APP
 }
-
-# crun_collect NAME: wait for it; $RC, $OUT/$ERR and $REPORT as `run` leaves them.
 crun_collect() {
-	collect "$1"
-	REPORT=$TMP/$1.json
+	psrun_collect "$1"
 	expect_agree "$1: text and JSON"
 }
 

@@ -12,9 +12,9 @@ AFTER=25 # seconds before a fault: the model needs some history first
 CONFIRM=5
 FAST="--confirm $CONFIRM"
 
-# prun_later NAME [ENV=VALUE...] -- APP [PARASTACK OPTIONS]: start APP under parastack with NP
-# ranks and a hard timeout, in the background (lib.sh's later: $WIDTH at a time; these runs mostly
-# wait for their fault and their confirmation window); its report will be $TMP/NAME.json.
+# prun_later NAME [ENV=VALUE...] -- APP [PARASTACK OPTIONS]: APP under parastack run with NP
+# ranks (lib.sh's psrun_later: in the background, $WIDTH at a time; these runs mostly wait for
+# their fault and their confirmation window); prun_collect NAME: its $RC, $OUT/$ERR, $REPORT.
 prun_later() {
 	name=$1
 	shift
@@ -24,15 +24,9 @@ prun_later() {
 	app=$1
 	shift
 	# shellcheck disable=SC2086
-	later "$name" "${PRUN_TIMEOUT:-300}" env $envs "$PARASTACK" run --seed 7 \
-		--report "$TMP/$name.json" "$@" -- mpirun --oversubscribe -np "$NP" "$APPS/$app"
+	psrun_later "$name" 300 $envs -- --seed 7 "$@" -- mpirun --oversubscribe -np "$NP" "$APPS/$app"
 }
-
-# prun_collect NAME: wait for it; leaves $RC, $OUT/$ERR and $REPORT.
-prun_collect() {
-	collect "$1"
-	REPORT="$TMP/$1.json"
-}
+prun_collect() { psrun_collect "$1"; }
 
 # jreport_file FILE JQ-EXPR NAME: a JSON file satisfies a jq expression.
 jreport_file() { if jq -e "$2" "$1" >/dev/null 2>&1; then ok; else fail "$3: jq '$2' false on $1"; fi; }
