@@ -16,8 +16,7 @@
 # --fanout F: the monitors' tree (default the monitor's, 32). --stop-monitor K: monitor K is
 # stopped (SIGSTOP) when the hang is suspected and let go after the report, as a wedged node
 # would be: the report must come anyway, naming it. --keep DIR keeps the report, the trace and
-# the output there. PS_SIM_CAPTURE_MS: how long the leader waits for a monitor's snapshot (the
-# monitor's 60 s by default; test-scale shortens it for its stopped monitor). BUILD is the build directory
+# the output there. BUILD is the build directory
 # (make B=... $BUILD/bench/parastack-monitor-sim builds the simulated monitor).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,7 +70,7 @@ start=$(date +%s.%N)
 # A healthy job is watched for the hang time and one minute more; a hung one to its report.
 timeout $((HANG_S + 600)) mpirun --oversubscribe --bind-to none -np "$monitors" \
 	-x PS_SIM_RANKS="$ranks" -x PS_SIM_CASE="$kind" -x PS_SIM_HANG_S="$HANG_S" \
-	-x PS_SIM_PIDDIR="$WORK" ${PS_SIM_CAPTURE_MS:+-x PS_SIM_CAPTURE_MS="$PS_SIM_CAPTURE_MS"} "$SIM" --launcher-pid "$launcher" --confirm 10 ${fanout:+--fanout "$fanout"} \
+	-x PS_SIM_PIDDIR="$WORK" "$SIM" --launcher-pid "$launcher" --confirm 10 ${fanout:+--fanout "$fanout"} \
 	--report "$WORK/report.json" --trace "$WORK/run.trace" >"$WORK/out" 2>"$WORK/err" </dev/null &
 job=$!
 stopped=""

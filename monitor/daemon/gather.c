@@ -16,10 +16,8 @@
 #include "../job/tree.h"
 #include "source.h"
 
-/* The leader's wait for a snapshot of the whole job: a node of hundreds of ranks symbolizes them
- * all the first time. The simulator (tests/sim) shortens it for its stopped-monitor case; the
- * monitor itself never changes it. */
-int gather_capture_budget_ms = 60000;
+#define CAPTURE_BUDGET_MS 60000 /* the leader's wait for a snapshot of the whole job: a node of
+				 * hundreds of ranks symbolizes them all the first time */
 #define LEVEL_MARGIN_MS 2000    /* each level of the tree answers this much sooner */
 #define LEVEL_BUDGET_MIN_MS 1000
 
@@ -174,7 +172,7 @@ static int note_missing(struct monitor *m, json_t *missing)
 	char request[64];
 	int before = (int)json_array_size(m->missing);
 
-	snprintf(request, sizeof(request), "a snapshot request in %d s", gather_capture_budget_ms / 1000);
+	snprintf(request, sizeof(request), "a snapshot request in %d s", CAPTURE_BUDGET_MS / 1000);
 	json_array_foreach(missing, i, v)
 		gather_leave_out(m, (int)json_integer_value(v), request);
 	return (int)json_array_size(m->missing) - before;
@@ -194,7 +192,7 @@ json_t *gather_all(struct monitor *m, bool with_record)
 		int newly;
 
 		json_decref(all);
-		all = gather_subtree(m, with_record ? CMD_CAPTURE_RECORD : CMD_CAPTURE, ++m->snap, gather_capture_budget_ms,
+		all = gather_subtree(m, with_record ? CMD_CAPTURE_RECORD : CMD_CAPTURE, ++m->snap, CAPTURE_BUDGET_MS,
 				     missing, unreached);
 		newly = note_missing(m, missing);
 

@@ -4,9 +4,6 @@
 
 #include "monitor.h"
 
-/* How long the leader waits for a snapshot of the whole job, in ms (60 s). */
-extern int gather_capture_budget_ms;
-
 /* Leader: append every other monitor's reply (a JSON array) to all, waiting for each at most
  * until deadline_ms (mono_ms); a monitor left out is not waited for. */
 void gather_replies(struct monitor *m, json_t *all, double deadline_ms);

@@ -22,7 +22,6 @@
  *           ranks have not entered;
  *   farm    rank 0 waits in MPI_Recv from MPI_ANY_SOURCE, worker floor(0.42424 N) computes
  *           forever, every other worker waits in MPI_Recv for work from rank 0. */
-#include "../../monitor/daemon/gather.h"
 #include "../../monitor/daemon/source.h"
 
 #include <stdio.h>
@@ -72,8 +71,6 @@ static void sim_configure(void)
 	if (sim.ring > sim.ranks / 2)
 		sim.ring = sim.ranks / 2;
 	sim.hang_ms = env_int("PS_SIM_HANG_S", 30) * 1e3;
-	/* A stopped monitor is waited for this long, not the monitor's 60 s (test-scale). */
-	gather_capture_budget_ms = env_int("PS_SIM_CAPTURE_MS", gather_capture_budget_ms);
 }
 
 static int sim_behind(void)
