@@ -4,7 +4,6 @@
 # start (its slurmctld made unrunnable here) fails a cluster test under CI=true and names why,
 # and is a skip for an ordinary user outside CI.
 . "$(dirname "$0")/lib.sh"
-ROOT=$(pwd)
 
 # --- run-all on files written here: one passes, one skips, one fails, one dies midway ----------
 FAKE=$TMP/fake
@@ -45,16 +44,20 @@ fi
 mkdir -p "$TMP/bin"
 printf '#!/bin/sh\necho "slurmctld: fatal: made unrunnable by test-runner" >&2\nexit 1\n' >"$TMP/bin/slurmctld"
 chmod 755 "$TMP/bin/slurmctld"
-# A cluster test as run-all runs it: a check, the cluster, a check after it.
+# A cluster test as run-all runs it: a check, the cluster, a check after it. Its library is
+# copied beside it, readable by the ordinary user below wherever the checkout lies.
+mkdir "$TMP/mini"
+cp tests/cli/lib.sh tests/cli/cluster.sh "$TMP/mini/"
 cat >"$TMP/test-mini.sh" <<EOF
-. "$ROOT/tests/cli/lib.sh"
-. "$ROOT/tests/cli/cluster.sh"
+. "$TMP/mini/lib.sh"
+. "$TMP/mini/cluster.sh"
 ok
 cluster_up test-mini 1 1
 ok
 finish
 EOF
-chmod 755 "$TMP" "$TMP/test-mini.sh"
+chmod 755 "$TMP" "$TMP/mini" "$TMP/test-mini.sh"
+chmod 644 "$TMP/mini/lib.sh" "$TMP/mini/cluster.sh"
 RUN_TIMEOUT=150 run env CI=true PATH="$TMP/bin:$PATH" sh "$TMP/test-mini.sh"
 expect_status "CI=true, slurmctld unrunnable: the file fails" 1
 expect_grep "CI=true, slurmctld unrunnable: says which daemon and why" "^FAIL: the Slurm test cluster did not start: slurm-cluster: slurmctld (pid [0-9]*) ended while the cluster started: .*made unrunnable by test-runner" "$ERR"
