@@ -15,20 +15,33 @@ proc_state() {
 	sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null
 }
 
-# reap PID [SECONDS]: wait, with a deadline, for a child of this shell to end, and reap it.
-# Returns 1 (and SIGKILLs it) if it did not end in time.
+# proc_alive PID: it exists and is no zombie.
+proc_alive() {
+	s=$(proc_state "$1")
+	[ -n "$s" ] && [ "$s" != Z ]
+}
+
+# reap PID [SECONDS]: wait, with a deadline, for a child of this shell to end, and reap it; its
+# exit status in $REAP_RC. Returns 1 (and SIGKILLs it) if it did not end in time.
 reap() {
 	deadline=$(($(date +%s) + ${2:-10}))
-	while [ -n "$(proc_state "$1")" ] && [ "$(proc_state "$1")" != Z ]; do
+	while proc_alive "$1"; do
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			kill -KILL "$1" 2>/dev/null
 			wait "$1" 2>/dev/null
+			REAP_RC=$?
 			return 1
 		fi
 		sleep 0.05
 	done
 	wait "$1" 2>/dev/null
+	REAP_RC=$?
 	return 0
+}
+
+# started_forget PID: no longer one of the processes stop_started stops.
+started_forget() {
+	STARTED=$(printf '%s\n' $STARTED | grep -vx "$1" | tr '\n' ' ')
 }
 
 # Stop exactly the processes we started, by PID: SIGCONT (a test may have stopped one),
@@ -43,13 +56,13 @@ stop_started_one() {
 	kill -CONT "$1" 2>/dev/null
 	kill -TERM "$1" 2>/dev/null
 	reap "$1" 10
-	STARTED=$(printf '%s\n' $STARTED | grep -vx "$1" | tr '\n' ' ')
+	started_forget "$1"
 }
 
 # reap_other PID SECONDS: wait for a process that is not our child to be gone (or a zombie).
 reap_other() {
 	deadline=$(($(date +%s) + $2))
-	while [ -n "$(proc_state "$1")" ] && [ "$(proc_state "$1")" != Z ]; do
+	while proc_alive "$1"; do
 		[ "$(date +%s)" -ge "$deadline" ] && return 1
 		sleep 0.1
 	done
@@ -171,10 +184,7 @@ later() {
 }
 # later_running: those of $LATER still running.
 later_running() {
-	for p in $LATER; do
-		s=$(proc_state "$p")
-		[ -n "$s" ] && [ "$s" != Z ] && echo "$p"
-	done
+	for p in $LATER; do proc_alive "$p" && echo "$p"; done
 }
 collect() {
 	eval "pid=\${LATER_$1:-} deadline=\${LATER_END_$1:-0}"
@@ -183,15 +193,10 @@ collect() {
 		return
 	fi
 	# timeout ends it in time; the deadline only guards against timeout itself stuck.
-	while [ -n "$(proc_state "$pid")" ] && [ "$(proc_state "$pid")" != Z ] && [ "$(date +%s)" -lt "$deadline" ]; do
-		sleep 0.1
-	done
-	s=$(proc_state "$pid")
-	[ -n "$s" ] && [ "$s" != Z ] && kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	RC=$?
+	reap "$pid" $((deadline - $(date +%s)))
+	RC=$REAP_RC
 	LATER=$(printf '%s\n' $LATER | grep -vx "$pid" | tr '\n' ' ')
-	STARTED=$(printf '%s\n' $STARTED | grep -vx "$pid" | tr '\n' ' ')
+	started_forget "$pid"
 	OUT=$(cat "$TMP/$1.later.out")
 	ERR=$(cat "$TMP/$1.later.err")
 }
