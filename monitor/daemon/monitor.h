@@ -81,6 +81,7 @@ struct monitor {
 	FILE *trace;
 	double t0_ms;
 	bool reported;          /* a hang has been reported in this watch */
+	bool said_two_runs;     /* two MPI runs at once was said (round_two_runs) */
 	/* output.c: what sampling cost, over the whole watch (bench/ reads it from the report). */
 	long cost_samples, cost_messages, cost_stopped;
 	double cost_ms_sum, cost_ms_max;

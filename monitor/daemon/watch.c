@@ -280,6 +280,29 @@ void watch_round_release(struct monitor *m)
 	m->job.nlocal = m->job.nranks = 0;
 }
 
+/* One rank claimed by two processes: two MPI runs at once. Under a watch of the whole job (a
+ * script's concurrent steps, or the last rank of one run still exiting as the next starts)
+ * nothing is wrong with the job: the round ends and discovery looks again each second until one
+ * run remains (said once). Ranks the user listed (attach --pids) are a list to correct. */
+static enum round_end round_two_runs(struct monitor *m)
+{
+	const struct table_entry *b = job_rank_claimed_twice(&m->job), *a = b - 1;
+
+	if (m->job.pids) {
+		if (is_leader(m))
+			log_say("error: rank %d is claimed by pid %d on %s and pid %d on %s: the listed "
+				"processes belong to more than one MPI job; list the ranks of one",
+				b->rank, a->pid, a->host, b->pid, b->host);
+		return ROUND_ERROR;
+	}
+	if (is_leader(m) && !m->said_two_runs)
+		log_info("rank %d is claimed by pid %d on %s and pid %d on %s: two MPI runs at once in the "
+			 "job; parastack watches one at a time and looks again until one remains",
+			 b->rank, a->pid, a->host, b->pid, b->host);
+	m->said_two_runs = true;
+	return ROUND_AGAIN;
+}
+
 enum round_end watch_round(struct monitor *m, int round)
 {
 	static struct job_proc local[MAX_RANKS];
@@ -291,6 +314,9 @@ enum round_end watch_round(struct monitor *m, int round)
 	if (found < 0)
 		return found == -2 ? ROUND_ERROR : ROUND_NO_HANG;
 	m->job.nranks = comm_allgather_table(&m->comm, local, nlocal, &m->job.table);
+	/* Every monitor holds the same table: all of them end the round the same way. */
+	if (job_rank_claimed_twice(&m->job))
+		return round_two_runs(m);
 
 	int opened = m->job.source->open_targets(&m->job, local, nlocal);
 
@@ -302,8 +328,9 @@ enum round_end watch_round(struct monitor *m, int round)
 				 "for its next", m->job.nranks);
 		return ROUND_AGAIN;
 	}
-	if (comm_max(opened < 0 || job_check_unique_ranks(&m->job) < 0) || setup_model(m) < 0)
+	if (comm_max(opened < 0) || setup_model(m) < 0)
 		return ROUND_ERROR;
+	m->said_two_runs = false;
 	if (!is_leader(m))
 		return follower_loop(m) == CMD_AGAIN ? ROUND_AGAIN : ROUND_NO_HANG;
 	log_info("watching %d ranks%s on %d node(s); sampling sets of %d, alpha %g, initial interval %.0f ms",

@@ -250,18 +250,13 @@ const struct table_entry *job_table_find(const struct job *j, int rank)
 	return bsearch(&rank, j->table, (size_t)j->nranks, sizeof(*j->table), compare_entry_rank);
 }
 
-/* Two processes claiming one rank: more than one MPI job among the roots. */
-int job_check_unique_ranks(struct job *j)
+/* The table is sorted by rank: a rank claimed twice is two neighbours. */
+const struct table_entry *job_rank_claimed_twice(const struct job *j)
 {
 	for (int i = 1; i < j->nranks; i++)
-		if (j->table[i].rank == j->table[i - 1].rank) {
-			log_say("error: rank %d is claimed by pid %d on %s and pid %d on %s: more than one MPI "
-			    "job runs at once; parastack watches one job at a time (attach to one by --pids)",
-			    j->table[i].rank, j->table[i - 1].pid, j->table[i - 1].host, j->table[i].pid,
-			    j->table[i].host);
-			return -1;
-		}
-	return 0;
+		if (j->table[i].rank == j->table[i - 1].rank)
+			return &j->table[i];
+	return NULL;
 }
 
 /* --pids-file: the listed ranks. Monitor 0 reads the file and sends its bytes to the others:

@@ -106,8 +106,9 @@ int job_local_index(const struct job *j, int rank);
 /* The table is sorted by rank (comm_allgather_table). */
 const struct table_entry *job_table_find(const struct job *j, int rank);
 
-/* Two processes claiming one rank: more than one MPI job among the roots. */
-int job_check_unique_ranks(struct job *j);
+/* Two processes claiming one rank (more than one MPI run among the roots): the second of the
+ * two table entries (the first is the one before it), or NULL. */
+const struct table_entry *job_rank_claimed_twice(const struct job *j);
 
 /* --pids-file: the listed ranks. Monitor 0 reads the file and sends its bytes to the others:
  * on nodes without a shared file system, another node's file of the same name must not decide

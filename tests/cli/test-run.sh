@@ -68,6 +68,21 @@ prun_later fortran PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- solver
 prun_later threaded PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- threaded $FAST
 prun_later busywait PS_FAULT=spin PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- busywait $FAST
 prun_later deadlock PS_FAULT=deadlock PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- stencil $FAST
+# Two MPI runs at once in a watched script (concurrent steps; one run's last rank exiting as the
+# next starts): never an error; the watch looks again until one run remains. Run A (ranks 0 and
+# 1, 4 s) is watched first; runs B and C (ranks 0 and 1 each, 10 s) start under it, so the next
+# look finds ranks claimed twice; the last run, D, hangs and is reported.
+cat >"$TMP/tworuns.sh" <<EOF
+#!/bin/sh
+ranks() { for r in 0 1; do OMPI_COMM_WORLD_RANK=\$r OMPI_COMM_WORLD_SIZE=2 sleep "\$1" & done; }
+ranks 4
+sleep 1.5
+ranks 10
+ranks 10
+wait
+exec mpirun --oversubscribe -np $NP $APPS/stencil
+EOF
+psrun_later tworuns 300 PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- --seed 7 $FAST -- sh "$TMP/tworuns.sh"
 prun_later skip PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 prun_later exit PS_FAULT=exit PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 prun_later io PS_FAULT=io PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
@@ -235,6 +250,13 @@ prun_collect allio
 expect_status "ranks in D: ended" 86
 jreport "ranks in D: an io hang of ranks in the kernel" '.verdict == "hang" and .hang_type == "io" and (.faulty_ranks | length) >= 1 and ([.faulty_ranks[] as $r | .ranks[] | select(.rank == $r) | .in_kernel] | all)'
 if printf '%s' "$ERR" | grep -q "have all exited"; then fail "ranks in D taken for exited ones"; else ok; fi
+psrun_collect tworuns
+expect_hang "two runs at once, then a hang" computation '[4]'
+n=$(printf '%s\n' "$ERR" | grep -c "^parastack: rank [01] is claimed by pid [0-9]* on .* and pid [0-9]* on .*: two MPI runs at once in the job; parastack watches one at a time and looks again until one remains$")
+if [ "$n" = 1 ]; then ok; else fail "two runs at once: said $n times, not once: $ERR"; fi
+expect_grep "two runs at once: the first run watched" "^parastack: watching 2 ranks" "$ERR"
+expect_grep "two runs at once: the last run watched" "^parastack: watching $NP ranks (the job's next MPI run)" "$ERR"
+if printf '%s\n' "$ERR" | grep -q "error\|the monitor stops"; then fail "two runs at once: an error: $ERR"; else ok; fi
 run "$PARASTACK" run --confirm soon -- true
 expect_error "bad --confirm" 2 "--confirm: 'soon' is not a number of seconds"
 
