@@ -256,7 +256,7 @@ n=$(printf '%s\n' "$ERR" | grep -c "^parastack: rank [01] is claimed by pid [0-9
 if [ "$n" = 1 ]; then ok; else fail "two runs at once: said $n times, not once: $ERR"; fi
 expect_grep "two runs at once: the first run watched" "^parastack: watching 2 ranks" "$ERR"
 expect_grep "two runs at once: the last run watched" "^parastack: watching $NP ranks (the job's next MPI run)" "$ERR"
-if printf '%s\n' "$ERR" | grep -q "error\|the monitor stops"; then fail "two runs at once: an error: $ERR"; else ok; fi
+if printf '%s\n' "$ERR" | grep -q "^parastack: error\|the monitor stops"; then fail "two runs at once: an error: $ERR"; else ok; fi
 run "$PARASTACK" run --confirm soon -- true
 expect_error "bad --confirm" 2 "--confirm: 'soon' is not a number of seconds"
 

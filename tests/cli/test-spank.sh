@@ -102,7 +102,8 @@ cat >"$SUBMIT/spin.sh" <<EOF
 # A user's script, as it would be without parastack: rank 6 spins after 10 s.
 mpirun --bind-to none -x PS_FAULT=spin -x PS_FAULT_RANK=6 -x PS_FAULT_AFTER=10 $STENCIL
 EOF
-# What users' scripts run inside a job: nested srun steps (one --overlap, two at once), a
+# What users' scripts run inside a job: nested srun steps (one --overlap, two at once: their
+# tasks, with the layer, map MPI and claim ranks 0 and 1 twice while they last), a
 # multi-node mpirun of layercheck (each rank says whether the recording layer is in it and in
 # its parent) and of the stencil, and MPICH's mpiexec under Slurm.
 cat >"$SUBMIT/nested.sh" <<EOF
@@ -111,7 +112,7 @@ cat >"$SUBMIT/nested.sh" <<EOF
 echo "shims: \${PARASTACK_SHIM_DIR:-none}"
 echo "hosts: \$(srun -N 3 -n 3 hostname | sort | tr '\n' ' ')"
 srun --overlap -n 2 true && echo "overlap ok"
-srun -n 2 true & srun -n 2 true & wait
+srun -n 2 sleep 2 & srun -n 2 sleep 2 & wait
 echo "concurrent steps ok"
 mpirun --bind-to none $LAYERCHECK mpirun
 mpirun --bind-to none -x PS_ITERS=60 $STENCIL && echo "mpirun ok"
