@@ -37,7 +37,8 @@ MONITOR_MPI_SRC := monitor/job/comm.c monitor/daemon/jobstack.c monitor/job/job.
 # The Slurm lookups link libslurm: only the programs that ask Slurm take them.
 SLURM_SRC    := monitor/base/lookup_slurm.c
 MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*/*.c monitor/*/*/*.c))
-MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson
+# libstdc++ for its C++ demangler (monitor/sample/addr/demangle.c).
+MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson -lstdc++
 # The schedulers' lookups (monitor/base/lookup_slurm.c, lookup_torque.c): the monitor's base,
 # used by the front ends too. libslurm has no pkg-config file in Debian: -lslurm by name.
 TORQUE_SRC   := monitor/base/lookup_torque.c
@@ -71,7 +72,8 @@ APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded 
 	$(B)/tests/apps/busywait $(B)/tests/apps/phases $(B)/tests/apps/commfaults \
 	$(B)/tests/apps/commfaults_f $(B)/tests/apps/commfaults_fh $(B)/tests/apps/commfaults_f08 \
 	$(B)/tests/apps/layercheck $(B)/tests/apps/mt_stress $(B)/tests/apps/halo $(B)/tests/apps/masterworker \
-	$(B)/tests/apps/transpose $(B)/tests/apps/shapes $(B)/tests/apps/subcomm
+	$(B)/tests/apps/transpose $(B)/tests/apps/shapes $(B)/tests/apps/subcomm \
+	$(B)/tests/apps/halo_cxx $(B)/tests/apps/halo_cxx-stripped $(B)/tests/apps/heat_mod $(B)/tests/apps/heat_mod-stripped
 FIXTURES := $(APPS) $(B)/tests/libparastack-mpi-asan.so $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/dstate $(B)/tests/evilname $(B)/tests/remap $(B)/tests/libremap_a.so $(B)/tests/libremap_b.so \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
@@ -193,6 +195,28 @@ $(B)/tests/apps/halo: tests/apps/halo.f90
 	@mkdir -p $(@D)
 	$(call say,MPIF90,$@)mpif90 -O1 -g -o $@ $<
 
+# Names to read in reports: a C++ code laid out as LAMMPS is, a Fortran code whose work lives in
+# a module, and stripped copies of both (no symbol table: main is found from the C runtime).
+$(B)/tests/apps/halo_cxx: tests/apps/halo_cxx.cpp tests/apps/faults.h
+	@mkdir -p $(@D)
+	$(call say,MPICXX,$@)mpicxx $(CXX_APP_FLAGS) -o $@ $<
+
+$(B)/tests/apps/heat_mod: tests/apps/heat_mod.f90
+	@mkdir -p $(@D)/heat
+	$(call say,MPIF90,$@)mpif90 -O1 -g -fno-inline -J $(@D)/heat -o $@ $<
+
+$(B)/tests/apps/%-stripped: $(B)/tests/apps/%
+	$(call say,STRIP,$@)strip -o $@ $<
+
+# LAMMPS's packaging: the program stripped, its classes in a library that keeps only .dynsym.
+CXX_APP_FLAGS := -O2 -g -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX -Wall -Wextra -Wno-unused-function $(if $(WERROR),-Werror,)
+$(B)/tests/apps/libsimcxx.so: tests/apps/halo_cxx.cpp tests/apps/faults.h
+	@mkdir -p $(@D)
+	$(call say,MPICXX,$@)mpicxx $(CXX_APP_FLAGS) -fPIC -shared -DSIM_LIBRARY -o $@ $< && strip --strip-unneeded $@
+
+$(B)/tests/apps/halo_cxx-stripped: tests/apps/halo_cxx.cpp $(B)/tests/apps/libsimcxx.so
+	$(call say,MPICXX,$@)mpicxx $(CXX_APP_FLAGS) -DSIM_MAIN_ONLY -o $@ $< -L$(@D) -lsimcxx -Wl,-rpath,'$$ORIGIN' && strip $@
+
 $(B)/tests/apps/solver: tests/apps/solver.f90
 	@mkdir -p $(@D)
 	$(call say,MPIF90,$@)mpif90 -O2 -g -o $@ $<
@@ -290,26 +314,30 @@ $(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/stop/pyframes
 RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c \
 	monitor/sample/safe/textsafe.c monitor/sample/safe/watchdog.c monitor/sample/safe/fscreds.c \
 	monitor/sample/safe/procfs.c monitor/sample/safe/identity.c monitor/sample/addr/symbolize.c \
-	monitor/sample/addr/maps.c monitor/sample/addr/modreg.c
+	monitor/sample/addr/maps.c monitor/sample/addr/modreg.c monitor/sample/addr/demangle.c
 $(B)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c tests/fuzz/forged_areas.h $(RECORD_READER_SRC) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
-	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson -lstdc++
 
 $(B)/fuzz/fuzz_waitfor: tests/fuzz/fuzz_waitfor.c tests/fuzz/forged_areas.h $(RECORD_READER_SRC) \
 		$(filter-out monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/hang/cores.c,$(wildcard monitor/hang/*.c)) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
-	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson -lstdc++
 
 $(B)/fuzz/fuzz_snapclass: tests/fuzz/fuzz_snapclass.c $(RECORD_READER_SRC) \
 		$(filter-out monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/hang/cores.c,$(wildcard monitor/hang/*.c)) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
-	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson -lstdc++
 
 $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c monitor/base/options.c $(STATS_SRC)
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -DPARASTACK_VERSION='"fuzz"' -DPARASTACK_MPI='"fuzz"' -o $@ $^ -lm
 
-FUZZ_TARGETS := $(B)/fuzz/fuzz_options $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs \
+$(B)/fuzz/fuzz_demangle: tests/fuzz/fuzz_demangle.c monitor/sample/addr/demangle.c
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lstdc++
+
+FUZZ_TARGETS := $(B)/fuzz/fuzz_demangle $(B)/fuzz/fuzz_options $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs \
 	$(B)/fuzz/fuzz_torque $(B)/fuzz/fuzz_pyframes $(B)/fuzz/fuzz_record $(B)/fuzz/fuzz_waitfor $(B)/fuzz/fuzz_snapclass
 fuzz: $(FUZZ_TARGETS)
 	@sh tests/fuzz/run.sh $(B)

@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 
 #include "../../record/record_format.h"
+#include "../sample/addr/demangle.h"
 #include "../sample/safe/fscreds.h"
 #include "../sample/safe/textsafe.h"
 #include "record_check.h"
@@ -115,7 +116,10 @@ static json_t *site_json(void *arg, uint64_t caller)
 
 		snprintf(buf, sizeof(buf), "%s:%d", base ? base + 1 : f[0].file, f[0].line);
 	} else if (n > 0 && f[0].func[0]) {
-		snprintf(buf, sizeof(buf), "%s+0x%llx", f[0].func, (unsigned long long)f[0].offset);
+		char name[sizeof(f[0].func)];
+
+		snprintf(buf, sizeof(buf), "%s+0x%llx", demangle_name(f[0].func, name, sizeof(name)) ? name : f[0].func,
+			 (unsigned long long)f[0].offset);
 	} else {
 		/* No symbol (a stripped module: mpi4py's extension, say): module+offset, which
 		 * addr2line and objdump read. */

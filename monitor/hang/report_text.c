@@ -274,7 +274,8 @@ static void print_frames(FILE *out, json_t *rank)
 				 (long long)json_integer_value(json_object_get(f, "line")));
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " [%s]", str(f, "module") ? str(f, "module") : "?");
 		print_bounded(out, "      ", line);
-		if (same(str(f, "func"), "main") || same(str(f, "func"), "MAIN__"))
+		if (same(str(f, "func"), "main") || same(str(f, "func"), "MAIN__") ||
+		    (str(f, "func") && !strncmp(str(f, "func"), "main (+", 7)))
 			break; /* what lies above main is the C runtime */
 	}
 }

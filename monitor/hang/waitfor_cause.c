@@ -311,9 +311,21 @@ static void cycle_sites(struct graph *g, const int *cyc, int len, char *sites, s
 		snprintf(sites + used, slen - used, "; … and %d more", len - CYCLE_SITES);
 }
 
-/* A deadlock among point-to-point waits: said as a cycle; its one odd member (a receive on an
- * envelope its peer never sent on, where the others wait for messages sent before) is named
- * alone, else every member. */
+/* Is n the odd one of a cycle: a receive on an envelope its peer never sent on, or a send of the
+ * first message on an envelope (a tag its peer does not receive), the others waiting on
+ * envelopes used before? */
+static bool new_envelope(const struct node *n)
+{
+	return !n->owed && !n->send_old && (n->fresh || n->send_new);
+}
+
+static bool old_envelope(const struct node *n)
+{
+	return n->owed || n->send_old || n->maybe_edge; /* an unproven wait may be on one, too */
+}
+
+/* A deadlock among point-to-point waits: said as a cycle; its one odd member (new_envelope) is
+ * named alone, else every member. */
 static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles, json_t *culprits)
 {
 	int *cyc = malloc(sizeof(int) * ((size_t)g->count + 1)), len = 0, fresh = -1, nfresh = 0, nowed = 0;
@@ -338,10 +350,9 @@ static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles,
 			continue;
 		alternatives |= g->n[i].or_wait;
 		unproven |= g->n[i].maybe_edge;
-		nfresh += g->n[i].fresh && !g->n[i].owed;
-		/* A member whose wait is unproven may wait for a message sent before, too. */
-		nowed += g->n[i].owed || g->n[i].maybe_edge;
-		if (g->n[i].fresh && !g->n[i].owed)
+		nfresh += new_envelope(&g->n[i]);
+		nowed += old_envelope(&g->n[i]);
+		if (new_envelope(&g->n[i]))
 			fresh = i;
 	}
 	if (unproven) {
@@ -353,7 +364,7 @@ static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles,
 		wf_say(g->diag, "deadlock: ranks %s%s, each waiting for the next: %s", text, len > CYCLE_SHOWN ?
 		       " (the whole cycle is in the JSON report's wait_for.cycles)" : "", sites);
 	}
-	if (nfresh == 1 && nowed > 0) {
+	if (nfresh == 1 && nowed > 0 && g->n[fresh].fresh) {
 		struct node *f = &g->n[fresh];
 
 		wf_culprit(culprits, f->rank, "likely", "rank %d waits in %s, which its peer never sent it, while the "
@@ -361,6 +372,15 @@ static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles,
 			   f->rank, f->blocked_on);
 		free(cyc);
 		return "its receive waits for a message its peer never sent, and the others wait for it";
+	}
+	if (nfresh == 1 && nowed > 0) {
+		struct node *f = &g->n[fresh];
+
+		wf_culprit(culprits, f->rank, "likely", "rank %d waits in %s, the first message it ever sent with that "
+			   "envelope, and its peer has posted no receive for it, while the others in the cycle wait on "
+			   "envelopes used before: its send is the odd one", f->rank, f->blocked_on);
+		free(cyc);
+		return "its send uses an envelope its peer never receives on, and the others wait for it";
 	}
 	int waiter = -1, owing = alternatives ? owing_member(g, c, &waiter) : -1;
 

@@ -31,6 +31,8 @@ struct node {
 	bool or_wait;   /* its point-to-point waits are alternatives (any source, Waitany) */
 	bool fresh;     /* it waits for an envelope no candidate ever sent it */
 	bool owed;      /* it waits for an envelope its peer sent it before, one message short */
+	bool send_new;  /* a blocked send of the first message on its envelope */
+	bool send_old;  /* a blocked send on an envelope it sent on before */
 	char blocked_on[320]; /* the blocked operation, for sentences */
 	int maybe;      /* a peer it may wait on, unproven (its counters incomplete), or ANY - 1 */
 	bool maybe_edge; /* with no proven wait, its one edge is that unproven one (waitfor_cause.c) */

@@ -3,7 +3,9 @@
  * completed). A receive blocks on its source only if the sends that source posted to it with
  * that envelope are all taken by receives it completed; a wildcard receive only if no member's
  * are left. A send blocks on its destination only if that rank has not posted a receive for it
- * and it could not have gone out eagerly. A Waitall waits on its blocked requests alone; a
+ * and it did not go out eagerly: a blocking send still inside its call in a hung job did not,
+ * whatever its size (one that went out eagerly has returned); a request's send did not when it
+ * is synchronous or larger than every eager limit. A Waitall waits on its blocked requests alone; a
  * Waitany/Waitsome is blocked only if all of them are. The counts give bounds, not a replay:
  * where a bound cannot decide (a peer without counters, a wildcard receive that may have taken
  * the message), the wait is "unsure" and no edge is claimed. */
@@ -194,7 +196,7 @@ static void judge_send(struct graph *g, struct node *n, struct op *o)
 
 	if (posted >= mine)
 		o->v = SATISFIED;
-	else if (o->sync || o->bytes > RENDEZVOUS_SURE)
+	else if (!o->request || o->sync || o->bytes > RENDEZVOUS_SURE)
 		o->v = BLOCKED;
 	else
 		o->v = UNKNOWN;
@@ -283,7 +285,12 @@ static void add_edges(struct graph *g, struct node *n, const struct op *ops, int
 		if (ops[k].v != BLOCKED)
 			continue;
 		if (ops[k].send) {
+			/* Its envelope: new (this message is the first on it) or one it sent on before. */
+			long long ever = chan_sum(n->rec, ops[k].comm, "sent", my_sends, &ops[k], n->rank);
+
 			wf_wait_add(n, ops[k].peer);
+			n->send_new |= ever == 1;
+			n->send_old |= ever > 1;
 			continue;
 		}
 

@@ -7,6 +7,8 @@
 #   - a genuine cycle of 4 ranks through MPI_Irecv/MPI_Waitall: the cycle named, certain;
 #   - a task farm whose master waits in MPI_Recv from MPI_ANY_SOURCE for a worker that never
 #     answers: the worker is named, not the master;
+#   - LAMMPS's halo in C++ (MPI_Irecv, a blocking MPI_Send of ~30 KB, MPI_Wait) with one
+#     envelope's tag wrong, on the receiving or the sending side: that side is named;
 #   - NPB FT's shape at 16 ranks (tests/apps/subcomm.c): a rank that skipped a collective on a
 #     duplicate of the world and went on to one on the world is named alone;
 #   - without the layer: the stacks' culprit, and a rank in MPI_Finalize named with and without.
@@ -43,6 +45,24 @@ expect_status "task farm, worker 3 never answers: the job was ended" 86
 jreport "task farm: worker 3, not the master" '.faulty_ranks == [3] and .culprits[0].evidence == "likely"'
 jreport "task farm: the master waits for rank 3 (the workers that finished are no candidates)" '[.wait_for.waits[] | select(.rank == 0) | .waits_for] == [[3]]'
 expect_agree "task farm: text and JSON"
+
+# LAMMPS's halo (issue 53; tests/apps/halo_cxx.cpp, C++): 8 ranks, each step an MPI_Irecv from
+# the left, a blocking MPI_Send of 29,808 bytes to the right (above the eager limit, below
+# 64 KiB) and an MPI_Wait. Rank 5's 300th receive takes a tag nobody sends: rank 5 is named,
+# not rank 4, whose send to it waits; then rank 4's 300th send goes with a tag nobody receives:
+# rank 4 is named, not rank 5, which waits for it.
+prun wrongrecv 8 "$BUILD/tests/apps/halo_cxx" -x PS_INJECT_FUNC=irecv -x PS_INJECT_KIND=tag \
+	-x PS_INJECT_RANK=5 -x PS_INJECT_CALL=300
+expect_status "halo, rank 5's receive with a wrong tag: the job was ended" 86
+jreport "halo, wrong receive tag: rank 5, not its sender" '.hang_type == "communication" and .faulty_ranks == [5]'
+expect_grep "halo, wrong receive tag: its receive is the odd one" "rank 5 waits in MPI_Wait for its MPI_Irecv from rank 4 (tag 31999)" "$ERR"
+expect_grep "halo, wrong receive tag: the path in C++" "Sim::Verlet::run(faults\*) > Sim::Comm::forward_comm(int) > MPI_Wait" "$ERR"
+expect_agree "halo, wrong receive tag: text and JSON"
+prun wrongsend 8 "$BUILD/tests/apps/halo_cxx" -x PS_INJECT_FUNC=send -x PS_INJECT_KIND=tag \
+	-x PS_INJECT_RANK=4 -x PS_INJECT_CALL=300
+jreport "halo, wrong send tag: rank 4, not its receiver" '.hang_type == "communication" and .faulty_ranks == [4]'
+expect_grep "halo, wrong send tag: its send is the odd one" "rank 4 waits in MPI_Send to rank 5 (tag 31999), the first message it ever sent with that envelope" "$ERR"
+expect_agree "halo, wrong send tag: text and JSON"
 
 # NPB FT's shape at 16 ranks (issue 37): the transposes on a duplicate of the world, the
 # checksum on MPI_COMM_WORLD; rank 5 skips its 12th MPI_Alltoall and goes on to the world's

@@ -303,6 +303,75 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	run "$PARASTACK" stack --json "$OWN"
 	expect_chain "a readable one still named" "$(funcs '.[0].threads[0]')" "f3 f2 f1 pad f0 main"
 fi
+# --- names as their authors wrote them: a C++ code laid out as LAMMPS is, and a Fortran code
+# whose work lives in a module, each with rank 1 spinning in its own code and rank 0 waiting in
+# MPI for it. C++ and module procedures demangled in the text, the tree and the JSON (the raw
+# symbol beside); their stripped copies' paths start at main (the frame the C runtime calls),
+# never at _start; the stripped C++ program's library keeps its names (LAMMPS's packaging).
+# names_tree NAME APP WANT: the job's tree, polled until it shows WANT (rank 1 in its spin,
+# rank 0 in MPI), then its text ($OUT) and JSON ($NAMES_JSON) are checked by the caller.
+names_tree() {
+	if ! PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=0 PS_PRINT_PIDS=1 mpirun_start "$TMP/$1" 2 "$BUILD/tests/apps/$2"; then
+		return 1
+	fi
+	deadline=$(($(date +%s) + 60))
+	until run "$PARASTACK" stack --tree --launcher "$MPIRUN" && printf '%s' "$OUT" | grep -q -- "$3" &&
+		printf '%s' "$OUT" | grep -q "MPI_"; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			fail "$1: the tree never showed '$3' and an MPI call: $OUT $ERR"
+			return 1
+		fi
+		sleep 0.2
+	done
+	TREE=$OUT
+	run "$PARASTACK" stack --json --launcher "$MPIRUN"
+	NAMES_JSON=$OUT
+	run "$PARASTACK" stack --launcher "$MPIRUN"
+	TEXT=$OUT
+	kill "$MPIRUN"
+	reap "$MPIRUN" 30
+	started_forget "$MPIRUN"
+}
+# no_mangled NAME TEXT: no C++ or gfortran-module symbol left in it.
+no_mangled() {
+	bad=$(printf '%s\n' "$2" | grep -E "(^|[ >])_Z[A-Za-z0-9_]|_MOD_" | head -3)
+	if [ -z "$bad" ]; then ok; else fail "$1: mangled names: $bad"; fi
+}
+if names_tree cxx halo_cxx "Sim::Pair::compute(int, bool)"; then
+	expect_grep "C++: the tree from main" "^    main  *0-1$" "$TREE"
+	expect_grep "C++: a function's arguments" "^      sim_main(int, char\*\*)  *0-1$" "$TREE"
+	expect_grep "C++: the class's method" "^        Sim::Verlet::run(faults\*)  *0-1$" "$TREE"
+	expect_grep "C++: the spinning rank's method" "^          Sim::Pair::compute(int, bool)  *1$" "$TREE"
+	expect_grep "C++: the waiting rank's method" "^          Sim::Comm::forward_comm(int)  *0$" "$TREE"
+	no_mangled "C++ tree" "$TREE"
+	no_mangled "C++ text" "$TEXT"
+	expect_grep "C++ text: the name with its offset" "Sim::Pair::compute(int, bool)+0x[0-9a-f]* \[halo_cxx\] at .*halo_cxx.cpp:[0-9]" "$TEXT"
+	OUT=$NAMES_JSON
+	expect_json "C++ JSON: the raw symbol beside the name" '[.[].threads[0].frames[] | select(.func == "Sim::Verlet::run(faults*)") | .symbol] | unique == ["_ZN3Sim6Verlet3runEP6faults"]'
+	expect_json "C++ JSON: C names have no symbol field" '[.[].threads[0].frames[] | select(.func == "main" or .func == "PMPI_Send") | has("symbol")] | all | not'
+	printf '%s' "$OUT" >"$TMP/names.json"
+	expect_keys_documented "stack --json keys with a demangled name" "$TMP/names.json"
+fi
+if names_tree cxxstripped halo_cxx-stripped "Sim::Pair::compute(int, bool)"; then
+	expect_grep "stripped C++: the path starts at main" "^    main  *0-1$" "$TREE"
+	expect_grep "stripped C++: the library's names, demangled" "^        Sim::Verlet::run(faults\*)  *0-1$" "$TREE"
+	if printf '%s' "$TREE" | grep -q "_start\|__libc_start\|halo_cxx-stripped+0x"; then
+		fail "stripped C++: the C runtime in the tree: $TREE"; else ok; fi
+	no_mangled "stripped C++ tree" "$TREE"
+fi
+if names_tree fortran heat_mod "heat::spin_forever"; then
+	expect_grep "module procedure: spinning" "^        heat::spin_forever  *1$" "$TREE"
+	expect_grep "module procedure: waiting" "^        heat::exchange  *0$" "$TREE"
+	no_mangled "Fortran module tree" "$TREE"
+	no_mangled "Fortran module text" "$TEXT"
+	OUT=$NAMES_JSON
+	expect_json "Fortran JSON: the raw symbol beside" '[.[].threads[0].frames[] | select(.func == "heat::spin_forever") | .symbol] | unique == ["__heat_MOD_spin_forever"]'
+fi
+if names_tree fortranstripped heat_mod-stripped "main (+[0-9]* frames)"; then
+	expect_grep "stripped Fortran: the path starts at main" "^    main (+[0-9]* frames)  *[0-9-]*$" "$TREE"
+	if printf '%s' "$TREE" | grep -q "_start\|__libc_start\|heat_mod-stripped+0x"; then
+		fail "stripped Fortran: the C runtime in the tree: $TREE"; else ok; fi
+fi
 # --- a PID reused by another process between samples: detected, never sampled as the target ---
 # In a PID namespace of its own (every process in it ends with it), the target dies while the
 # sampler is paused between samples, and a new process is given its PID (ns_last_pid).

@@ -30,5 +30,6 @@ Suite *tree_suite(void);
 Suite *trustedpath_suite(void);
 Suite *capture_suite(void);
 Suite *layershims_suite(void);
+Suite *demangle_suite(void);
 
 #endif

@@ -4,7 +4,8 @@
  * row communicators have another id in every row, a genuine symmetric cycle
  * (monitor/hang/waitfor_order.c); and a point-to-point cycle with one odd member whose
  * counters are incomplete on another communicator (mpi4py), with the requests of the exchange
- * a rank waits in not reported as left behind. */
+ * a rank waits in not reported as left behind; LAMMPS's halo with one envelope's tag wrong, on
+ * the receiving or the sending side, messages between the eager and rendezvous bounds. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -400,6 +401,89 @@ START_TEST(an_envelope_in_the_table_is_exact)
 }
 END_TEST
 
+/* LAMMPS's halo (CommBrick::forward_comm), 4 ranks in a ring, each step an MPI_Irecv from the
+ * left, a blocking MPI_Send of 29,808 bytes to the right (between the eager and rendezvous
+ * bounds) and an MPI_Wait; N steps done by all. In step N + 1 one envelope goes wrong between
+ * rank 1 (the sender) and rank 2: rank 2's receive takes a tag nobody sends (recv_wrong), or
+ * rank 1 sends with a tag nobody receives. Then rank 1 sits in its MPI_Send to rank 2, rank 2
+ * in its MPI_Wait for rank 1, rank 0 in its send N + 2 to rank 1, rank 3 in its wait for rank
+ * 2's message N + 2. The side whose envelope is new is named, not its neighbour. */
+#define HALO_BYTES 29808
+
+static void halo_send(json_t *rank, int peer, int tag)
+{
+	json_array_append_new(json_object_get(json_object_get(rank, "record"), "calls"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:i, s:[], s:b, s:I}", "tid",
+					100, "func", "MPI_Send", "comm", WORLD, "peer", peer, "tag", tag, "root", -1,
+					"bytes", HALO_BYTES, "coll_seq", 0, "at", "comm_brick.cpp:560", "nreqs", 0, "reqs",
+					"main", 1, "step", (json_int_t)3));
+}
+
+static void halo_wait(json_t *rank, int peer, int tag)
+{
+	json_t *rec = json_object_get(rank, "record");
+
+	json_array_append_new(json_object_get(rec, "requests"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:I, s:i}", "slot", 4, "func",
+					"MPI_Irecv", "comm", WORLD, "peer", peer, "tag", tag, "bytes", HALO_BYTES,
+					"persistent", 0, "at", "comm_brick.cpp:556", "step", (json_int_t)1, "tid", 100));
+	json_array_append_new(json_object_get(rec, "calls"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:i, s:[i], s:b, s:I}", "tid",
+					100, "func", "MPI_Wait", "comm", WORLD, "peer", -2, "tag", 0, "root", -1, "bytes",
+					0, "coll_seq", 0, "at", "comm_brick.cpp:562", "nreqs", 1, "reqs", 4, "main", 1,
+					"step", (json_int_t)3));
+}
+
+static json_t *halo_ring(bool recv_wrong)
+{
+	const int bad = 31999;
+	const long long n = 1000;
+	json_t *s = json_array();
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = rank_new(r, 4);
+
+		comm_count(x, WORLD, 4, "0-3", 20, "MPI_Allreduce", "verlet.cpp:300");
+		json_array_append_new(s, x);
+	}
+
+	json_t *r0 = json_array_get(s, 0), *r1 = json_array_get(s, 1), *r2 = json_array_get(s, 2), *r3 = json_array_get(s, 3);
+
+	/* rank 0: its send N + 2 to rank 1, which posted N + 1 receives */
+	chan(r0, WORLD, 1, 7, n + 2, 0, 0);
+	chan(r0, WORLD, 3, 7, 0, n + 2, n + 1);
+	halo_send(r0, 1, 7);
+	/* rank 1: its send N + 1 to rank 2 (with tag 7, or the wrong one) */
+	chan(r1, WORLD, 0, 7, 0, n + 1, n);
+	chan(r1, WORLD, 2, 7, recv_wrong ? n + 1 : n, 0, 0);
+	if (!recv_wrong)
+		chan(r1, WORLD, 2, bad, 1, 0, 0);
+	halo_send(r1, 2, recv_wrong ? 7 : bad);
+	/* rank 2: its receive N + 1 from rank 1 (the wrong tag, or 7) */
+	chan(r2, WORLD, 1, 7, 0, recv_wrong ? n : n + 1, n);
+	if (recv_wrong)
+		chan(r2, WORLD, 1, bad, 0, 1, 0);
+	chan(r2, WORLD, 3, 7, n + 1, 0, 0);
+	halo_wait(r2, 1, recv_wrong ? bad : 7);
+	/* rank 3: took rank 2's N + 1 messages, waits for one more */
+	chan(r3, WORLD, 2, 7, 0, n + 2, n + 1);
+	chan(r3, WORLD, 0, 7, n + 2, 0, 0);
+	halo_wait(r3, 2, 7);
+	return s;
+}
+
+START_TEST(halo_receive_with_a_wrong_tag_names_the_receiver)
+{
+	expect(halo_ring(true), "[2]", 2, "likely", "its receive waits for a message its peer never sent");
+}
+END_TEST
+
+START_TEST(halo_send_with_a_wrong_tag_names_the_sender)
+{
+	expect(halo_ring(false), "[1]", 1, "likely", "its send uses an envelope its peer never receives on");
+}
+END_TEST
+
 /* 20 ranks in a ring of 20 two-member communicators, each waiting in its own: more positions
  * than the order rule reads (ORDER_MAX_POS): it steps aside, the analysis still ends. */
 START_TEST(more_positions_than_the_order_rule_reads)
@@ -480,6 +564,8 @@ Suite *waitfor_culprits_suite(void)
 	tcase_add_test(t, a_narrow_majority_is_only_likely);
 	tcase_add_test(t, odd_member_of_a_cycle_with_a_full_table);
 	tcase_add_test(t, an_envelope_in_the_table_is_exact);
+	tcase_add_test(t, halo_receive_with_a_wrong_tag_names_the_receiver);
+	tcase_add_test(t, halo_send_with_a_wrong_tag_names_the_sender);
 	tcase_add_test(t, more_positions_than_the_order_rule_reads);
 	tcase_add_test(t, more_than_half_named_narrows_to_the_odd_position);
 	suite_add_tcase(s, t);

@@ -54,20 +54,6 @@ const char *capture_mpi_name(const char *func, char *buf, size_t len)
 	return NULL;
 }
 
-/* Drop the suffixes GCC gives clones of a function (.isra.0, .constprop.1, .part.0, .cold):
- * readers know the function by its source name. */
-static void clean_name(char *name)
-{
-	static const char *const suffixes[] = { ".isra.", ".constprop.", ".part.", ".cold", ".lto_priv.", NULL };
-
-	for (int i = 0; suffixes[i]; i++) {
-		char *p = strstr(name, suffixes[i]);
-
-		if (p && p != name)
-			*p = '\0';
-	}
-}
-
 /* The thread that decides the rank: a counted thread in MPI, else the main thread. */
 static const struct thread_stack *deciding_thread(const struct thread_stack *th, int n)
 {
@@ -88,6 +74,9 @@ static json_t *frame_object(const struct frame_view *v)
 			      "file", f->file[0] ? f->file : NULL,
 			      "line", f->line ? json_integer(f->line) : json_null(), "module",
 			      mod ? mod + 1 : f->module, "in_mpi", v->in_mpi, "inlined", f->inlined);
+
+	if (v->symbol[0])
+		json_object_set_new(o, "symbol", json_string(v->symbol));
 
 	if (v->python) {
 		json_object_set_new(o, "lang", json_string("python"));
@@ -111,7 +100,6 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 	for (int i = 0; i < nv; i++, nnames++) {
 		struct sym_frame *f = &v[i].f;
 
-		clean_name(f->func);
 		json_array_append_new(frames, frame_object(&v[i]));
 		/* A Python frame is known by its function and line: "relax (solver.py:31)". */
 		if (v[i].python && f->line)
@@ -129,12 +117,18 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 		snprintf(call, sizeof(call), "%s", names[mpi_at]);
 
 	/* Path: from main (frames above it are the C runtime) down to the MPI call, or to the
-	 * innermost application frame when out of MPI. */
-	int top = nnames - 1;
+	 * innermost application frame when out of MPI. Without a main (a stripped program's main
+	 * that tail-called its library), from the frame the C runtime's start calls. */
+	int top = -1, start = -1;
 
-	for (int i = 0; i < nnames; i++)
-		if (!strcmp(names[i], "main") || !strcmp(names[i], "MAIN__"))
+	for (int i = 0; i < nnames; i++) {
+		if (!strcmp(names[i], "main") || !strncmp(names[i], "main (+", 7) || !strcmp(names[i], "MAIN__"))
 			top = i;
+		if (start < 0 && i > 0 && (!strcmp(names[i], "__libc_start_call_main") || !strcmp(names[i], "__libc_start_main")))
+			start = i - 1;
+	}
+	if (top < 0)
+		top = start >= 0 ? start : nnames - 1;
 	/* No main (an interpreter whose own frames gave way to the Python ones): the C runtime's
 	 * start frames are not the user's. */
 	while (top > 0 && (!strcmp(names[top], "_start") || !strncmp(names[top], "__libc_start", 12)))

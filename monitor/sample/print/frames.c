@@ -4,9 +4,60 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../addr/demangle.h"
 #include "../stop/pyframes.h"
 
 #define LOGICAL_MAX 8
+
+/* Compilers' clones of a function (GCC's .isra.0, .constprop.1, .part.2, .cold; LTO's
+ * .lto_priv.0) and a symbol's version (__libc_start_main@@GLIBC_2.34) are the function itself. */
+static void cut_suffixes(char *name)
+{
+	static const char *const suffixes[] = { ".isra.", ".constprop.", ".part.", ".cold", ".lto_priv.", "@", NULL };
+
+	for (int i = 0; suffixes[i]; i++) {
+		char *p = strstr(name, suffixes[i]);
+
+		if (p && p != name)
+			*p = '\0';
+	}
+}
+
+/* A native frame's name as its author wrote it; the symbol kept beside it when they differ. */
+static void name_readable(struct frame_view *v)
+{
+	char name[sizeof(v->f.func)];
+	struct sym_frame *f = &v->f;
+
+	if (v->python || !f->func[0])
+		return;
+	snprintf(v->symbol, sizeof(v->symbol), "%s", f->func);
+	cut_suffixes(f->func);
+	if (demangle_name(f->func, name, sizeof(name)))
+		snprintf(f->func, sizeof(f->func), "%s", name);
+	else
+		v->symbol[0] = '\0';
+}
+
+/* A stripped program: main has no symbol, but it is the frame the C library's start calls
+ * (__libc_start_call_main since glibc 2.34, __libc_start_main before), outside the library. */
+static void name_main(struct frame_view *v, int n)
+{
+	for (int i = 1; i < n; i++) {
+		if (strcmp(v[i].f.func, "__libc_start_call_main") && strcmp(v[i].f.func, "__libc_start_main"))
+			continue;
+
+		struct frame_view *m = &v[i - 1];
+
+		if (m->unnamed && !m->python && m->f.module[0] && strcmp(m->f.module, v[i].f.module)) {
+			if (m->count > 1)
+				snprintf(m->f.func, sizeof(m->f.func), "main (+%d frames)", m->count - 1);
+			else
+				snprintf(m->f.func, sizeof(m->f.func), "main");
+		}
+		return;
+	}
+}
 
 /* A frame without a symbol: module+0xOFFSET (what addr2line and objdump read). */
 static void name_unnamed(const struct target *t, struct frame_view *v)
@@ -117,10 +168,12 @@ int frames_view(struct target *t, struct symbolizer *sy, const struct thread_sta
 		}
 		out[n] = native[i];
 		out[n].count = 1;
+		name_readable(&out[n]);
 		name_unnamed(t, &out[n]);
 		if (n > 0 && join_unnamed(&out[n - 1], &out[n]))
 			continue;
 		n++;
 	}
+	name_main(out, n);
 	return n;
 }

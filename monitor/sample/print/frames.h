@@ -1,7 +1,10 @@
 /* frames — a thread's frames as users read them, shared by the reports (capture.c) and
- * `parastack stack` (pstack.c): native frames symbolized, every one named (a frame without a
- * symbol is module+0xOFFSET, never blank; a run of them in one module is one entry,
- * "module (N frames)"), and in a CPython rank the interpreter's frames
+ * `parastack stack` (pstack.c): native frames symbolized, named as their authors wrote them
+ * (C++ and Fortran module names demangled, demangle.h; compilers' clone suffixes and symbol
+ * versions cut), every one named (a frame without a symbol is module+0xOFFSET, never blank; a
+ * run of them in one module is one entry, "module (N frames)"; in a stripped program the frame
+ * the C library's start calls is "main", or "main (+N frames)"), and in a CPython rank the
+ * interpreter's frames
  * replaced by the Python frames its evaluation loop runs (pyframes.h), as py-spy's --native
  * shows them. */
 #ifndef PARASTACK_FRAMES_H
@@ -20,6 +23,8 @@ struct frame_view {
 	bool unnamed;       /* no symbol: func is module+0xOFFSET, or "module (N frames)" */
 	int count;          /* frames it stands for: consecutive nameless frames of one module are
 			     * one entry (a Cython or stripped module's 3 frames, not 3 addresses) */
+	char symbol[256];   /* the symbol as the binary has it where func reads otherwise (a C++
+			     * or Fortran module name demangled), else "" */
 };
 
 /* th's frames, innermost first, into out (at most max); their count. sy may be NULL. */

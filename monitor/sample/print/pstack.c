@@ -59,6 +59,9 @@ static json_t *frame_json(const struct frame_view *v)
 			      f->func[0] ? f->func : NULL, "module", f->module[0] ? f->module : NULL,
 			      "inlined", f->inlined, "in_mpi", in_mpi);
 
+	if (v->symbol[0])
+		json_object_set_new(j, "symbol", json_string(v->symbol));
+
 	json_object_set_new(j, "offset", f->inlined ? json_null() : json_integer((json_int_t)f->offset));
 	json_object_set_new(j, "file", f->file[0] ? json_string(f->file) : json_null());
 	json_object_set_new(j, "line", f->line ? json_integer(f->line) : json_null());
