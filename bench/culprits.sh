@@ -3,7 +3,9 @@
 # MPI_ALLREDUCE every 10 iterations: tests/apps/halo.f90), an iterative solver (MPI_Sendrecv
 # halos, MPI_Allreduce: tests/apps/stencil.c), a transpose (MPI_Alltoall, MPI_Allreduce:
 # tests/apps/transpose.c) and a task farm whose master receives from MPI_ANY_SOURCE
-# (tests/apps/masterworker.c) — 4 ranks each, under `parastack run`, with a fault injected
+# (tests/apps/masterworker.c) and LAMMPS's halo in C++ (MPI_Irecv, a blocking MPI_Send of
+# 29,808 bytes — over the 4 KiB eager limit — and MPI_Wait: tests/apps/halo_cxx.cpp, "lmphalo",
+# issue 53) — 4 ranks each, under `parastack run`, with a fault injected
 # from outside by a preloaded injector (tests/fixtures/psinject.c) into a random rank at a
 # random call number: skip a collective, skip a send, block inside MPI (a receive nobody
 # matches, below the layer), a receive with a tag nobody sends, a collective with another
@@ -26,7 +28,7 @@
 RUNS=${CULPRIT_RUNS:-$(pick 2 20)}
 INJ=$BUILD/tests/libpsinject.so
 RUN=0
-APPLIST=${CULPRIT_APPS:-halo stencil transpose farm grid dup cart group}
+APPLIST=${CULPRIT_APPS:-halo lmphalo stencil transpose farm grid dup cart group}
 NPS=${CULPRIT_NPS:-4 16}
 # The code the numbers are of: a campaign in BENCH_STATE resumes only over the same.
 state_begin monitor stats record launcher tests/apps tests/fixtures bench/culprits.sh bench/lib.sh
@@ -37,14 +39,14 @@ state_params "runs=$RUNS apps=$APPLIST nps=$NPS seed=${BENCH_SEED:-1}"
 # "kind FUNC KIND LO HI" lines (the call number drawn in [LO, HI]).
 app_program() {
 	case $1 in
-	halo) echo "$APPS/halo" ;; stencil) echo "$APPS/stencil" ;;
+	halo) echo "$APPS/halo" ;; stencil) echo "$APPS/stencil" ;; lmphalo) echo "$APPS/halo_cxx" ;;
 	transpose) echo "$APPS/transpose" ;; farm) echo "$APPS/masterworker" ;;
 	grid | dup | cart | group) echo "$APPS/subcomm" ;;
 	esac
 }
 app_bound() {
 	case $1 in
-	halo) echo PS_ITERS=3000 ;; stencil) echo PS_ITERS=300 ;;
+	halo) echo PS_ITERS=3000 ;; stencil) echo PS_ITERS=300 ;; lmphalo) echo PS_ITERS=3000 ;;
 	transpose) echo PS_ITERS=3000 ;; farm) echo PS_TASKS=300 ;;
 	grid | cart | group) echo PS_ITERS=4000 ;; dup) echo PS_ITERS=1500 ;;
 	esac
@@ -74,6 +76,13 @@ app_faults() {
 	other-count allreduce count 3 30
 	finalize waitall finalize 50 400
 	exit waitall exit 50 400
+	EOF
+	;;
+	lmphalo) cat <<-EOF
+	wrong-tag irecv tag 100 800
+	wrong-send-tag send tag 100 800
+	skip-collective allreduce skip 3 30
+	block irecv block 100 800
 	EOF
 	;;
 	stencil) cat <<-EOF

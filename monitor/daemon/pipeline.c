@@ -142,12 +142,18 @@ static void trace_event(struct monitor *m, double t, enum trace_event_kind ev)
 	fflush(m->trace);
 }
 
+/* The wall-clock time of the monotonic instant t (a sample's). */
+static double wall_at(double t)
+{
+	return wall_s() - (mono_ms() - t) / 1e3;
+}
+
 /* A sample taken at t (monotonic ms) above the threshold, while no suspicion is open: the job
  * was seen computing then, and a hang found later began after it. */
 static void note_progress(struct monitor *m, double t, int out, const struct detector_info *in)
 {
 	if (m->conf.state == WATCHING && in->usable && out > in->threshold)
-		m->last_progress_wall = wall_s() - (mono_ms() - t) / 1e3;
+		m->last_progress_wall = wall_at(t);
 }
 
 int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
@@ -165,7 +171,10 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 	case CONFIRM_SUSPECTED:
 		/* Progress counts only between samples taken from now on. */
 		m->since = m->round;
-		m->suspected_wall = wall_s();
+		/* Every time of the steps is its sample's (taken at t, as the window's deadline is),
+		 * never the moment its processing ended: a loaded node's slow sample would otherwise
+		 * shorten the window on paper (59.87 s of a 60 s one). */
+		m->suspected_wall = wall_at(t);
 		m->window_wall = m->suspected_wall - (in.t_ms - m->conf.suspected_ms) / 1e3;
 		/* Quiet since the window opened; else it began after the last progress seen. */
 		m->began_wall = m->conf.basis != CONFIRM_BY_EVIDENCE && m->last_progress_wall > 0 &&
@@ -182,7 +191,7 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 		trace_event(m, t, TRACE_EVENT_SLOWDOWN);
 		return 0;
 	case CONFIRM_HANG:
-		m->confirmed_wall = wall_s();
+		m->confirmed_wall = wall_at(t);
 		if (m->conf.window_ms == 0) {
 			m->window_wall = m->began_wall = m->suspected_wall = m->confirmed_wall;
 			m->suspicions_total++; /* no window: suspected and confirmed at once */
