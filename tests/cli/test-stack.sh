@@ -109,8 +109,10 @@ if mpirun_start "$TMP/mpi" 5 "$FIX/mpi_states"; then
 	done
 	for r in "$R0" "$R1" "$R2" "$R3" "$R4"; do expect_untraced "MPI rank $r" "$r"; done
 fi
-# A rank waiting inside MPI_Init (rank 0 starts late): starting, not hung.
-if LATE_INIT=60 mpirun_start "$TMP/late" 3 "$FIX/mpi_states"; then
+# A rank waiting inside MPI_Init (rank 0 starts late): starting, not hung. Rank 0 waits 300 s
+# (the job is stopped as soon as it is checked): 60 ran out once on a loaded machine before the
+# fifth sample.
+if LATE_INIT=300 mpirun_start "$TMP/late" 3 "$FIX/mpi_states"; then
 	# It prints its pid before it calls MPI_Init: first see it there.
 	deadline=$(($(date +%s) + 30))
 	until "$FIX/sample_loop" --fingerprint "$(rank_pid "$TMP/late" 1)" 1 | grep -q ' init 1 ' ||
