@@ -311,17 +311,19 @@ static void cycle_sites(struct graph *g, const int *cyc, int len, char *sites, s
 		snprintf(sites + used, slen - used, "; … and %d more", len - CYCLE_SITES);
 }
 
-/* Is n the odd one of a cycle: a receive on an envelope its peer never sent on, or a send of the
- * first message on an envelope (a tag its peer does not receive), the others waiting on
- * envelopes used before? */
+/* Is n the odd one of a cycle: it waits on a new envelope (a receive its peer never sent on,
+ * a send of the first message on its envelope: a tag the peer does not take), where the others
+ * wait on envelopes used before? A rank in a Waitall may wait on both: the new one is its
+ * anomaly, the old ones wait for ranks the cycle holds up. */
 static bool new_envelope(const struct node *n)
 {
-	return !n->owed && !n->send_old && (n->fresh || n->send_new);
+	return n->fresh || n->send_new;
 }
 
 static bool old_envelope(const struct node *n)
 {
-	return n->owed || n->send_old || n->maybe_edge; /* an unproven wait may be on one, too */
+	/* An unproven wait may be on an old envelope, too. */
+	return !new_envelope(n) && (n->owed || n->send_old || n->maybe_edge);
 }
 
 /* A deadlock among point-to-point waits: said as a cycle; its one odd member (new_envelope) is

@@ -278,6 +278,19 @@ static void describe(const struct op *o, const struct node *n, char *buf, size_t
 		snprintf(buf, len, "%s %s %s (%s)", o->func, o->send ? "to" : "from", peer, tag);
 }
 
+/* How many messages n ever sent on the envelope of its send o (this one included). */
+static long long sends_ever(struct node *n, const struct op *o)
+{
+	return chan_sum(n->rec, o->comm, "sent", my_sends, o, n->rank);
+}
+
+/* Is o on a new envelope: a receive no candidate ever sent on, a send of its envelope's first
+ * message? */
+static bool op_is_new(struct node *n, const struct op *o)
+{
+	return o->send ? sends_ever(n, o) == 1 : o->sent == 0;
+}
+
 /* Edges of n's blocked operations: each one's candidates. */
 static void add_edges(struct graph *g, struct node *n, const struct op *ops, int nops)
 {
@@ -286,7 +299,7 @@ static void add_edges(struct graph *g, struct node *n, const struct op *ops, int
 			continue;
 		if (ops[k].send) {
 			/* Its envelope: new (this message is the first on it) or one it sent on before. */
-			long long ever = chan_sum(n->rec, ops[k].comm, "sent", my_sends, &ops[k], n->rank);
+			long long ever = sends_ever(n, &ops[k]);
 
 			wf_wait_add(n, ops[k].peer);
 			n->send_new |= ever == 1;
@@ -335,11 +348,15 @@ static void match_node(struct graph *g, struct node *n)
 		n->blocked = true;
 		n->or_wait = any_of && nblocked > 1;
 		add_edges(g, n, ops, nops);
+		/* The operation said: one on a new envelope if there is one (the anomaly), else the
+		 * first blocked. */
+		int said = -1;
+
 		for (int k = 0; k < nops; k++)
-			if (ops[k].v == BLOCKED) {
-				describe(&ops[k], n, n->blocked_on, sizeof(n->blocked_on));
-				break;
-			}
+			if (ops[k].v == BLOCKED && (said < 0 || (op_is_new(n, &ops[k]) && !op_is_new(n, &ops[said]))))
+				said = k;
+		if (said >= 0)
+			describe(&ops[said], n, n->blocked_on, sizeof(n->blocked_on));
 	} else if (any_of ? nsatisfied > 0 : nunknown == 0 && !n->unsure) {
 		n->satisfied = true;
 	}

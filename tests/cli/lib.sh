@@ -252,6 +252,16 @@ expect_json() {
 	if printf '%s' "$OUT" | jq -e "$2" >/dev/null 2>&1; then ok; else fail "$1: jq '$2' false on: $OUT"; fi
 }
 
+# wait_report FILTER SECONDS: until $REPORT exists and FILTER holds on it (a monitor that
+# watches on prints its text report first and writes the JSON file after it, or once the cores
+# are written).
+wait_report() {
+	deadline=$(($(date +%s) + $2))
+	until jq -e "$1" "$REPORT" >/dev/null 2>&1; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then fail "no report with $1 in $REPORT"; return 1; fi
+		sleep 0.2
+	done
+}
 # jreport NAME EXPR: the JSON report in $REPORT satisfies a jq expression.
 jreport() {
 	if jq -e "$2" "$REPORT" >/dev/null 2>&1; then ok; else fail "$1: jq '$2' false on $(jq -c '{verdict,hang_type,faulty_ranks,groups,diagnosis}' "$REPORT" 2>&1 | head -c 1500)"; fi

@@ -134,6 +134,7 @@ wait_for "$TMP/frozen.attach" "suspicion when S <=" 120
 kill -STOP "$P1"
 wait_for "$TMP/frozen.attach" "HANG DETECTED" 120
 wait_for "$TMP/frozen.attach" "action:" 30
+wait_report '.verdict' 30
 jreport "frozen: rank 1 is faulty" '.verdict == "hang" and .faulty_ranks == [1]'
 expect_grep "frozen: said to be stopped" "rank 1 (host .*) is stopped (SIGSTOP" "$(cat "$TMP/frozen.attach")"
 if [ "$(proc_state "$P1")" = T ]; then ok; else fail "frozen: rank 1 is no longer stopped: $(proc_state "$P1")"; fi
@@ -159,6 +160,7 @@ kill -STOP "$MPIRUN"
 kill -KILL "$P3"
 wait_for "$TMP/crash.attach" "HANG DETECTED" 120
 wait_for "$TMP/crash.attach" "action:" 30
+wait_report '.verdict' 30
 jreport "crash: rank 3 is dead and faulty" '.verdict == "hang" and .faulty_ranks == [3] and .dead_ranks == [3]'
 jreport "crash: with its signal" '.diagnosis | any(test("rank 3 .* died: killed by signal 9 \\(SIGKILL\\)"))'
 expect_grep "crash: the headline says a rank died" "after a rank died (a crash, not an ordinary hang)" "$(cat "$TMP/crash.attach")"

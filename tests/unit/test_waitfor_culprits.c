@@ -484,6 +484,66 @@ START_TEST(halo_send_with_a_wrong_tag_names_the_sender)
 }
 END_TEST
 
+/* heat.py of the field trial (mpi4py): each step Irecvs from both neighbours and a small flags
+ * message from the one above, blocking Sends of 20,000 bytes, then MPI_Waitall. Rank 0's row
+ * receive from rank 3 takes a tag nobody sends; its Waitall also waits for rank 3's flags,
+ * which rank 3, held in its MPI_Send to rank 0, never got to send. Rank 0 waits on a new
+ * envelope and an old one, rank 3 on an old one: rank 0 is the odd one, as likely — never the
+ * three ranks of the cycles, as certain. */
+static void waitall_two(json_t *rank, int peer, int tag_a, int tag_b)
+{
+	json_t *rec = json_object_get(rank, "record");
+
+	for (int k = 0; k < 2; k++)
+		json_array_append_new(json_object_get(rec, "requests"),
+				      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:I, s:i}", "slot", 4 + k,
+						"func", "MPI_Irecv", "comm", WORLD, "peer", peer, "tag", k ? tag_b : tag_a,
+						"bytes", k ? 64 : 20000, "persistent", 0, "at", "heat.py:22",
+						"step", (json_int_t)1, "tid", 100));
+	json_array_append_new(json_object_get(rec, "calls"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:i, s:[i, i], s:b, s:I}",
+					"tid", 100, "func", "MPI_Waitall", "comm", WORLD, "peer", -2, "tag", 0, "root", -1,
+					"bytes", 0, "coll_seq", 0, "at", "heat.py:27", "nreqs", 2, "reqs", 4, 5, "main", 1,
+					"step", (json_int_t)3));
+}
+
+START_TEST(waitall_on_a_new_and_an_old_envelope_names_that_rank)
+{
+	const long long n = 500;
+	json_t *s = json_array();
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = rank_new(r, 4);
+
+		comm_count(x, WORLD, 4, "0-3", 40, "MPI_Allreduce", "heat.py:45");
+		json_array_append_new(s, x);
+	}
+
+	json_t *r0 = json_array_get(s, 0), *r1 = json_array_get(s, 1), *r3 = json_array_get(s, 3), *r2 = json_array_get(s, 2);
+
+	/* rank 0: rows from 3 on tag 1 (n taken), this step's posted with the wrong tag; flags
+	 * from 3 on tag 3 (n sent, n taken, one more posted) */
+	chan(r0, WORLD, 3, 1, 0, n, n);
+	chan(r0, WORLD, 3, 31999, 0, 1, 0);
+	chan(r0, WORLD, 3, 3, 0, n + 1, n);
+	chan(r0, WORLD, 1, 1, n + 1, 0, 0);
+	waitall_two(r0, 3, 31999, 3);
+	/* rank 3: its row n + 1 to rank 0 on tag 1, and n flags sent before */
+	chan(r3, WORLD, 0, 1, n + 1, 0, 0);
+	chan(r3, WORLD, 0, 3, n, 0, 0);
+	chan(r3, WORLD, 2, 1, 0, n + 1, n + 1);
+	halo_send(r3, 0, 1);
+	/* ranks 1 and 2 wait for their neighbour above, one message short */
+	chan(r1, WORLD, 0, 1, 0, n + 2, n + 1);
+	chan(r1, WORLD, 2, 1, n + 1, 0, 0);
+	halo_wait(r1, 0, 1);
+	chan(r2, WORLD, 1, 1, 0, n + 2, n + 1);
+	chan(r2, WORLD, 3, 1, n + 1, 0, 0);
+	halo_wait(r2, 1, 1);
+	expect(s, "[0]", 0, "likely", "its receive waits for a message its peer never sent");
+}
+END_TEST
+
 /* 20 ranks in a ring of 20 two-member communicators, each waiting in its own: more positions
  * than the order rule reads (ORDER_MAX_POS): it steps aside, the analysis still ends. */
 START_TEST(more_positions_than_the_order_rule_reads)
@@ -566,6 +626,7 @@ Suite *waitfor_culprits_suite(void)
 	tcase_add_test(t, an_envelope_in_the_table_is_exact);
 	tcase_add_test(t, halo_receive_with_a_wrong_tag_names_the_receiver);
 	tcase_add_test(t, halo_send_with_a_wrong_tag_names_the_sender);
+	tcase_add_test(t, waitall_on_a_new_and_an_old_envelope_names_that_rank);
 	tcase_add_test(t, more_positions_than_the_order_rule_reads);
 	tcase_add_test(t, more_than_half_named_narrows_to_the_odd_position);
 	suite_add_tcase(s, t);
