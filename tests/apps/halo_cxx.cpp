@@ -10,19 +10,7 @@
 // only the dynamic symbols.
 int sim_main(int argc, char **argv);
 
-#ifdef SIM_MAIN_ONLY
-#include <cstdio>
-
-// Work after the call, as LAMMPS's main has (its destructor, MPI_Finalize): no tail call, so
-// main keeps a frame of its own.
-int main(int argc, char **argv)
-{
-	int rc = sim_main(argc, argv);
-
-	fflush(stdout);
-	return rc;
-}
-#else
+#ifndef SIM_MAIN_ONLY
 #include <vector>
 
 #include "faults.h"
@@ -108,7 +96,13 @@ int sim_main(int argc, char **argv)
 	return 0;
 }
 
+#endif
+
 #ifndef SIM_LIBRARY
+#include <cstdio>
+
+// Work after the call, as LAMMPS's main has (its destructor, MPI_Finalize): no tail call, so
+// main keeps a frame of its own.
 int main(int argc, char **argv)
 {
 	int rc = sim_main(argc, argv);
@@ -116,5 +110,4 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	return rc;
 }
-#endif
 #endif

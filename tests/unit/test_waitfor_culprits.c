@@ -419,33 +419,50 @@ static void halo_send(json_t *rank, int peer, int tag)
 					"main", 1, "step", (json_int_t)3));
 }
 
+/* A live MPI_Irecv of the rank's thread 100 in request slot. */
+static void irecv_req(json_t *rank, int slot, int peer, int tag, int bytes, const char *at)
+{
+	json_array_append_new(json_object_get(json_object_get(rank, "record"), "requests"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:I, s:i}", "slot", slot, "func",
+					"MPI_Irecv", "comm", WORLD, "peer", peer, "tag", tag, "bytes", bytes,
+					"persistent", 0, "at", at, "step", (json_int_t)1, "tid", 100));
+}
+
+/* The rank waits in func (MPI_Wait, MPI_Waitall) on the requests in slots. */
+static void waits_on(json_t *rank, const char *func, json_t *slots, const char *at)
+{
+	json_array_append_new(json_object_get(json_object_get(rank, "record"), "calls"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:I, s:o, s:b, s:I}", "tid",
+					100, "func", func, "comm", WORLD, "peer", -2, "tag", 0, "root", -1, "bytes", 0,
+					"coll_seq", 0, "at", at, "nreqs", (json_int_t)json_array_size(slots), "reqs",
+					slots, "main", 1, "step", (json_int_t)3));
+}
+
 static void halo_wait(json_t *rank, int peer, int tag)
 {
-	json_t *rec = json_object_get(rank, "record");
+	irecv_req(rank, 4, peer, tag, HALO_BYTES, "comm_brick.cpp:556");
+	waits_on(rank, "MPI_Wait", json_pack("[i]", 4), "comm_brick.cpp:562");
+}
 
-	json_array_append_new(json_object_get(rec, "requests"),
-			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:I, s:i}", "slot", 4, "func",
-					"MPI_Irecv", "comm", WORLD, "peer", peer, "tag", tag, "bytes", HALO_BYTES,
-					"persistent", 0, "at", "comm_brick.cpp:556", "step", (json_int_t)1, "tid", 100));
-	json_array_append_new(json_object_get(rec, "calls"),
-			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:i, s:[i], s:b, s:I}", "tid",
-					100, "func", "MPI_Wait", "comm", WORLD, "peer", -2, "tag", 0, "root", -1, "bytes",
-					0, "coll_seq", 0, "at", "comm_brick.cpp:562", "nreqs", 1, "reqs", 4, "main", 1,
-					"step", (json_int_t)3));
+/* A ring of 4 ranks, each having entered colls MPI_Allreduce on the world (at site). */
+static json_t *ring4(long long colls, const char *site)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = rank_new(r, 4);
+
+		comm_count(x, WORLD, 4, "0-3", colls, "MPI_Allreduce", site);
+		json_array_append_new(s, x);
+	}
+	return s;
 }
 
 static json_t *halo_ring(bool recv_wrong)
 {
 	const int bad = 31999;
 	const long long n = 1000;
-	json_t *s = json_array();
-
-	for (int r = 0; r < 4; r++) {
-		json_t *x = rank_new(r, 4);
-
-		comm_count(x, WORLD, 4, "0-3", 20, "MPI_Allreduce", "verlet.cpp:300");
-		json_array_append_new(s, x);
-	}
+	json_t *s = ring4(20, "verlet.cpp:300");
 
 	json_t *r0 = json_array_get(s, 0), *r1 = json_array_get(s, 1), *r2 = json_array_get(s, 2), *r3 = json_array_get(s, 3);
 
@@ -492,32 +509,15 @@ END_TEST
  * three ranks of the cycles, as certain. */
 static void waitall_two(json_t *rank, int peer, int tag_a, int tag_b)
 {
-	json_t *rec = json_object_get(rank, "record");
-
-	for (int k = 0; k < 2; k++)
-		json_array_append_new(json_object_get(rec, "requests"),
-				      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:I, s:i}", "slot", 4 + k,
-						"func", "MPI_Irecv", "comm", WORLD, "peer", peer, "tag", k ? tag_b : tag_a,
-						"bytes", k ? 64 : 20000, "persistent", 0, "at", "heat.py:22",
-						"step", (json_int_t)1, "tid", 100));
-	json_array_append_new(json_object_get(rec, "calls"),
-			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:i, s:[i, i], s:b, s:I}",
-					"tid", 100, "func", "MPI_Waitall", "comm", WORLD, "peer", -2, "tag", 0, "root", -1,
-					"bytes", 0, "coll_seq", 0, "at", "heat.py:27", "nreqs", 2, "reqs", 4, 5, "main", 1,
-					"step", (json_int_t)3));
+	irecv_req(rank, 4, peer, tag_a, 20000, "heat.py:22");
+	irecv_req(rank, 5, peer, tag_b, 64, "heat.py:22");
+	waits_on(rank, "MPI_Waitall", json_pack("[i, i]", 4, 5), "heat.py:27");
 }
 
 START_TEST(waitall_on_a_new_and_an_old_envelope_names_that_rank)
 {
 	const long long n = 500;
-	json_t *s = json_array();
-
-	for (int r = 0; r < 4; r++) {
-		json_t *x = rank_new(r, 4);
-
-		comm_count(x, WORLD, 4, "0-3", 40, "MPI_Allreduce", "heat.py:45");
-		json_array_append_new(s, x);
-	}
+	json_t *s = ring4(40, "heat.py:45");
 
 	json_t *r0 = json_array_get(s, 0), *r1 = json_array_get(s, 1), *r3 = json_array_get(s, 3), *r2 = json_array_get(s, 2);
 
