@@ -115,10 +115,12 @@ START_TEST(a_helper_that_stops_answering_is_replaced)
 	pid_t helper = demangle_helper_pid();
 
 	ck_assert_int_gt(helper, 0);
+	int failures = demangle_failures(); /* the runner may not fork per test (CK_FORK=no) */
+
 	ck_assert_int_eq(kill(helper, SIGSTOP), 0);
 	demangle_set_deadline_ms(300);
 	expect_left_alone("_ZN9LAMMPS_NS9CommBrick12forward_commEi");
-	ck_assert_int_eq(demangle_failures(), 1);
+	ck_assert_int_eq(demangle_failures(), failures + 1);
 	ck_assert_int_eq(kill(helper, 0), -1); /* ended and collected */
 	expect_name("_ZN4Halo4Comm12forward_commEi", "Halo::Comm::forward_comm(int)");
 	ck_assert_int_ne(demangle_helper_pid(), helper);

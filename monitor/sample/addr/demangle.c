@@ -2,6 +2,7 @@
 #include "demangle.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -169,8 +170,8 @@ static void helper_serve(int fd)
 	}
 }
 
-/* In the child: nothing of the monitor's but the socket, a cap on memory, no core file, gone
- * with its parent. */
+/* In the child: nothing of the monitor's but the socket (and stderr on /dev/null), a cap on
+ * memory, no core file, gone with its parent. */
 static void helper_child(int fd, pid_t parent, long vm)
 {
 	struct rlimit mem = { (rlim_t)(vm + DEMANGLE_HELPER_MEM), (rlim_t)(vm + DEMANGLE_HELPER_MEM) };
@@ -187,6 +188,13 @@ static void helper_child(int fd, pid_t parent, long vm)
 	if (dup2(fd, 3) < 0)
 		_exit(1);
 	close_range(4, ~0U, 0);
+	/* Nothing of the helper's reaches the user's terminal (a sanitizer's out-of-memory line). */
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (null >= 0 && null != 2) {
+		dup2(null, 2);
+		close(null);
+	}
 	if (vm > 0)
 		setrlimit(RLIMIT_AS, &mem);
 	setrlimit(RLIMIT_CORE, &core);
@@ -366,6 +374,7 @@ void demangle_set_deadline_ms(int ms)
 void demangle_stop(void)
 {
 	helper_end(false);
+	helper.failures = 0; /* a new start: C++ names are tried again */
 	for (int i = 0; i < CACHE_SLOTS; i++) {
 		free(cache[i].raw);
 		free(cache[i].name);

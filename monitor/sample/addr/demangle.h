@@ -27,7 +27,8 @@ bool demangle_name(const char *raw, char *out, size_t len);
 /* The Fortran rules alone (no helper): true when raw is a module procedure's symbol. */
 bool demangle_fortran(const char *raw, char *out, size_t len);
 
-/* The C++ helper's deadline per name (default 2000 ms), and its end (at exit, or in tests). */
+/* The C++ helper's deadline per name (default 2000 ms), and its end (at exit, or in tests: the
+ * failures are forgotten, C++ names tried again). */
 void demangle_set_deadline_ms(int ms);
 void demangle_stop(void);
 
