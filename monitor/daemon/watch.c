@@ -284,9 +284,9 @@ void watch_round_release(struct monitor *m)
  * script's concurrent steps, or the last rank of one run still exiting as the next starts)
  * nothing is wrong with the job: the round ends and discovery looks again each second until one
  * run remains (said once). Ranks the user listed (attach --pids) are a list to correct. */
-static enum round_end round_two_runs(struct monitor *m)
+static enum round_end round_two_runs(struct monitor *m, const struct table_entry *b)
 {
-	const struct table_entry *b = job_rank_claimed_twice(&m->job), *a = b - 1;
+	const struct table_entry *a = b - 1;
 
 	if (m->job.pids) {
 		if (is_leader(m))
@@ -315,8 +315,10 @@ enum round_end watch_round(struct monitor *m, int round)
 		return found == -2 ? ROUND_ERROR : ROUND_NO_HANG;
 	m->job.nranks = comm_allgather_table(&m->comm, local, nlocal, &m->job.table);
 	/* Every monitor holds the same table: all of them end the round the same way. */
-	if (job_rank_claimed_twice(&m->job))
-		return round_two_runs(m);
+	const struct table_entry *twice = job_rank_claimed_twice(&m->job);
+
+	if (twice)
+		return round_two_runs(m, twice);
 
 	int opened = m->job.source->open_targets(&m->job, local, nlocal);
 

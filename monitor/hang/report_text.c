@@ -7,6 +7,7 @@
 #include "report.h"
 #include "ranges.h"
 #include "report_util.h"
+#include "../sample/print/frames.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -274,8 +275,7 @@ static void print_frames(FILE *out, json_t *rank)
 				 (long long)json_integer_value(json_object_get(f, "line")));
 		snprintf(line + strlen(line), sizeof(line) - strlen(line), " [%s]", str(f, "module") ? str(f, "module") : "?");
 		print_bounded(out, "      ", line);
-		if (same(str(f, "func"), "main") || same(str(f, "func"), "MAIN__") ||
-		    (str(f, "func") && !strncmp(str(f, "func"), "main (+", 7)))
+		if (frames_is_main(str(f, "func")))
 			break; /* what lies above main is the C runtime */
 	}
 }

@@ -122,9 +122,9 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 	int top = -1, start = -1;
 
 	for (int i = 0; i < nnames; i++) {
-		if (!strcmp(names[i], "main") || !strncmp(names[i], "main (+", 7) || !strcmp(names[i], "MAIN__"))
+		if (frames_is_main(names[i]))
 			top = i;
-		if (start < 0 && i > 0 && (!strcmp(names[i], "__libc_start_call_main") || !strcmp(names[i], "__libc_start_main")))
+		if (start < 0 && i > 0 && frames_is_c_start(names[i]))
 			start = i - 1;
 	}
 	if (top < 0)

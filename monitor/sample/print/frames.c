@@ -39,12 +39,12 @@ static void name_readable(struct frame_view *v)
 		v->symbol[0] = '\0';
 }
 
-/* A stripped program: main has no symbol, but it is the frame the C library's start calls
- * (__libc_start_call_main since glibc 2.34, __libc_start_main before), outside the library. */
+/* A stripped program: main has no symbol, but it is the frame the C library's start calls,
+ * outside the library. */
 static void name_main(struct frame_view *v, int n)
 {
 	for (int i = 1; i < n; i++) {
-		if (strcmp(v[i].f.func, "__libc_start_call_main") && strcmp(v[i].f.func, "__libc_start_main"))
+		if (!frames_is_c_start(v[i].f.func))
 			continue;
 
 		struct frame_view *m = &v[i - 1];

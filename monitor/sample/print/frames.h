@@ -11,6 +11,7 @@
 #define PARASTACK_FRAMES_H
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "../addr/symbolize.h"
 #include "../stop/target.h"
@@ -26,6 +27,20 @@ struct frame_view {
 	char symbol[256];   /* the symbol as the binary has it where func reads otherwise (a C++
 			     * or Fortran module name demangled), else "" */
 };
+
+/* Is name main's frame ("main", "main (+N frames)" of a stripped program, Fortran's MAIN__), or
+ * the C runtime's start that calls it (__libc_start_call_main since glibc 2.34,
+ * __libc_start_main before)? Paths start below the runtime. Inline: the report's reader
+ * (monitor/hang) asks it of JSON names without the symbolizer. */
+static inline bool frames_is_main(const char *name)
+{
+	return name && (!strcmp(name, "main") || !strncmp(name, "main (+", 7) || !strcmp(name, "MAIN__"));
+}
+
+static inline bool frames_is_c_start(const char *name)
+{
+	return !strcmp(name, "__libc_start_call_main") || !strcmp(name, "__libc_start_main");
+}
 
 /* th's frames, innermost first, into out (at most max); their count. sy may be NULL. */
 int frames_view(struct target *t, struct symbolizer *sy, const struct thread_stack *th, struct frame_view *out,
