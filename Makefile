@@ -6,14 +6,36 @@
 #   make fuzz             only the fuzz targets (tests/fuzz)
 #   make check-repeat N=5 each command-line test file N times, alone and beside a load
 #   make install PREFIX=/usr/local DESTDIR=
-#   make deps             install missing Debian packages (root), or list them (others)
+#   make deps             install missing Debian packages (root), or list them (others): all
+#                         make check needs (scripts/install-deps --help: build, runtime, demo, test)
 # CI=true (or WERROR=1) turns warnings into errors; V=1 shows the full commands.
+#
+# Where it installs, and what it is built for (each a variable on make's command line; the same
+# ones for `make` and `make install`, which builds again what they change):
+#   PREFIX      /usr/local               BINDIR  PREFIX/bin      MANDIR  PREFIX/share/man
+#   LIBDIR      PREFIX/lib (the layer, the task prolog and the SPANK plugin in LIBDIR/parastack)
+#   SYSCONFDIR  /etc/parastack (parastack's own: the site's default options, SYSCONFDIR/options)
+#   MODULEDIR   PREFIX/share/modulefiles (the modulefile, parastack/VERSION)
+#   DESTDIR     a staging root prefixed to every installed path (packages)
+#   MPICC       mpicc      the MPI compiler of the monitor (the recording layer is built for
+#                          each MPI found, mpicc and mpicc.mpich, to be preloaded into its jobs)
+#   MPIRUN      mpirun     the launcher that starts the monitors (Open MPI's mpirun, or MPICH's
+#                          hydra: mpiexec.mpich, mpiexec.hydra), its kind read from --version
+#   SLURM       yes        no: no libslurm; the Slurm front end (parastack-sbatch), the SPANK
+#                          plugin and the Slurm lookups are left out, the rest builds
+# `parastack --version` prints what a build was configured with.
 
-PREFIX  ?= /usr/local
-BINDIR  ?= $(PREFIX)/bin
-LIBDIR  ?= $(PREFIX)/lib
-MANDIR  ?= $(PREFIX)/share/man
-DESTDIR ?=
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+MANDIR     ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc/parastack
+MODULEDIR  ?= $(PREFIX)/share/modulefiles
+DESTDIR    ?=
+PKGLIBDIR  := $(LIBDIR)/parastack
+MPICC      ?= mpicc
+MPIRUN     ?= mpirun
+SLURM      ?= yes
 VERSION := 0.1.0
 
 B := build
@@ -21,10 +43,14 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WERROR  ?= $(if $(filter true 1,$(CI)),1,)
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes $(if $(WERROR),-Werror,)
-# The MPI library the programs are built with, for --version ("Open MPI 4.1.4").
-MPI_BUILT := $(shell mpirun --version 2>/dev/null | head -n 1 | sed -n 's/^mpirun (\(.*\)) /\1 /p')
-CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -DPARASTACK_VERSION='"$(VERSION)"' \
-	-DPARASTACK_MPI='"$(or $(MPI_BUILT),an unknown MPI)"' -MMD -MP -I$(B)/gen
+# The monitors' launcher and the MPI it belongs to, for the monitors' command line and --version
+# ("Open MPI 4.1.4", "MPICH 4.0.2"): Open MPI's mpirun says "mpirun (Open MPI) 4.1.4", hydra
+# "HYDRA build details: Version: 4.0.2".
+MPIRUN_SAYS := $(shell $(MPIRUN) --version 2>/dev/null | head -n 3 | tr -s ' \n' ' ')
+MPIRUN_KIND := $(if $(findstring HYDRA,$(MPIRUN_SAYS)),hydra,openmpi)
+MPI_BUILT := $(if $(filter hydra,$(MPIRUN_KIND)),$(shell echo '$(MPIRUN_SAYS)' | sed -n 's/.*Version: *\([0-9][0-9.a-z]*\).*/MPICH \1/p'),$(shell echo '$(MPIRUN_SAYS)' | sed -n 's/^[^(]*(\([^)]*\)) \([0-9][0-9.a-z]*\).*/\1 \2/p'))
+WITH_SLURM := $(filter yes,$(SLURM))
+CPPFLAGS_ALL := -std=gnu11 -D_GNU_SOURCE -DPARASTACK_VERSION='"$(VERSION)"' -MMD -MP -I$(B)/gen
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 
@@ -34,15 +60,17 @@ LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 MONITOR_MPI_SRC := monitor/job/comm.c monitor/daemon/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
 	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/gather.c \
 	monitor/daemon/source_ptrace.c monitor/daemon/site.c
-# The Slurm lookups link libslurm: only the programs that ask Slurm take them.
-SLURM_SRC    := monitor/base/lookup_slurm.c
-MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) $(SLURM_SRC),$(wildcard monitor/*/*.c monitor/*/*/*.c))
+# The Slurm lookups link libslurm: only the programs that ask Slurm take them. Built without
+# Slurm (SLURM=no), each lookup answers "built without Slurm" instead (lookup_slurm_none.c).
+SLURM_SRC    := $(if $(WITH_SLURM),monitor/base/lookup_slurm.c,monitor/base/lookup_slurm_none.c)
+MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) monitor/base/lookup_slurm.c monitor/base/lookup_slurm_none.c,\
+	$(wildcard monitor/*/*.c monitor/*/*/*.c))
 # libstdc++ for its C++ demangler (monitor/sample/addr/demangle.c).
 MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson -lstdc++
 # The schedulers' lookups (monitor/base/lookup_slurm.c, lookup_torque.c): the monitor's base,
 # used by the front ends too. libslurm has no pkg-config file in Debian: -lslurm by name.
 TORQUE_SRC   := monitor/base/lookup_torque.c
-SCHED_LIBS   := -lslurm
+SCHED_LIBS   := $(if $(WITH_SLURM),-lslurm,)
 TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 
@@ -50,10 +78,11 @@ obj = $(patsubst %.c,$(B)/$(1)/%.o,$(2))
 Q   := $(if $(V),,@)
 say  = $(if $(V),,@printf '  %-7s %s\n' $(1) $(2);)
 
-PROGRAMS := $(B)/parastack $(B)/parastack-monitor $(B)/parastack-sbatch $(B)/parastack-qsub
+PROGRAMS := $(B)/parastack $(B)/parastack-monitor $(if $(WITH_SLURM),$(B)/parastack-sbatch,) $(B)/parastack-qsub
 # The Slurm SPANK plugin (sched/slurm/spank_parastack.c), installed in LIBDIR/parastack: it
 # starts `BINDIR/parastack attach` (found from its own place) for the jobs that ask.
-SPANK_PLUGIN := $(B)/spank_parastack.so
+SPANK_PLUGIN := $(if $(WITH_SLURM),$(B)/spank_parastack.so,)
+$(if $(WITH_SLURM),,$(info parastack: SLURM=$(SLURM): building without libslurm (no parastack-sbatch, no SPANK plugin; Slurm jobs cannot be watched)))
 # The recording layer preloaded into the ranks (record/), found next to the programs in the
 # build tree and in LIBDIR/parastack once installed.
 RECORD_LIB := $(B)/libparastack-mpi.so
@@ -78,7 +107,7 @@ FIXTURES := $(APPS) $(B)/tests/libparastack-mpi-asan.so $(B)/tests/callchain-O0 
 	$(B)/tests/dstate $(B)/tests/evilname $(B)/tests/remap $(B)/tests/libremap_a.so $(B)/tests/libremap_b.so \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
 
-.PHONY: all check unit cli fuzz install uninstall clean deps demo bench check-repeat cli-build
+.PHONY: all check unit cli fuzz install uninstall clean deps demo bench check-repeat cli-build FORCE
 all: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH) $(SPANK_PLUGIN)
 
 # The recording layer's regular part, generated from one description of the MPI API
@@ -88,24 +117,46 @@ GEN_FILES := $(GEN)/psrec_funcs.h $(GEN)/record_wrappers.c
 $(GEN_FILES) &: record/mpi.api record/gen_wrappers.py
 	$(call say,GEN,$(GEN))python3 record/gen_wrappers.py record/mpi.api $(GEN)
 
-$(B)/obj/%.o: %.c | $(GEN)/psrec_funcs.h
+# What a build was configured with, for the programs (build/gen/config.h): rewritten only when a
+# value changes. The layer and the programs find each other by the path from one directory to the
+# other, not by absolute paths: a staged (DESTDIR) or moved installation works, and installing
+# into another prefix of the same layout builds nothing again.
+CONFIG_H := $(GEN)/config.h
+LAYER_FROM_BIN := $(shell realpath -m --relative-to='$(BINDIR)' '$(PKGLIBDIR)')
+BIN_FROM_LAYER := $(shell realpath -m --relative-to='$(PKGLIBDIR)' '$(BINDIR)')
+$(CONFIG_H): FORCE
+	@mkdir -p $(@D)
+	$(Q){ echo '/* Generated by the Makefile from what the build was configured with: do not edit. */'; \
+	  echo '#define PARASTACK_MPI "$(or $(MPI_BUILT),an unknown MPI)"'; \
+	  echo '#define PARASTACK_MPICC "$(MPICC)"'; \
+	  echo '#define PARASTACK_MPIRUN "$(MPIRUN)"'; \
+	  echo '#define PARASTACK_MPIRUN_HYDRA $(if $(filter hydra,$(MPIRUN_KIND)),1,0)'; \
+	  echo '#define PARASTACK_WITH_SLURM $(if $(WITH_SLURM),1,0)'; \
+	  echo '#define PARASTACK_SYSCONFDIR "$(SYSCONFDIR)"'; \
+	  echo '#define PARASTACK_LAYER_FROM_BIN "$(LAYER_FROM_BIN)"'; \
+	  echo '#define PARASTACK_BIN_FROM_LAYER "$(BIN_FROM_LAYER)"'; } >$@.$$$$ && \
+	if cmp -s $@.$$$$ $@; then rm -f $@.$$$$; else mv -f $@.$$$$ $@; fi
+FORCE:
+
+$(B)/obj/%.o: %.c | $(GEN)/psrec_funcs.h $(CONFIG_H)
 	@mkdir -p $(@D)
 	$(call say,CC,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
-$(B)/asan/%.o: %.c | $(GEN)/psrec_funcs.h
+$(B)/asan/%.o: %.c | $(GEN)/psrec_funcs.h $(CONFIG_H)
 	@mkdir -p $(@D)
 	$(call say,CC-SAN,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) -O1 -g $(SAN) -c $< -o $@
 
-$(B)/pic/%.o: %.c | $(GEN)/psrec_funcs.h
+$(B)/pic/%.o: %.c | $(GEN)/psrec_funcs.h $(CONFIG_H)
 	@mkdir -p $(@D)
 	$(call say,CC-PIC,$<)$(CC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
-$(B)/mpiobj/%.o: %.c | $(GEN)/psrec_funcs.h
+# The monitor's MPI objects depend on the configuration itself: another MPICC builds them again.
+$(B)/mpiobj/%.o: %.c $(CONFIG_H) | $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
-	$(call say,MPICC,$<)mpicc $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
+	$(call say,MPICC,$<)$(MPICC) $(CPPFLAGS_ALL) $(CPPFLAGS) $(WARN) $(CFLAGS) -c $< -o $@
 
 $(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,$(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
-	$(call say,LINK,$@)mpicc $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
+	$(call say,LINK,$@)$(MPICC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
 # The layer's compilation units (record/layer.h has the map), the generated wrappers last.
 RECORD_UNITS := record/layer.c record/channels.c record/requests.c record/start.c record/fortran.c $(GEN)/record_wrappers.c
@@ -138,17 +189,17 @@ $(B)/mpich/tests/apps/%: tests/apps/%.c tests/apps/faults.h
 $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
-$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/base/options.c $(STATS_SRC))
+$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/base/options.c monitor/base/install_paths.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 $(SPANK_PLUGIN): $(call obj,pic,sched/slurm/spank_parastack.c sched/slurm/spank_collect.c monitor/base/options.c monitor/base/layershims.c \
 		monitor/base/promfile.c monitor/sample/safe/trustedpath.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ -lm
 
-$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c monitor/base/options.c $(STATS_SRC) $(TORQUE_SRC))
+$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c monitor/base/options.c monitor/base/install_paths.c $(STATS_SRC) $(TORQUE_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-$(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c $(SLURM_SRC) $(TORQUE_SRC))
+$(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c monitor/base/slurm_ids.c $(SLURM_SRC) $(TORQUE_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SCHED_LIBS)
 
@@ -269,7 +320,7 @@ $(B)/tests/sample_loop: $(call obj,obj,tests/tools/sample_loop.c $(MONITOR_SRC) 
 SIM_MPI_SRC := $(filter-out monitor/daemon/source_ptrace.c,$(MONITOR_MPI_SRC)) tests/sim/source_sim.c
 $(B)/bench/parastack-monitor-sim: $(call obj,mpiobj,$(SIM_MPI_SRC)) $(call obj,obj,$(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
-	$(call say,LINK,$@)mpicc $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
+	$(call say,LINK,$@)$(MPICC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
 $(B)/bench/sample_cost: $(call obj,obj,bench/sample_cost.c $(MONITOR_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
@@ -331,7 +382,7 @@ $(B)/fuzz/fuzz_snapclass: tests/fuzz/fuzz_snapclass.c $(RECORD_READER_SRC) \
 
 $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c monitor/base/options.c $(STATS_SRC)
 	@mkdir -p $(@D)
-	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -DPARASTACK_VERSION='"fuzz"' -DPARASTACK_MPI='"fuzz"' -o $@ $^ -lm
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lm
 
 $(B)/fuzz/fuzz_demangle: tests/fuzz/fuzz_demangle.c monitor/sample/addr/demangle.c
 	@mkdir -p $(@D)
@@ -388,7 +439,8 @@ check: deps
 
 # The newcomer's first command: a real MPI job (the stencil solver, 4 ranks) whose rank 2 starts
 # spinning in application code after 25 s; parastack detects the hang, reports it and ends it.
-demo: deps
+demo:
+	$(Q)sh scripts/install-deps --demo
 	$(Q)$(MAKE) --no-print-directory all $(B)/tests/apps/stencil
 	@echo "== parastack run --confirm 15 -- mpirun -np 4 stencil   (rank 2 will loop forever after 25 s;"
 	@echo "   the confirmation window is 15 s here, 60 s by default)"
@@ -408,16 +460,22 @@ install: all
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	install -d $(DESTDIR)$(MODULEDIR)/parastack
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
+		-e 's|@MANDIR@|$(MANDIR)|g' launcher/modulefile.in >$(DESTDIR)$(MODULEDIR)/parastack/$(VERSION)
+	chmod 644 $(DESTDIR)$(MODULEDIR)/parastack/$(VERSION)
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGRAMS)))
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,parastack parastack-monitor parastack-sbatch parastack-qsub)
 	rm -f $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(RECORD_LIB)) $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(TASK_PROLOG))
-	rm -f $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(SPANK_PLUGIN))
+	rm -f $(DESTDIR)$(LIBDIR)/parastack/spank_parastack.so
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/parastack/mpich/,libparastack-mpi.so parastack-task-prolog)
 	-rmdir $(DESTDIR)$(LIBDIR)/parastack/mpich 2>/dev/null
 	-rmdir $(DESTDIR)$(LIBDIR)/parastack 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
+	rm -f $(DESTDIR)$(MODULEDIR)/parastack/$(VERSION)
+	-rmdir $(DESTDIR)$(MODULEDIR)/parastack 2>/dev/null
 
 clean:
 	rm -rf $(B)

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../monitor/base/install_paths.h"
 #include "../monitor/base/options.h"
 
 #define SCRIPT_MAX (16 << 20)

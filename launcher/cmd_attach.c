@@ -20,6 +20,7 @@
 #include "../monitor/base/lookup_slurm.h"
 #include "commands.h"
 #include "monitors.h"
+#include "../monitor/base/install_paths.h"
 #include "../monitor/base/options.h"
 
 static const char attach_usage[] =

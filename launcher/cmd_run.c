@@ -32,6 +32,7 @@
 #include "job_pattern.h"
 #include "layer_place.h"
 #include "layer_util.h"
+#include "../monitor/base/install_paths.h"
 #include "../monitor/base/options.h"
 
 
@@ -138,15 +139,6 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 	return 0;
 }
 
-/* The recording layer (libparastack-mpi.so): next to the programs in the build tree, in
- * ../lib/parastack once installed. 0, or -1 when it is not there. */
-static int record_library(char *path, size_t len)
-{
-	if (sibling_program("libparastack-mpi.so", path, len) == 0)
-		return 0;
-	return sibling_program("../lib/parastack/libparastack-mpi.so", path, len);
-}
-
 static pid_t spawn(char **argv, bool as_monitor, bool in_slurm, const struct layer_placement *layer)
 {
 	pid_t pid = fork();
@@ -172,10 +164,12 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 {
 	char *argv[48], pid_s[16], job_s[16], host[256] = "";
 	struct watch_words words;
-	int a = monitors_mpirun_argv(argv, "--hostfile", r->torque ? r->hostfile : NULL,
-				 r->slurm_job || r->torque);
+	struct monitor_spread spread = { .hostfile = r->torque ? r->hostfile : NULL,
+					 .per_node = r->slurm_job || r->torque };
+	int a = monitors_mpirun_argv(argv, &spread);
 
-	argv[a++] = "--oversubscribe";
+	if (!install_mpirun_is_hydra())
+		argv[a++] = "--oversubscribe"; /* hydra places as many as asked */
 	argv[a++] = (char *)monitor;
 	snprintf(pid_s, sizeof(pid_s), "%d", (int)launcher);
 	argv[a++] = "--launcher-pid";
@@ -497,7 +491,7 @@ static bool place_layer(const struct run *r, struct layer_placement *layer)
 	*layer = (struct layer_placement){ .argv = r->job_argv };
 	if (r->w.no_record)
 		return false;
-	if (record_library(lib, sizeof(lib)) < 0) {
+	if (install_layer_file("libparastack-mpi.so", lib, sizeof(lib)) < 0) {
 		fprintf(stderr, "parastack: the recording layer is not installed (%s); the report will "
 			"rely on stacks alone\n", lib);
 		return false;

@@ -15,6 +15,7 @@
 #include "../monitor/hang/report_stacks.h"
 #include "commands.h"
 #include "monitors.h"
+#include "../monitor/base/install_paths.h"
 #include "../monitor/base/options.h"
 
 static const char stack_usage[] =

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../monitor/base/exitcodes.h"
+#include "../monitor/base/install_paths.h"
 #include "../monitor/base/options.h"
 
 #define ARGV_MAX 48
@@ -95,18 +96,63 @@ int monitors_running_job(const char *cmd, uint32_t id, struct slurm_job_info *jo
 	return 0;
 }
 
-int monitors_mpirun_argv(char **argv, const char *host_option, const char *hosts, bool per_node)
+/* How many monitors one per node makes, for hydra's -n (Open MPI's ppr:1:node counts them
+ * itself): the hosts named, the host file's lines, or the allocation's nodes. */
+static int spread_nodes(const struct monitor_spread *s)
 {
+	const char *env = getenv("SLURM_JOB_NUM_NODES");
+	int n = 0;
+
+	if (s->hosts) {
+		n = 1;
+		for (const char *c = s->hosts; *c; c++)
+			n += *c == ',';
+		return n;
+	}
+	if (s->hostfile) {
+		FILE *f = fopen(s->hostfile, "r");
+		char line[256];
+
+		for (int i = 0; f && i < 65536 && fgets(line, sizeof(line), f); i++)
+			n += line[strspn(line, " \t\r\n")] != '\0';
+		if (f)
+			fclose(f);
+		return n > 0 ? n : 1;
+	}
+	if (s->nodes > 0)
+		return s->nodes;
+	n = env ? atoi(env) : 0;
+	return n > 0 ? n : 1;
+}
+
+int monitors_mpirun_argv(char **argv, struct monitor_spread *s)
+{
+	bool hydra = install_mpirun_is_hydra();
 	int a = 0;
 
-	argv[a++] = "mpirun";
-	if (hosts) {
-		argv[a++] = (char *)host_option;
-		argv[a++] = (char *)hosts;
+	argv[a++] = (char *)install_mpirun();
+	if (s->hosts) {
+		argv[a++] = hydra ? "-hosts" : "--host";
+		argv[a++] = (char *)s->hosts;
+	} else if (s->hostfile) {
+		argv[a++] = hydra ? "-f" : "--hostfile";
+		argv[a++] = (char *)s->hostfile;
 	}
-	argv[a++] = per_node ? "--map-by" : "-np";
-	argv[a++] = per_node ? "ppr:1:node" : "1";
-	argv[a++] = "--bind-to";
+	if (!hydra) {
+		argv[a++] = s->per_node ? "--map-by" : "-np";
+		argv[a++] = s->per_node ? "ppr:1:node" : "1";
+		argv[a++] = "--bind-to";
+		argv[a++] = "none";
+		return a;
+	}
+	if (s->per_node) {
+		argv[a++] = "-ppn";
+		argv[a++] = "1";
+	}
+	snprintf(s->count, sizeof(s->count), "%d", s->per_node ? spread_nodes(s) : 1);
+	argv[a++] = "-n";
+	argv[a++] = s->count;
+	argv[a++] = "-bind-to";
 	argv[a++] = "none";
 	return a;
 }
@@ -115,7 +161,9 @@ pid_t monitors_start(const struct placement *pl, const char *monitor, char *cons
 {
 	char *argv[ARGV_MAX];
 	bool named = pl->hosts && pl->hosts[0];
-	int a = monitors_mpirun_argv(argv, "--host", named ? pl->hosts : NULL, pl->alloc || named);
+	struct monitor_spread spread = { .hosts = named ? pl->hosts : NULL, .per_node = pl->alloc || named,
+					 .nodes = pl->alloc ? pl->alloc->num_nodes : 0 };
+	int a = monitors_mpirun_argv(argv, &spread);
 	pid_t pid;
 
 	argv[a++] = (char *)monitor;
@@ -136,7 +184,7 @@ pid_t monitors_start(const struct placement *pl, const char *monitor, char *cons
 			export_allocation(pl->alloc);
 		monitor_launch_env(pl->alloc != NULL);
 		execvp(argv[0], argv);
-		fprintf(stderr, "parastack: cannot start mpirun: %s\n", strerror(errno));
+		fprintf(stderr, "parastack: cannot start %s (the monitors' launcher): %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	return pid;

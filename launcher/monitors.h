@@ -36,9 +36,20 @@ int monitors_spans_hosts(const struct pid_entry *e, int n, struct placement *pl)
 int monitors_running_job(const char *cmd, uint32_t id, struct slurm_job_info *job,
 			 const char *why_it_matters);
 
-/* The head of mpirun's command line for monitors: `mpirun [HOST_OPTION HOSTS] (--map-by
- * ppr:1:node | -np 1) --bind-to none`, one per node when per_node. The words written. */
-int monitors_mpirun_argv(char **argv, const char *host_option, const char *hosts, bool per_node);
+/* Where the monitors run: one here, or one on each node of the job. */
+struct monitor_spread {
+	const char *hosts;    /* one on each of these ("n1,n2"), or NULL */
+	const char *hostfile; /* one on each host of this file (each named once: Torque's), or NULL */
+	int nodes;            /* the allocation's node count when known (Slurm), else 0 */
+	bool per_node;        /* one per node (of hosts, hostfile or the allocation), else one here */
+	char count[16];       /* the monitors' count, for hydra's -n: storage for the words */
+};
+
+/* The head of the monitors' launch line, for the launcher the build was configured with
+ * (install_mpirun): Open MPI's `mpirun [--host H | --hostfile F] (--map-by ppr:1:node | -np 1)
+ * --bind-to none`, or hydra's `mpiexec [-hosts H | -f F] [-ppn 1] -n COUNT -bind-to none`. The
+ * words written (at most 10). */
+int monitors_mpirun_argv(char **argv, struct monitor_spread *s);
 
 /* mpirun with the monitors: `monitor WHAT VALUE extra...` (extra NULL-terminated), its
  * standard output on out_fd (-1: ours), its signals back at their defaults. The PID, or -1. */

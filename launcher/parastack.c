@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "layer_place.h"
+#include "../monitor/base/install_paths.h"
 #include "../monitor/base/options.h"
 #include "site_defaults.h"
 

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../monitor/base/install_paths.h"
 #include "../monitor/base/options.h"
 
-#define DEFAULTS_FILE "/etc/parastack/options"
 #define DEFAULTS_MAX 64
 
 /* Append the white-space separated words of text (comments cut) to words. */
@@ -77,7 +77,7 @@ char **site_defaults_apply(const char *cmd, int *argc, char **argv)
 	int n = 0, failed;
 
 	if (!path || !*path)
-		path = DEFAULTS_FILE;
+		path = install_options_file();
 	text = read_file(path, cmd, &failed);
 	if (failed || (text && split_words(text, words, &n, path, cmd) < 0)) {
 		free(text);

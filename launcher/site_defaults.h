@@ -1,5 +1,6 @@
 /* site_defaults — options set for everyone, before the command line's own: an administrator's
- * file (/etc/parastack/options, or the file PARASTACK_CONFIG names) and the environment
+ * file (SYSCONFDIR/options: /etc/parastack/options unless built otherwise, or the file
+ * PARASTACK_CONFIG names) and the environment
  * (PARASTACK_OPTIONS), for the commands that watch jobs (run, attach). The command line wins:
  * its options come later. */
 #ifndef PARASTACK_SITE_DEFAULTS_H

@@ -136,44 +136,6 @@ static const char *state_name(uint32_t state)
 	return base < sizeof(names) / sizeof(names[0]) ? names[base] : "UNKNOWN";
 }
 
-int lookup_slurm_parse_jobid(const char *text, uint32_t *id)
-{
-	char *end;
-	unsigned long v;
-
-	if (!text || !*text || *text == '-' || *text == '+')
-		return -1;
-	errno = 0;
-	v = strtoul(text, &end, 10);
-	if (errno || *end || v == 0 || v >= 0xfffffff0UL)
-		return -1;
-	*id = (uint32_t)v;
-	return 0;
-}
-
-int lookup_slurm_parse_job_step(const char *text, uint32_t *id, struct slurm_steps *steps)
-{
-	const char *dot = text ? strchr(text, '.') : NULL;
-	char job[16];
-
-	*steps = (struct slurm_steps){ .one = false };
-	if (!dot)
-		return lookup_slurm_parse_jobid(text, id);
-	if ((size_t)(dot - text) >= sizeof(job) || !dot[1] || dot[1] == '-' || dot[1] == '+')
-		return -1;
-	snprintf(job, sizeof(job), "%.*s", (int)(dot - text), text);
-
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(dot + 1, &end, 10);
-	if (errno || *end || v >= 0xfffffff0UL || lookup_slurm_parse_jobid(job, id) < 0)
-		return -1;
-	*steps = (struct slurm_steps){ .one = true, .step = (uint32_t)v };
-	return 0;
-}
-
 /* Expand a host list expression ("n[1-4]") into job->nodes. 0, or -1 when the job has more
  * nodes or longer names than the list holds (never a list cut short). */
 static int expand_nodes(const char *expr, struct slurm_job_info *job)

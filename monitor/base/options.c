@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <slurm/slurm_version.h>
 
 void cmd_error(const char *cmd, const char *fmt, ...)
 {
@@ -202,13 +201,6 @@ void option_unknown(const char *cmd, char **argv, const struct option *longopts)
 		cmd_error(cmd, "unknown option '%s'; see 'parastack %s --help'", word, cmd);
 }
 
-void print_version(const char *prog)
-{
-	printf("%s %s (built with %s, Slurm %d.%02d.%d)\n", prog, PARASTACK_VERSION, PARASTACK_MPI,
-	       SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER), SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER),
-	       SLURM_VERSION_MICRO(SLURM_VERSION_NUMBER));
-}
-
 bool wants_version(int argc, char **argv, bool stop_at_word)
 {
 	for (int i = 1; i < argc; i++) {
@@ -238,23 +230,6 @@ int option_output_path(const char *cmd, const char *opt, const char *path)
 		return -1;
 	}
 	return 0;
-}
-
-int sibling_program(const char *name, char *path, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-
-	char *slash = strrchr(self, '/');
-	int dir = slash ? (int)(slash - self) : 0;
-
-	if ((size_t)snprintf(path, len, "%.*s/%s", dir, self, name) >= len)
-		return -1;
-	return access(path, X_OK);
 }
 
 /* --report-ranks all|summary|auto. */
@@ -524,6 +499,7 @@ void monitor_launch_env(bool in_slurm)
 		 * the application's steps; a job submitted with --export=NONE passes that on to srun
 		 * (SLURM_EXPORT_ENV), whose tasks would then start with no environment at all. */
 		setenv("OMPI_MCA_plm_slurm_args", "--overlap", 1);
+		setenv("HYDRA_LAUNCHER_EXTRA_ARGS", "--overlap", 1); /* hydra's srun, the same */
 		setenv("SLURM_EXPORT_ENV", "ALL", 1);
 	}
 }

@@ -41,8 +41,6 @@ int option_on_hang(const char *cmd, const char *arg, bool *kill);
 /* A file the command will write: its directory must exist and be writable. */
 int option_output_path(const char *cmd, const char *opt, const char *path);
 
-/* The program `name` installed next to this one, in path. 0, or -1 if it is not there. */
-int sibling_program(const char *name, char *path, size_t len);
 
 void common_options_default(struct common_options *o);
 /* Apply one of the model options (--alpha, --interval, --max-interval, --set-size, --seed) by
@@ -58,8 +56,6 @@ int common_options_match_trace(const char *cmd, const struct common_options *o, 
  * that lacks its value, or an unknown one with the nearest of longopts as a suggestion. */
 void option_unknown(const char *cmd, char **argv, const struct option *longopts);
 
-/* "PROG VERSION (built with MPI LIBRARY, Slurm X.Y.Z)" on standard output. */
-void print_version(const char *prog);
 /* Is "--version" among the words before "--" (or before the first non-option word when
  * stop_at_word)? */
 bool wants_version(int argc, char **argv, bool stop_at_word);

@@ -12,6 +12,7 @@
 #include "../base/lookup_slurm.h"
 #include "../base/lookup_torque.h"
 #include "../base/exitcodes.h"
+#include "../base/install_paths.h"
 #include "jobstack.h"
 #include "outfile.h"
 #include "source.h"

@@ -42,6 +42,7 @@
 
 #include "../../monitor/base/layershims.h"
 #include "../../monitor/base/options.h"
+#include "config.h"
 #include "spank_collect.h"
 
 #pragma GCC visibility push(default)
@@ -527,8 +528,10 @@ static void layer_into_task(spank_t sp)
 	free(value);
 }
 
-/* The parastack program beside the plugin (the build tree), else two levels up in bin/ (the
- * plugin in PREFIX/lib/parastack, the program in PREFIX/bin); the layer beside the plugin. */
+/* The parastack program beside the plugin (the build tree), else in BINDIR, reached from the
+ * plugin's own directory (LIBDIR/parastack) by the path configured between the two (config.h):
+ * "../../bin" for PREFIX/lib, "../../../bin" for Debian's /usr/lib/<triplet>. The layer beside
+ * the plugin. */
 static void default_program(void)
 {
 	Dl_info self;
@@ -544,7 +547,8 @@ static void default_program(void)
 	snprintf(site.parastack, sizeof(site.parastack), "%.*s/parastack", PATH_MAX - 16, dir);
 	if (access(site.parastack, X_OK) == 0)
 		return;
-	snprintf(site.parastack, sizeof(site.parastack), "%.*s/../../bin/parastack", PATH_MAX - 32, dir);
+	snprintf(site.parastack, sizeof(site.parastack), "%.*s/%s/parastack", PATH_MAX - 64, dir,
+		 PARASTACK_BIN_FROM_LAYER);
 }
 
 #pragma GCC visibility push(default)

@@ -70,13 +70,18 @@ prun_later busywait PS_FAULT=spin PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- busyw
 prun_later deadlock PS_FAULT=deadlock PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 # Two MPI runs at once in a watched script (concurrent steps; one run's last rank exiting as the
 # next starts): never an error; the watch looks again until one run remains. Run A (ranks 0 and
-# 1, 4 s) is watched first; runs B and C (ranks 0 and 1 each, 10 s) start under it, so the next
+# 1) is watched first: it ends (by its own PIDs) once parastack says it watches it, however long
+# the monitor took to start; runs B and C (ranks 0 and 1 each, 10 s) start then, so the next
 # look finds ranks claimed twice; the last run, D, hangs and is reported.
 cat >"$TMP/tworuns.sh" <<EOF
 #!/bin/sh
-ranks() { for r in 0 1; do OMPI_COMM_WORLD_RANK=\$r OMPI_COMM_WORLD_SIZE=2 sleep "\$1" & done; }
-ranks 4
-sleep 1.5
+ranks() { for r in 0 1; do OMPI_COMM_WORLD_RANK=\$r OMPI_COMM_WORLD_SIZE=2 sleep "\$1" & A="\$A \$!"; done; }
+A=""
+ranks 120
+deadline=\$((\$(date +%s) + 120))
+until grep -q "^parastack: watching 2 ranks" "$TMP/tworuns.later.err" || [ \$(date +%s) -ge \$deadline ]; do sleep 0.1; done
+sleep 1
+kill \$A
 ranks 10
 ranks 10
 wait

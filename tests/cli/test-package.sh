@@ -1,0 +1,73 @@
+# The Debian packages (issue 55): `dpkg-buildpackage -b -us -uc` in a copy of the sources builds
+# parastack and, split, parastack-slurm-plugin; lintian at its default level finds no error and
+# no warning; `apt-get install ./parastack_*.deb` installs them on this machine, and the
+# installed /usr/bin/parastack runs the demo's job and finds its hang, with the layer from
+# /usr/lib/<triplet>/parastack in every rank. The packages are removed again at the end (only
+# those this test installed: it does nothing where a parastack package was already installed).
+. "$(dirname "$0")/lib.sh"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+STENCIL=$(cd "$BUILD" && pwd)/tests/apps/stencil
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "the Debian packages (installing them needs root)"
+	finish
+	exit
+fi
+if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null || ! command -v lintian >/dev/null; then
+	fail "dpkg-buildpackage, debhelper or lintian is not installed (scripts/install-deps --test)"
+	finish
+	exit 1
+fi
+if dpkg-query -W -f='${Status}' parastack 2>/dev/null | grep -q " installed"; then
+	skip "the Debian packages (a parastack package is installed here already; it is left alone)"
+	finish
+	exit
+fi
+INSTALLED=""
+remove_ours() {
+	[ -n "$INSTALLED" ] && dpkg -r $INSTALLED >/dev/null 2>&1
+	INSTALLED=""
+}
+trap 'remove_ours; stop_started; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+
+# The sources as a clone has them: tracked files and new ones not ignored (no build tree).
+SRC=$TMP/deb/parastack-0.1.0
+mkdir -p "$SRC"
+if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+	(cd "$ROOT" && git ls-files --cached --others --exclude-standard -z | xargs -0 tar cf - --no-recursion) |
+		(cd "$SRC" && tar xf -)
+else
+	(cd "$ROOT" && tar cf - --exclude=./build --exclude='./build*' .) | (cd "$SRC" && tar xf -)
+fi
+RUN_TIMEOUT=1200 run sh -c "cd '$SRC' && DEB_BUILD_OPTIONS=parallel=2 dpkg-buildpackage -b -us -uc"
+expect_status "dpkg-buildpackage -b -us -uc" 0
+[ "$RC" -eq 0 ] || printf '%s\n' "$ERR" | tail -n 20 >&2
+DEB=$(ls "$TMP"/deb/parastack_*_*.deb 2>/dev/null | head -n 1)
+PLUGIN=$(ls "$TMP"/deb/parastack-slurm-plugin_*_*.deb 2>/dev/null | head -n 1)
+if [ -n "$DEB" ] && [ -n "$PLUGIN" ]; then ok; else fail "no packages built: $(ls "$TMP/deb")"; fi
+if dpkg -c "$PLUGIN" 2>/dev/null | grep -q 'parastack/spank_parastack\.so$' &&
+	! dpkg -c "$DEB" | grep -q spank_parastack; then ok; else fail "the SPANK plugin is not in its own package"; fi
+
+RUN_TIMEOUT=600 run lintian "$TMP"/deb/parastack_*.changes
+tags=$(printf '%s\n' "$OUT" | grep -E '^[EW]: ')
+if [ "$RC" -eq 0 ] && [ -z "$tags" ]; then ok; else fail "lintian: exit $RC: $tags $ERR"; fi
+
+RUN_TIMEOUT=600 run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$DEB" "$PLUGIN"
+expect_status "apt-get install ./parastack_*.deb ./parastack-slurm-plugin_*.deb" 0
+INSTALLED="parastack-slurm-plugin parastack"
+run /usr/bin/parastack --version
+expect_grep "installed: the layer's place" "recording layer: */usr/lib/[a-z0-9_-]*/parastack$" "$OUT"
+if dpkg -L parastack-slurm-plugin | grep -q '/usr/lib/[a-z0-9_-]*/parastack/spank_parastack\.so$'; then ok; else fail "the plugin package does not hold the plugin"; fi
+
+# The demo's job under the installed program.
+PARASTACK=/usr/bin/parastack psrun demo 240 PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=8 -- --confirm 5 \
+	-- mpirun --oversubscribe -np 4 "$STENCIL"
+expect_status "the installed parastack found the hang and ended the job" 86
+jreport "the hung rank named" '.faulty_ranks == [2]'
+jreport "the packaged layer in every rank" '[.ranks[].recording_layer] == [true, true, true, true]'
+
+run dpkg -r parastack-slurm-plugin parastack
+expect_status "dpkg -r: the packages removed" 0
+INSTALLED=""
+if [ ! -e /usr/bin/parastack ]; then ok; else fail "/usr/bin/parastack is left after dpkg -r"; fi
+finish
