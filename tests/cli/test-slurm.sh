@@ -85,7 +85,8 @@ submit() {
 
 # The two hangs run side by side (2 of each node's 4 CPUs each).
 submit spin PS_FAULT=spin PS_FAULT_RANK=5 PS_FAULT_AFTER=15 -- solve.sh first "second arg"
-submit deadlock PS_FAULT=deadlock PS_FAULT_RANK=6 PS_FAULT_AFTER=15 -- --report=deadlock.json solve.sh
+# sbatch's options on the command line after parastack's, as the README writes them.
+submit deadlock PS_FAULT=deadlock PS_FAULT_RANK=6 PS_FAULT_AFTER=15 -- --report=deadlock.json -N 4 --ntasks-per-node=2 --time=10:00 solve.sh
 
 # --- a computation hang on n3 ---------------------------------------------------------------
 wait_job_end spin "$JOB_spin" 300 "$SUBMIT/slurm-$JOB_spin.out"
