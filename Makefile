@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # parastack — GNU Make build.
 #   make                  build parastack, parastack-monitor, parastack-sbatch, parastack-qsub,
 #                         the Slurm SPANK plugin (spank_parastack.so)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # culprits.sh — culprit accuracy of communication hangs (issue 26). Four applications written
 # as users write them — a Fortran halo exchange (MPI_IRECV/MPI_ISEND/MPI_WAITALL, an
 # MPI_ALLREDUCE every 10 iterations: tests/apps/halo.f90), an iterative solver (MPI_Sendrecv

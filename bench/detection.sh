@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # detection.sh — the detection campaign, with the paper's definitions: runs with a fault injected
 # at a random time on a random rank, watched by `parastack run` at its defaults (the 60 s
 # confirmation window included); hang accuracy

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # field.sh — the field trial (issue 53): real codes nobody here wrote, from Debian's packages and
 # unmodified — LAMMPS (lmp, C++: bench/in.lj), Quantum ESPRESSO (pw.x, Fortran modules: a Si MD
 # run), CP2K (cp2k, Fortran modules: two waters, Born-Oppenheimer MD), HPCC (hpcc, C: HPL,

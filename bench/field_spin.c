@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* field_spin — make a running rank spin in its own code, from outside: the field trial's
  * computation fault for programs nobody here wrote (bench/field.sh). It stops the process's
  * main thread (PTRACE_SEIZE + PTRACE_INTERRUPT), and if the thread is at an instruction of one

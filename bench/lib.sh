@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # lib.sh — what the benchmark scripts share: where things are, the machine's description for
 # the results' headers, seeded random numbers, summary statistics (awk), and background runs
 # recorded by PID and stopped by PID. Sourced by bench/*.sh; BUILD is the build directory.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # livesinmpi.sh — hangs in jobs that live in MPI (issue 24): the stencil with little compute per
 # iteration (PS_WORK, default 0.005: its ranks wait in MPI over 90 % of the time) at 8 and 16
 # ranks on this machine's cores (4x and 8x oversubscribed), watched by `parastack run` at its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # memory.sh — the monitor's memory as the job grows: one node, N ranks of tests/mpi_states (rank
 # 0 computes forever, the others wait in MPI: a hang from the first second) under `parastack run
 # --on-hang=kill`; the report's sampling.leader_peak_rss_kb is the leader's peak resident set

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* model_eval — the model and the confirmation window over synthetic job traces
  * (tests/lib/tracegen): hours of healthy short-phase (~1.3 s period) and long-phase (~20 s
  * period: 12 s computing, 7 s all in MPI) jobs, and hangs at several times into a job. For each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # overhead.sh — application slowdown under parastack: fixed-work runs with and without it, in
 # alternating pairs (clean, watched) so drifts of the machine hit both alike; the ratio of each
 # pair, and the median ratio per setting: I = 100 ms and 400 ms held fixed (as the paper's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # record.sh — the recording layer (libparastack-mpi.so): what it costs while the job is healthy,
 # and what it adds at a hang. (1) ns added per MPI call: bench/record_micro (2 ranks,
 # MPI_Irecv + MPI_Isend + MPI_Waitall of 8 bytes; MPI_Allreduce of 8 bytes) with and without the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* record_micro — what an MPI call costs, for the recording layer's overhead (bench/record.sh):
  * two ranks; N rounds of MPI_Irecv + MPI_Isend + MPI_Waitall of 8 bytes between them, then N
  * MPI_Allreduce of 8 bytes. Prints "p2p_ns X" (per round: three calls) and "allreduce_ns Y"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # run.sh — `make bench`: every measurement in turn, each writing its tables (and plots) to
 # bench/results/, then the index results/README.md with the date and the machine. BENCH=quick
 # (default, about 45 minutes on 2 cores) or BENCH=full (the longer campaign: more runs, pairs,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # sample-cost-ab.sh BEFORE AFTER — the parastack rows of bench/sample_cost for two builds,
 # alternating (before, after, before, ...) SAMPLE_COST_AB_RUNS times each (default 3), and a
 # table of the medians over the runs with the ratio after/before. The one-target rows pool their

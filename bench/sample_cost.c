@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sample_cost — how long a sampled thread is stopped, from PTRACE_INTERRUPT to PTRACE_DETACH
  * returning, for targets with 1 and 4 threads and about 10 and 40 frames; beside it, in the
  * same run, the paper prototype's way (a new libunwind address space per sample, word-by-word

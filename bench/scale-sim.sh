@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # scale-sim.sh — one simulated large job watched by real monitors (issue 39): M monitor
 # processes of the installed monitor's code under `mpirun --oversubscribe`, real MPI messages
 # between them, only the ranks synthetic (tests/sim/source_sim.c: scripted stacks, progress

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # scale.sh — what a sample costs as the job grows, on the Slurm test cluster with 8 nodes
 # (tests/cluster/slurm-cluster.sh: munged, slurmctld, 8 slurmd "nodes" on this machine, started
 # here and stopped at the end). Each job runs the phases application (fixed wall time, whatever

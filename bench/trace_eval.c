@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* trace_eval — trace-driven evaluation of hang detectors over recorded traces: ParaStack's model
  * (replayed as the live monitor samples, over many seeds) and fixed-timeout detectors in the
  * paper's Table 1 style (sample every I ms, hang after K consecutive samples with S <= 0).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # traces.sh — trace-driven estimates: dense S(t) traces recorded with `parastack run --trace`
 # (sampled every ~50 ms, the model silenced with alpha 1e-300 so nothing interrupts the record)
 # from healthy runs and from runs with an injected hang, then replayed (bench/trace_eval) over

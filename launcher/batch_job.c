@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* batch_job — the command line and job script of the batch front ends. The user's script is
  * carried inside the job script (a quoted here-document), so the job runs what was submitted
  * even if the file changes later, as sbatch and qsub themselves do. */

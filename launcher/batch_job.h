@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* batch_job — what the batch front ends (parastack-sbatch, parastack-qsub) share: splitting
  * their command line into parastack's options and the scheduler's, reading the user's job
  * script, and writing the job script that runs it unchanged under `parastack run --batch`. */

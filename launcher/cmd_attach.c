@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_attach — `parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID)`:
  * watch a job that is already running, under any launcher. The monitors run as an MPI job of
  * their own (monitors.h); a PID file whose ranks run in a Slurm job uses that job's allocation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_plot — `parastack plot`: a recorded trace as a picture, like the paper's Figure 3: the
  * samples S with the suspicion threshold the model used at each moment, the suspicions, the
  * verdict and the checks after it, and below them the sampling interval with its doublings.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_replay — `parastack replay`: evaluate the detection model offline on a recorded trace,
  * sampling it the way the live monitor would. */
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_run — `parastack run [options] -- LAUNCHER ARGS...`: run an MPI job under watch. Starts
  * the launcher, and beside it the monitors as an MPI job of their own: one on this machine
  * (`mpirun -np 1 parastack-monitor`), or, inside a Torque job, one per host of $PBS_NODEFILE

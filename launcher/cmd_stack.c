@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cmd_stack — `parastack stack`: one-shot, MPI-aware stacks of running processes, like pstack:
  * each PID's MPI rank, IN_MPI/OUT_MPI state, and every thread's frames with file:line. */
 #include <errno.h>

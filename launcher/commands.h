@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* commands — the subcommands of the `parastack` command. */
 #ifndef PARASTACK_COMMANDS_H
 #define PARASTACK_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* job_pattern — see job_pattern.h. */
 #include "job_pattern.h"
 

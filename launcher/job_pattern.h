@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* job_pattern — the file name patterns sbatch's -o takes, for --report and --trace inside a
  * batch job, so each task of a job array writes its own: %j the job id, %A the array's job id,
  * %a the task's index, %x the job name, %u the user, %% a percent sign; from Slurm's variables,

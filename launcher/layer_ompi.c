@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layer_ompi — the recording layer into an Open MPI launch line (mpirun, mpiexec, orterun):
  * which of Open MPI's two ways of passing variables the line uses, and the layer through it.
  * Open MPI 4.1's rules, as mpirun applies them (tested in tests/cli/test-launch.sh): `-x`

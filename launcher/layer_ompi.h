@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layer_ompi — the recording layer into an Open MPI launch line (layer_ompi.c; the contract is
  * layer_place.h's). Internal to launcher/. */
 #ifndef PARASTACK_LAYER_OMPI_H

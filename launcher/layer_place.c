@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layer_place — the recording layer into a launch line's ranks (see layer_place.h for the
  * contract): which launcher the line runs, and the placement for it - Open MPI's in
  * layer_ompi.c, MPICH's hydra, srun, and the shims for job scripts here - with the helpers they

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layer_place — how the recording layer (libparastack-mpi.so) reaches the ranks of a launch
  * line, and only the ranks: never the launcher or its daemons.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layer_placement — the recording layer's placement in a launch line, as layer_place() returns
  * it (the contract is layer_place.h's) and as the placements of each launcher (layer_ompi.c,
  * layer_util.c) build it. A type only. Internal to launcher/. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layer_util — what the launch-line placements of the recording layer share (layer_util.h):
  * strings kept with a placement, small files read without blocking, programs found in PATH,
  * options recognised, the private directory, and the new line adopted. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layer_util — what the launch-line placements of the recording layer share (layer_place.c,
  * layer_ompi.c): strings kept with a placement, small files read without blocking, programs
  * found in PATH, and the new line adopted (layer_util.c). Internal to launcher/. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* monitors — parastack-monitor as an MPI job over a running job's nodes (monitors.h). */
 #include "monitors.h"
 

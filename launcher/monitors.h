@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* monitors — starting parastack-monitor as an MPI job of its own over a running job's nodes,
  * for `attach` (to watch) and `stack` (one look): one monitor on this machine, one per host of
  * a PID file, or one per node of a Slurm job's allocation, where mpirun, told the allocation

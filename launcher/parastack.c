@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parastack — the user's command: dispatches to subcommands (replay, and more as they land). */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* site_defaults — see site_defaults.h. Words are separated by white space; "#" starts a comment
  * to the end of its line in the file. No quoting: option values with spaces do not belong in
  * site defaults. */

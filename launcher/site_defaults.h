@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* site_defaults — options set for everyone, before the command line's own: an administrator's
  * file (SYSCONFDIR/options: /etc/parastack/options unless built otherwise, or the file
  * PARASTACK_CONFIG names) and the environment

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parastack-task-prolog — Slurm's task prolog for srun lines under parastack (layer_place.c
  * sets SLURM_TASK_PROLOG to it): slurmstepd runs it in each task's environment just before the
  * task starts, and reads "export NAME=value" from its output. It preloads the recording layer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* channels — the layer's point-to-point counters (record_format.h's psrec_chan): per envelope
  * (communicator id, peer's world rank, tag), the sends this rank posted and the receives it
  * posted and completed. They let the monitor tell a receive whose message was sent from one

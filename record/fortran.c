@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fortran — the Fortran side of the recording layer (Open MPI only; the generated twins in
  * build/gen/record_wrappers.c use it): how a twin finds the library's own entry point,
  * how Fortran request arrays are read, and MPI_Init/MPI_Finalize in every symbol form (their

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """gen_wrappers.py API OUT_DIR — the recording layer's regular part, from record/mpi.api.
 
 Writes OUT_DIR/psrec_funcs.h (every recorded function: its enum name, its MPI name and its

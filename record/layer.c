@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layer — the recording layer's record (record_format.h) and the parts of it that are not
  * requests or counters: this thread's call slot, the kinds of calls, the communicators (an id
  * the same in every member, the members, the collective count and history), the call in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layer — what the recording layer's files share (private to record/; the monitor reads only
  * record_format.h). The layer is libparastack-mpi.so: PMPI wrappers that note, in memory the
  * monitor copies (record_format.h), the MPI call each thread is in, each communicator's members

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* record_format — the memory layout libparastack-mpi.so keeps in each rank and the monitor copies
  * with process_vm_readv at hang time (found through the library's ELF symbol PSREC_SYMBOL). Plain
  * fixed-size arrays: no pointers, nothing the monitor must chase. Writers never lock: each slot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* requests — the live nonblocking and persistent requests (record_format.h's psrec_req) and
  * the calls that complete them: the Wait family (a call to wait in, with the slots it waits on),
  * the Test family (polls: only completions noted), MPI_Start, MPI_Startall, MPI_Request_free.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* start — the layer's start and end: MPI_Init and MPI_Init_thread start recording only when the
  * job's MPI library is the one the layer was built for (same family and major version: the
  * handles' layout is what the wrappers rely on); MPI_Finalize marks the record finalized and

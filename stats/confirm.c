@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* confirm — the confirmation window as a small state machine.
  *
  * WATCHING: a hang verdict of either model opens a window (SUSPECTED); when both give one at

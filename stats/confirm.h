@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* confirm — the second of the three steps after the model (design.md §4): suspect, confirm,
  * act. A suspicion of either model (S's, detector.h; the stall model, stall.h), or - for a
  * hang that began before a model could judge it - half a confirmation window in which no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* decide — the models, the basis rule and the confirmation, one sample at a time.
  *
  * Which model speaks is a rule, not a race: the stall model covers what the model of S cannot

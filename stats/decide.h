@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* decide — one sample through the hang pipeline's decision (design.md §4), pure: both models
  * (the model of S, detector.h; the stall model, stall.h), the rule of which of them may speak,
  * and the confirmation window (confirm.h), with the models' dismissal when the job moves. The

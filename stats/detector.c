@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* detector — the model of design.md §3.
  *
  * Randomness is checked on every window of DETECTOR_WINDOW samples for the whole run, not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* detector — ParaStack's hang-detection model (design.md §3): the histogram of samples S, the
  * tolerance ladder, the geometric suspicion test at confidence 1 - alpha, and the interval
  * control that keeps checking the sampling's randomness for the whole run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ladder — p_m is where 5/p (falling) meets 3.8416 p(1-p)/e² (rising on (0, 0.5]), found by
  * bisection; that crossing is the minimum of f on (0, 0.5]. */
 #include "ladder.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ladder — the tolerance ladder of ParaStack's robust model (design.md §3, paper §3.2): for each
  * tolerance error e, the suspicion probability p_m that needs the fewest samples n_m to be
  * estimated within ±e at 95 % confidence, derived from f(p), never typed in. */

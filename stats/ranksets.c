@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ranksets — drawing by a partial Fisher–Yates shuffle, so the 2C ranks are distinct and
  * every subset is equally likely. */
 #include "ranksets.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ranksets — the two disjoint random sets of C ranks that the sampler alternates between
  * (design.md §3): with one faulty rank OUT_MPI in the watched set, S would never drop to the
  * suspicion threshold, but the faulty rank cannot be in both sets. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* replay — the live sampling loop with the clock replaced by a source's timeline. */
 #include "replay.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* replay — run the detector over a recorded or synthetic S(t) exactly as the live sampler
  * would: the next sample is the first point at or after the previous sample's time plus the
  * detector's randomized step, so interval doubling behaves as it does live. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rng — xoshiro256** (Blackman & Vigna), seeded through splitmix64 so that any 64-bit seed,
  * including 0, gives a well-mixed state. */
 #include "rng.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* rng — the one seedable random generator behind every random choice parastack makes
  * (sampling steps, rank sets), so tests and replays repeat exactly. xoshiro256** seeded
  * through splitmix64. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* runs_test — exact small-sample distribution of the number of runs (Swed & Eisenhart 1943)
  * for N0, N1 <= 20, the normal approximation above, and the coding of a sample window. */
 #include "runs_test.h"

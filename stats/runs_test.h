@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* runs_test — the Wald–Wolfowitz runs test for randomness of a sample sequence, as ParaStack
  * uses it to decide whether the sampling interval is long enough (design.md §3). */
 #ifndef PARASTACK_RUNS_TEST_H

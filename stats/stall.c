@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stall — the quiet-run model of stall.h. */
 #include "stall.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stall — the second detector (design.md §4, "Two detectors feed the suspicion"): the model of
  * how long the sampled ranks go without moving, learned from the job's own healthy history.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* stats — parastack's detection model: pure C, no MPI, no ptrace. The one header the monitor
  * and the launcher include. */
 #ifndef PARASTACK_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* threshold — level selection on the discrete empirical CDF. */
 #include "threshold.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* threshold — choosing what counts as a suspicion from the empirical CDF of S (paper §3.2):
  * for each tolerance level the candidate thresholds t1 (largest with F_n < p_m) and t2
  * (smallest with F_n >= p_m), the one needing the smaller sample size, usable when that size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timeline — the detector replayed over every point of a trace, one row per sample. */
 #include "timeline.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* timeline — what the model thought at every sample of a recorded trace: the trace's samples
  * fed to the detector in order, exactly as the live monitor fed them (the detector's state
  * depends only on the samples, not on its random steps), with the checks the monitor recorded

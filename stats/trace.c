@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* trace — parsing and writing "t_ms S C" sample traces, strictly: a replay of a damaged file
  * must fail loudly on the line at fault rather than evaluate garbage. */
 #include "trace.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* trace — the sample trace format shared by the monitor's --trace, `parastack replay` and
  * `parastack plot`: one sample per line, "t_ms S C [PROGRESS]" (time in ms, OUT_MPI count, set
  * size, and what each sampled rank's progress comparison said: one letter per rank of the set,

@@ -54,3 +54,4 @@ for step in range(steps):
         checkpoint(step)
 if rank == 0:
     print("heat.py: %d steps, residual %g" % (steps, residual))
+# SPDX-License-Identifier: BSD-3-Clause

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* clock — the monotonic clock in milliseconds (intervals, deadlines), the wall clock in
  * seconds (what reports and traces show), and a sleep that takes milliseconds. */
 #ifndef PARASTACK_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* exitcodes — how parastack-monitor ends, for the launcher that started it. */
 #ifndef PARASTACK_EXITCODES_H
 #define PARASTACK_EXITCODES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* install_paths — see install_paths.h. */
 #include "install_paths.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* install_paths — where an installed parastack finds its parts at run time, from what the build
  * was configured with (the Makefile's BINDIR, LIBDIR, SYSCONFDIR, MPIRUN, SLURM; build/gen/
  * config.h): the recording layer and task prolog (LIBDIR/parastack), the site's default options

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layershims — the shims' directory, made and removed, and the files a shim looks into
  * (layershims.h). */
 #include "layershims.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* layershims — what placing the recording layer in a job script shares between parastack's
  * launchers (launcher/layer_place.c: `parastack run` of a script, parastack-sbatch) and the
  * SPANK plugin (sched/slurm/: the batch step of a job submitted with --parastack): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* log — parastack's lines in the job's output (log.h). */
 #include "log.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* log — parastack's own lines in the job's output ("parastack: ..."), from any floor of the
  * monitor. Only the leading monitor speaks, so a job of a thousand nodes prints each line once;
  * lines of information (what is watched, status, the summary) are left out under --quiet.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lookup_slurm — libslurm calls: slurm_load_job, slurm_get_job_steps, slurm_job_step_get_pids,
  * slurm_kill_job. libslurm finds the cluster the way Slurm's own commands do (SLURM_CONF or
  * the installed slurm.conf). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lookup_slurm — what parastack needs from Slurm, through libslurm: a job's state and nodes, the
  * PIDs of its steps' tasks on one node (so ranks started by mpirun's daemons or by srun are
  * found without looking at anything else on the node), and cancelling it. Every function puts a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lookup_slurm_none — the Slurm lookups of a parastack built without libslurm (make SLURM=no):
  * each answers with one line saying so, so `attach --slurm-job` or a run inside an allocation
  * fails plainly instead of the build failing for want of Slurm's headers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lookup_torque — a Torque job seen through its environment, its node file and qdel. */
 #include "lookup_torque.h"
 

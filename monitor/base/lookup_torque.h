@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* lookup_torque — what parastack needs from Torque/PBS: the job it runs in, from the variables
  * Torque gives a job (PBS_JOBID, PBS_NODEFILE with one line per slot, PBS_NUM_NODES,
  * PBS_NUM_PPN, PBS_O_WORKDIR), a host file with each node once (so mpirun starts one monitor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* options — strict number parsing: the whole argument must be a finite number in range,
  * so "--alpha 0.0O1" or "--interval -5" fail with a message instead of meaning something. */
 #include "options.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* options — parsing and validating the options every parastack command shares (--alpha,
  * --interval, --set-size, --seed, ...), with one-line errors that say what was wrong. */
 #ifndef PARASTACK_OPTIONS_H

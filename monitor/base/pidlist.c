@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pidlist — parsing and checking the PIDs a user names. */
 #include "pidlist.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pidlist — the ranks of a job named by the user, for `parastack attach --pids LIST` and
  * `--pids-file FILE`, parsed: a comma-separated PID list in rank order; a file of lines
  * "host pid [rank]", '#' comments and blank lines allowed. Text only: nothing here looks at a

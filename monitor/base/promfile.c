@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* promfile — parastack's counters in node_exporter's textfile format (see promfile.h). */
 #include "promfile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* promfile — parastack's counters in node_exporter's textfile format (parastack.prom): the one
  * list of series, read back from a file's text (bounded: the file may be anyone's) and written
  * out. What the monitor's site.c and the SPANK plugin share; neither locks nor writes here. */

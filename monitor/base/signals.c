@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* signals — see signals.h. */
 #include "signals.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* signals — the terminating signals (INT, TERM, HUP) that every long-running parastack program
  * handles itself: installing a handler also undoes the "ignored" SIGINT a shell gives its
  * background jobs, which would otherwise make such a program impossible to stop politely. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* slurm_ids — Slurm's job and step ids as users write them ("1234", "1234.0"): parsing only, no
  * libslurm, so a parastack built without Slurm (make SLURM=no) still reads them and says what it
  * cannot do with them. The lookups themselves are lookup_slurm.c (or lookup_slurm_none.c). */

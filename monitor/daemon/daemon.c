@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parastack-monitor — the per-node monitor, an MPI program with one rank per node (design.md
  * §2). This file is its life: the options, the start (MPI, the leader, the trace), the rounds
  * (watch.c: one MPI run of the job each), the one-look --stack mode, and the end (the summary,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gather — every rank of the job, at hang time: each monitor captures its own ranks
  * (source.h), reduces them to classes (hang/snapclass.h: ranks that look the same travel once,
  * with their rank set), asks its children in the monitors' tree (job/tree.h) for theirs, merges

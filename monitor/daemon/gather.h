@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gather — every rank of the job as JSON (gather.c). */
 #ifndef PARASTACK_GATHER_H
 #define PARASTACK_GATHER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* jobstack — a whole job's stacks, gathered to monitor 0 (jobstack.h). Each monitor renders its
  * own ranks (pstack.c: text is rendered where the ranks run, so nothing of their files is needed
  * elsewhere) and sends the JSON array of items; monitor 0 sorts them by rank and prints. */

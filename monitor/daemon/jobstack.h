@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* jobstack — `parastack stack` for a whole job: every monitor looks at its node's ranks once
  * (symbolizing where the executables are), monitor 0 gathers what they saw and prints it in rank
  * order, as text, JSON or one merged tree. The monitors' one-shot mode (--stack FORMAT). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* monitor — the per-node monitor's shared state (struct monitor). parastack-monitor is a
  * pipeline; a sample passes through, in order:
  *   daemon.c  its life: options, start, signals, the rounds, the end (main)

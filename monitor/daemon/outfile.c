@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* outfile — safe creation of the user's output files (see outfile.h). */
 #include "outfile.h"
 #include "../sample/safe/trustedpath.h"

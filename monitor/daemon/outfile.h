@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* outfile — the files parastack writes for its user (the JSON report, the trace): never written
  * through a symbolic link or into something that is not a regular file, and a report replaced
  * whole (a unique temporary file beside it, then rename), so a reader never sees half of one

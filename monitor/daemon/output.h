@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* output — the output of a watch: parastack's lines in the job's output (say, status lines), the
  * report written (JSON and text), the model and cost as the report has them, and the core files
  * of the culprits. */

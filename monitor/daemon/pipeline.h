@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pipeline — the hang pipeline after each sample (design.md §4): suspect (one line now), confirm
  * (the window: progress evidence, stats/confirm.c), act (snapshots of every rank, the faulty
  * ones, the report and the action). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* site — what a watch leaves for the site that runs parastack, besides the user's own output:
  * a copy of every report in the administrator's directory (--report-dir, named after the job),
  * counters for the site's monitoring in a node_exporter textfile (--metrics-dir), and one line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* site — the administrator's copy of the report, the node's metrics textfile and the Slurm
  * job's AdminComment (see site.c). Touches struct monitor's site_* counters only. */
 #ifndef PARASTACK_SITE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* source — how this monitor reaches its ranks, as a whole: the job's half (job.h's struct
  * job_source: discover, open, sample, close) and a rank captured for the report. One source is
  * linked into each build of the monitor: source_ptrace.c into parastack-monitor (ptrace,

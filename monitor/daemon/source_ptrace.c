@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* source_ptrace — the installed monitor's ranks (source.h): real processes, reached through
  * ptrace (job.c's job_source_ptrace), captured with their frames symbolized and their record
  * read from their memory. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* watch — the watch loop: the leader's randomized tick, one sampling round of a rank set (asking
  * the monitors that host its ranks), the followers' replies, the model set up per round, and one
  * round from discovery to the end of the job. */

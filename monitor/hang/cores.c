@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cores — gdb's gcore, one rank at a time, each with a deadline, into a file created first as
  * the job's owner (ownedfile.h) and handed to gdb as an open descriptor: gdb (perhaps root)
  * never opens a path in a directory the job can change, and the core, which holds the rank's

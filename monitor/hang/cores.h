@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* cores — evidence kept before a hung job is ended (--core-dir): a core file of chosen ranks,
  * written by gdb's gcore while the rank still exists, named by rank, host and PID. */
 #ifndef PARASTACK_CORES_H

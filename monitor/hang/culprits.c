@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* culprits — whom the report names, and on what evidence: the one list faulty_ranks is made of
  * (design.md §7, "faulty_ranks is exactly what the diagnosis names"). In order:
  *   - a computation hang's faulty ranks: out of MPI, frozen or dead in every snapshot (certain);

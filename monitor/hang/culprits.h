@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* culprits — whom a hang report names and on what evidence (culprits.c): the one list the
  * report's faulty_ranks is made of. */
 #ifndef PARASTACK_CULPRITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpirecord — reading a rank's psrec_area (record/record_format.h) into the report's JSON. */
 #include "mpirecord.h"
 

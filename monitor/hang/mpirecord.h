@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* mpirecord — what the recording layer (record/, libparastack-mpi.so) says a rank is doing in
  * MPI: the call each thread is in (peer, tag, communicator, collective number, call site), its
  * communicators and its live nonblocking requests. Copied from the rank with process_vm_readv,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ranges — "0-2,4-7" (see ranges.h). */
 #include "ranges.h"
 

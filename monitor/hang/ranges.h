@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ranges — rank sets as users read them, "0-2,4-7": what the report, the wait-for analysis and
  * the records' member lists share (below all three, so none includes another for it). */
 #ifndef PARASTACK_RANGES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* record_check — a rank's record checked before it is read (see record_check.h). */
 #include "record_check.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* record_check — a rank's record (record/record_format.h) is its own to write: a hostile or
  * corrupt rank can put anything there. Before the report reads it, the record is checked against
  * its own fixed sizes and against the job: every index within its array, every rank (member,

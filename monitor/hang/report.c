@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report — diagnosis on snapshots. */
 #include "report.h"
 #include "mpirecord.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report — from snapshots of every rank (JSON objects made by capture.c) to the hang report
  * (design.md §4): the transient-slowdown test, the faulty ranks, stack groups as compact rank
  * ranges (like STAT's equivalence classes), the diagnosis, the JSON report and its text form.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report_stacks — `parastack stack`'s items printed (report_stacks.h): the same tree the hang
  * report draws, so a user reads one picture in both. */
 #include "report_stacks.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report_stacks — what `parastack stack` prints of the items sample/print/pstack.c made, for
  * processes of this machine or a whole job: their texts one after the other, one JSON array,
  * or (sorted by rank) their call paths merged into one tree with rank ranges, as STAT draws it

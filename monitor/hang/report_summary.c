@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report_summary — the JSON report cut to what a reader needs (report_summary.h). */
 #include "report_summary.h"
 

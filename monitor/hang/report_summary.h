@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report_summary — the JSON report of a large job kept to what a reader needs (issue 39): every
  * faulty rank and the first rank of each stack group in full (frames, record), the others only
  * in the groups, the tree and the diagnosis, as rank ranges; the wait-for analysis's per-rank

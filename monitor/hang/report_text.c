@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report_text — the hang report as the job's output shows it (report_print): the headline,
  * the faulty ranks, the stack groups and tree, the layer's coverage, the diagnosis, the faulty
  * ranks' frames, the model, the three steps, the next step and the action. From the JSON report

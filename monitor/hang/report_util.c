@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report_util — the small readers report.c, report_text.c and culprits.c share (report_util.h). */
 #include "report_util.h"
 

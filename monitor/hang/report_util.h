@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* report_util — small readers of the report's JSON shared by report.c and report_text.c
  * (private to monitor/hang/). */
 #ifndef PARASTACK_REPORT_UTIL_H

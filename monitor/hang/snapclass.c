@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* snapclass — a snapshot in classes (snapclass.h). */
 #include "snapclass.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* snapclass — a snapshot of the job in classes, as STAT reduces stack traces: ranks whose
  * captures say the same (every field but rank, host and pid; the record's world_rank left out
  * and its thread ids taken relative to the pid) are one class, carried once with its rank set.

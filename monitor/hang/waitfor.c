@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* waitfor — the wait-for analysis over the ranks' records (see waitfor.h). */
 #include "waitfor.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* waitfor — the root cause of a communication hang from the recording layer's records (the
  * "record" of each rank in a snapshot, mpirecord.h), at hang time only: who waits for whom (the
  * wait-for graph), deadlock cycles, collectives that some ranks have not entered, collective

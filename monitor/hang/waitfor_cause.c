@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* waitfor_cause — from the wait-for graph to the culprits. The graph's edges are proven waits
  * only (waitfor_match.c for point to point, the collective numbers for collectives), so the
  * ranks every waiting rank ends up waiting on are the sink components of the graph: a rank

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* waitfor_graph — the nodes of the wait-for graph and the readers of the records (see
  * waitfor_graph.h). */
 #include "waitfor_graph.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* waitfor_graph — the wait-for analysis's view of the job (private to monitor/hang/): one node
  * per rank with its record and the call it waits in, and the readers of the records' JSON that
  * waitfor.c's rules share (communicators, histories, what a rank is doing). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* waitfor_match — which point-to-point waits are really blocked, from the layer's counters
  * (record/channels.c: per envelope, the sends each rank posted and the receives it posted and
  * completed). A receive blocks on its source only if the sends that source posted to it with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* waitfor_order — the rank out of step in a cycle through collectives. Every rank of an SPMD
  * code calls the same collectives in the same order on each communicator. When ranks wait in
  * collective A for ranks that are in collective B, and B waits for them, each rank's counts say

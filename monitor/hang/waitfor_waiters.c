@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* waitfor_waiters — the wait-for graph read backwards (waitfor_graph.h's struct waiters): who
  * waits on each rank, so that the waiters of every sink are found through its members, not by a
  * pass over the job per sink; a collective's waiters are taken once per hub. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm — MPI-1 only: Send/Irecv/Test, Allreduce, Allgather(v). */
 #include "comm.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* comm — how monitors talk: MPI-1 point-to-point and a few collectives, nothing else. One
  * monitor leads: the one on the launcher's node when there is one (it alone can see the launcher
  * end), else monitor 0. The leader sends commands; the others wait for them in a low-CPU loop (MPI_Test and

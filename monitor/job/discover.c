@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* discover — a breadth-first walk of the process tree below the job's roots. */
 #include "discover.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* discover — which processes are the job's ranks on this node. Only processes that belong to
  * the job are ever considered: the descendants of the launcher parastack started, the tasks of
  * the Slurm job's steps on this node, or (Torque) the topmost processes whose environment

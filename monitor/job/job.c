@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* job — finding the job: this node's ranks (below the launcher, in a Slurm job's steps, in a
  * Torque job, or the PIDs the user listed), every monitor's together (the rank table), the
  * targets opened, and ending a listed job's processes. Its state is struct job (job.h). */

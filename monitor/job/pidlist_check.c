@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pidlist_check — the checks made on the ranks a user listed before anything is touched, and
  * which rank each one is (pidlist_check.h). */
 #include "pidlist_check.h"

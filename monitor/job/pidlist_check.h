@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pidlist_check — the ranks a user listed (base/pidlist.h), checked before anything is touched:
  * the process exists, this user may trace it, it maps an MPI library; and which rank each one is
  * (the file's rank column, else the rank in the process's environment, else its position in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tree — the monitors' tree (tree.h). */
 #include "tree.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tree — the monitors as a tree for what flows to the leader at report time (issue 39): the
  * leader at the root, then the others in leader-relative order, each with up to `fanout`
  * children. A snapshot asked of the job reaches every monitor in depth log_fanout(monitors)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parastack-sbatch — `parastack-sbatch [parastack options] [sbatch options] SCRIPT [ARGS...]`:
  * submit SCRIPT with sbatch so that it runs unchanged under `parastack run --batch`, which
  * starts one monitor per node of the allocation beside it and, on a hang, writes the report to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* spank_collect — the site's files for a job whose owner runs the watch (see spank_collect.h).
  * What the spool holds is the user's: opened with the user's file identity, never through a
  * link, only regular files, bounded; the counters clamped to what one job can count. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* spank_collect — the site's files for a job whose owner runs the watch. Slurm lets only the
  * job's owner start the monitors' step, so for a user's job the plugin runs the watch as that
  * user, whose monitors cannot write root's directories. They write into a spool the plugin (root,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* spank_parastack — parastack as a Slurm SPANK plugin, the way centres deploy per-job tools:
  * installed once (plugstack.conf: `optional PATH [default=on|off] [options=WORDS]
  * [report_dir=DIR] [metrics_dir=DIR] [parastack=PROGRAM]`; the program is found from the

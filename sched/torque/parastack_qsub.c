@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* parastack-qsub — `parastack-qsub [parastack options] [qsub options] SCRIPT [ARGS...]`: submit
  * SCRIPT with qsub so that it runs unchanged under `parastack run --batch`, which starts one
  * monitor per host of $PBS_NODEFILE beside it and, on a hang, writes the report to the job's

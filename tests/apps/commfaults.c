@@ -265,3 +265,4 @@ int main(int argc, char **argv)
 	app_end(&f, rank);
 	return 0;
 }
+/* SPDX-License-Identifier: BSD-3-Clause */

@@ -69,3 +69,4 @@ program commfaults_f
   call MPI_BARRIER(MPI_COMM_WORLD, ierr) ! site: f-final-barrier
   call MPI_FINALIZE(ierr)
 end program commfaults_f
+! SPDX-License-Identifier: BSD-3-Clause

@@ -34,3 +34,4 @@ program commfaults_f08
   call MPI_Barrier(MPI_COMM_WORLD) ! site: f08-barrier
   call MPI_Finalize()
 end program commfaults_f08
+! SPDX-License-Identifier: BSD-3-Clause

@@ -179,3 +179,4 @@ __attribute__((noinline)) static void faulty_kernel_wait(void)
 }
 
 #endif
+/* SPDX-License-Identifier: BSD-3-Clause */

@@ -52,3 +52,4 @@ contains
     call MPI_Waitall(4, reqs, MPI_STATUSES_IGNORE, ierr) ! site: halo-waitall
   end subroutine exchange
 end program halo
+! SPDX-License-Identifier: BSD-3-Clause

@@ -111,3 +111,4 @@ int main(int argc, char **argv)
 	return rc;
 }
 #endif
+// SPDX-License-Identifier: BSD-3-Clause

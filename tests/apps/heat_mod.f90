@@ -75,3 +75,4 @@ program heat_main
   end do
   call MPI_FINALIZE(ierr)
 end program heat_main
+! SPDX-License-Identifier: BSD-3-Clause

@@ -47,3 +47,4 @@ int main(int argc, char **argv)
 	MPI_Finalize();
 	return sum == size ? 0 : 1;
 }
+/* SPDX-License-Identifier: BSD-3-Clause */

@@ -78,3 +78,4 @@ int main(int argc, char **argv)
 	MPI_Finalize();
 	return 0;
 }
+/* SPDX-License-Identifier: BSD-3-Clause */

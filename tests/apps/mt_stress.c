@@ -99,3 +99,4 @@ int main(int argc, char **argv)
 	MPI_Finalize();
 	return all;
 }
+/* SPDX-License-Identifier: BSD-3-Clause */

@@ -60,3 +60,4 @@ int main(int argc, char **argv)
 	app_end(&f, rank);
 	return f.exit_status;
 }
+/* SPDX-License-Identifier: BSD-3-Clause */

@@ -81,3 +81,4 @@ while iters < 0 or it < iters:
 if rank == 0:
     print("pysolver: %d iterations" % it, flush=True)
 sys.exit(0)
+# SPDX-License-Identifier: BSD-3-Clause

@@ -21,3 +21,4 @@ while True:
 if rank == 1:
     comm.recv(source=2, tag=5)  # site: py-recv
 comm.barrier()  # site: py-barrier
+# SPDX-License-Identifier: BSD-3-Clause

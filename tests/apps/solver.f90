@@ -70,3 +70,4 @@ contains
     end do
   end subroutine faulty_sleep
 end program solver
+! SPDX-License-Identifier: BSD-3-Clause

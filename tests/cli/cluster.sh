@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cluster.sh — helpers for the tests that run jobs on the Slurm test cluster
 # (tests/cluster/slurm-cluster.sh): start it for this test file (stopped on exit, before the
 # test's own processes), and follow a job to its final state through libslurm (slurm_probe).

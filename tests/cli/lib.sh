@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # lib.sh — helpers for the command-line tests: each test file sources this, calls `ok`/`fail`
 # through the expect_* helpers, and ends with `finish`. Results are counted per file and
 # summed by run-all.sh.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Run every tests/cli/test-*.sh with the build directory $1, J files at a time (default 3: the
 # files mostly wait — for faults, confirmation windows, Slurm — so three share 2 cores), the
 # longest first; print each file's SKIP lines (a failed file: all it printed) and its counts as

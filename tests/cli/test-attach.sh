@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # parastack attach --pids / --pids-file: a job started by someone else (here: by this test,
 # with plain mpirun) is watched by the PIDs of its ranks. Bad lists and files are refused with
 # one line before anything is touched; a computation hang ends exactly the listed processes

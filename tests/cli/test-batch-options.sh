@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The batch front ends split the command line as the schedulers document their options: every
 # option of sbatch(1) (read from its man page, Slurm 22.05) and of Torque's qsub(1) takes the
 # words it should, so the job script is the word after them (checked by naming a script that is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The recording layer covers the MPI library (issue 25): scripts/layer-coverage finds every call
 # of libmpi that can block or that starts or completes communication wrapped by the layer, or on
 # record/omissions.txt, in C and (Open MPI) in every Fortran binding; for the MPICH build too.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Culprits of communication hangs, named from matching (issue 26): real Open MPI jobs written as
 # users write them, their faults injected from outside by a preloaded injector
 # (tests/fixtures/psinject.c, before the recording layer in LD_PRELOAD, as `mpirun -x` puts it):

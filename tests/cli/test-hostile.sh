@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # A hostile job against a root monitor (issue 29): root attaches, as an administrator's prolog
 # would, to the job of an ordinary user (nobody, uid 65534) who tries to turn the monitor against
 # the machine. Each attack must fail; the monitor still reports the hang or says in one line why

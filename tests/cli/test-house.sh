@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The house's rules (docs/design.md §11), checked by scripts/check-house: this checkout keeps
 # them, and each kind of break is caught in a copy of it (an include up a floor, one up inside
 # sample/, a front end reached from the monitor, a .c file included, a circle of files).

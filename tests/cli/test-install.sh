@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Installed as a centre installs it (issue 55): `make install` with the site's own directories
 # (DESTDIR staging, LIBDIR=.../lib64, SYSCONFDIR), the stage then seen at / (bind mounts in a
 # mount namespace of this test's own, so nothing outside it changes): the installed parastack

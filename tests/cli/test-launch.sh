@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Launch lines users write run unchanged under `parastack run`, with the recording layer in
 # every rank wherever the launcher allows it (launcher/layer_place.c): Open MPI's -x VAR,
 # -x VAR=value, -x LD_PRELOAD=user.so (kept, before the layer), --mca/-mca/-gmca

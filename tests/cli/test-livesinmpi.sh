@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # End-to-end tests of jobs that live in MPI on a busy node (issue 24): 8 ranks on this
 # machine's 2 cores, where S (ranks outside MPI) is 0 in most healthy samples and the model of S
 # is blind to a hang. The stall model (stats/stall.c) reads the progress fingerprints instead.

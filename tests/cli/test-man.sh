@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Every command has a man page that renders cleanly, and every option its --help lists is
 # documented there (as git checks its own documentation).
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # MPICH jobs under `parastack run`: Debian's mpich beside Open MPI (which stays the default MPI),
 # the test applications built with mpicc.mpich, launched by hydra (mpiexec.mpich) in the forms
 # users write (-genv, -env, -genvall, -genvnone, sections, their own LD_PRELOAD): each runs to

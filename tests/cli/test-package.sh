@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The Debian packages (issue 55): `dpkg-buildpackage -b -us -uc` in a copy of the sources builds
 # parastack and, split, parastack-slurm-plugin; lintian at its default level finds no error and
 # no warning; `apt-get install ./parastack_*.deb` installs them on this machine, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Command-line tests of `parastack plot`: pictures from generated and monitor-style traces, the
 # model's view as a table (the recorded checks honoured), and a one-line error with a non-zero
 # status for every kind of bad input.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Python ranks (issue 27): pure-Python mpi4py jobs (Debian's python3-mpi4py, tests/apps/
 # pysolver.py) under `parastack run`. The report shows the frames the user wrote, read from the
 # interpreter's memory at the same stop as the native unwind: a rank spinning in a Python

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # README.md as a newcomer follows it (issue 55): every command in its ```sh blocks is run here,
 # as written, in a sandbox (a home directory of its own, a working directory holding ./app and
 # ranks.txt), or — for the few that need what another file builds (the Slurm cluster,

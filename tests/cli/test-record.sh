@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The recording layer (record/, libparastack-mpi.so) at a communication hang: real Open MPI jobs
 # with communication errors (tests/apps/commfaults.c) under `parastack run`, which preloads the
 # layer into the ranks only; each report names the culprit rank(s) and the call sites (checked

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Command-line tests of `parastack replay`: verdicts on generated traces, JSON fields,
 # determinism, and a one-line error with a non-zero status for every kind of bad input.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # End-to-end tests of `parastack run` on real Open MPI jobs with injected faults: each fault
 # gives the right verdict, hang type and faulty rank(s), the hung job is really ended and the
 # exit status contract holds; healthy runs (short and long phases, busy-wait, threads) and a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The test runner reports honestly (issue 52): tests/cli/lib.sh counts a skip apart and fails it
 # under CI=true; run-all.sh prints each file's passed, failed, skipped and seconds, counts a file
 # that died midway as a failure and exits non-zero on any; a Slurm test cluster that cannot

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The monitors as a tree, on a simulated job (tests/sim/source_sim.c: real monitor processes and
 # their real MPI messages, only the ranks scripted; bench/scale-sim.sh runs it): 2,000 ranks
 # over 8 monitors with the fan-out forced to 2 (a tree four levels deep) give the scripted

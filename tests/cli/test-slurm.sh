@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # parastack-sbatch on a real Slurm cluster (tests/cluster/slurm-cluster.sh: munged, slurmctld
 # and 4 slurmd "nodes" n1..n4 on this machine, started here and stopped at the end), 2 ranks
 # per node: a computation hang on a rank of n3, a communication deadlock, a healthy job that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The SPANK plugin as a site deploys it (issue 41): `make install` into a prefix, its
 # spank_parastack.so in the test cluster's plugstack.conf (tests/cluster/slurm-cluster.sh: 4
 # nodes), an administrator's report and metrics directories (root-owned, as in /var/log). Users

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Integration tests of the sampler and `parastack stack` on real processes: known call chains
 # (plain and inlined), threads, deep stacks, a real Open MPI job in known states (C and Fortran
 # bindings), code that moved since the map was read, bad PIDs, zombies, stopped targets, a sampler killed mid-sample, and EPERM.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # parastack-qsub on the Slurm test cluster playing a Torque cluster: Debian has no Torque or
 # OpenPBS server, so qsub/qdel are Slurm's wrappers (slurm-wlm-torque) and a TaskProlog gives
 # every task the variables of a Torque job (PBS_JOBID, PBS_NODEFILE with one line per slot,

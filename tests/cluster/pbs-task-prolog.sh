@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # pbs-task-prolog.sh — the test cluster's TaskProlog when it plays a Torque cluster
 # (slurm-cluster.sh start DIR N C pbs): Slurm runs it before every task of every job, and adds
 # the variables it prints as "export NAME=VALUE" to the task's environment. It gives the job

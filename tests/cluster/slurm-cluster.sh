@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # slurm-cluster.sh — a real Slurm cluster on this one machine, for the tests: munged with its own
 # key and socket, slurmctld, and N slurmd "nodes" n1..nN, each in its own UTS namespace so each
 # has its own host name (Open MPI's shared-memory transport keys on the host name), and in its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* forged_areas — the records of a 3-rank job as a hostile rank may leave them, for the fuzz
  * targets of what ranks control (fuzz_record, fuzz_waitfor). Each starts from a plausible record
  * (every rank in MPI_Recv from the next on MPI_COMM_WORLD, a deadlock cycle, with counters, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_demangle — libFuzzer target for the demangler (monitor/sample/addr/demangle.c): a symbol
  * read from a rank's binary is hostile input to a root monitor. Any bytes: a printable name
  * that fits, or the name left alone, never a crash; a C++ name the helper cannot answer in time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_options — libFuzzer target for the options parser every watching command shares
  * (monitor/base/options.c): the input is a command line, words separated by NUL bytes, parsed
  * as `parastack run` and `attach` parse theirs (getopt_long over WATCH_LONGOPTS, then the

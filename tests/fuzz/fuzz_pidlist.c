@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_pidlist — libFuzzer target for the PID-file and --pids parsers (monitor/base/pidlist.c):
  * any bytes must give entries or a one-line error, never a crash, a leak or undefined
  * behaviour; accepted entries hold valid PIDs and no (host, pid) twice. */

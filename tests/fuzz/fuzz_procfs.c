@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_procfs — libFuzzer target for the readers of what a watched process's /proc files say
  * (monitor/sample/addr/maps.c, monitor/sample/safe/procfs.c): a maps line per input line, a stat line's fields, a status
  * file's numbers, an environment block's variables. A hostile target controls much of this

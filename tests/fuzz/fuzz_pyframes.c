@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_pyframes — libFuzzer target for the Python frame walker (monitor/sample/stop/pyframes.c): the
  * input is a CPython rank's memory as a hostile or corrupt one may hold it, mapped at a fixed
  * address, with _PyRuntime at its start. Chains that loop, pointers anywhere, huge lengths and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_record — libFuzzer target for the record parser (monitor/hang/record_check.c and
  * mpirecord.c): one rank's record forged by the input (forged_areas.h) into the report's JSON.
  * Whatever the rank wrote, the parser must return a record or "unreadable", bounded in size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_snapclass — libFuzzer target for the class form of a snapshot (hang/snapclass.h) as a
  * monitor receives it from its children: any text, parsed as JSON, merged, made into a form
  * again, expanded and read as the checks read it. Rank sets must stay within their bound and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_torque — libFuzzer target for what a Torque/PBS job hands parastack (sched/torque): the
  * node file ($PBS_NODEFILE), a job id ($PBS_JOBID) and a nodes request (-l nodes=N:ppn=P). Any
  * bytes: hosts or a one-line error, never a crash; every host accepted is one slot or more. */

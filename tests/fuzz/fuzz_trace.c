@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_trace — libFuzzer target for the trace parser (stats/trace.c): any bytes must give a
  * trace or a one-line error, never a crash, a leak or undefined behaviour. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_waitfor — libFuzzer target for the wait-for analysis and the report on forged records:
  * the three ranks' records (forged_areas.h) go through the parser as the monitor's would, into
  * a snapshot of a job that hung in MPI, then the report is built and printed. Cycles, sinks and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # run.sh BUILD — run every fuzz target over its corpus (tests/fuzz/corpus/NAME) and then for a
 # fixed number of new inputs from a fixed seed, so `make check` is repeatable. New inputs go to
 # a scratch directory, not into the kept corpus; to grow it, run a target by hand with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tracegen — synthetic S(t) of a bulk-synchronous MPI job, for testing the model without
  * running for hours. Each of the C sampled ranks computes for its own jittered time per
  * iteration, then waits in MPI until the slowest is done plus a communication time; a hang

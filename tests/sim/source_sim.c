@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* source_sim — the ranks of a simulated MPI job (daemon/source.h), for bench/scale-sim.sh and the
  * tests: a monitor built with this file instead of source_ptrace.c watches PS_SIM_RANKS scripted
  * ranks, split in blocks over the monitors, without stopping any process. Each rank is sampled

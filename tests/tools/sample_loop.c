@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* sample_loop — sample a process's IN_MPI/OUT_MPI state in a tight loop, the way the monitor
  * does, printing one line per sample ("IN_MPI" or "OUT_MPI"): used by the tests that kill the
  * sampler at random moments and check that the target is left running and untraced.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* slurm_probe — the sched/slurm module from the command line, for the cluster tests:
  *   slurm_probe job JOBID          state, exit status, batch host and nodes
  *   slurm_probe pids JOBID NODE    the PIDs of the job's steps on NODE, one per line */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tracegen — write a synthetic sample trace ("t_ms S C") for command-line replay tests:
  *   tracegen short|long [--seed N] [--minutes M] [--hang-at SECONDS] [--hang-s S]
  *                       [--step-ms MS] [--set-size C] */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The unit-test runner: every stats/ suite in one Check run. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* suites — the Check suites of the unit tests, one per stats/ concept, sched/torque's parsers, and the
  * monitor's stop (snapshot) on real processes. */
 #ifndef PARASTACK_TEST_SUITES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit tests of a report's capture of one rank (monitor/sample/print/capture.c) on a real
  * process: a thread that is slow to stop is tried once more, and is never left traced. */
 #include <jansson.h>

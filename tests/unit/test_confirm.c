@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the confirmation step (stats/confirm.c): when a suspicion opens a window, what
  * dismisses it, when it confirms, and hangs confirmed by progress evidence alone. */
 #include "../../stats/confirm.h"

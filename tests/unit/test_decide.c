@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the pipeline's decision (stats/decide.c): which model speaks is a property of the
  * job, not of the moment the hang began (issue 35), and the models are dismissed with the
  * window. */

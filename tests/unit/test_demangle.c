@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the demangler (monitor/sample/addr/demangle.c): C++ names as LAMMPS's and a template
  * library's symbols read; Fortran module procedures of gfortran, Intel and LLVM Flang; C, MPI
  * and runtime names left alone; and hostile names: too long, a back-reference blow-up that

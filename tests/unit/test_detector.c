@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the detector: the product test, held-back samples, model building, the interval
  * step, doubling with model halving, and the cap. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the tolerance ladder: the paper's (p_m, n_m) pairs come out of f(p). */
 #include <math.h>
 

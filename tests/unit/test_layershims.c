@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the launcher shims' directory (monitor/base/layershims.c), which `parastack run` of a
  * job script and the SPANK plugin's batch step both make: every shim a link to the program, the
  * directory private; removal takes what shims copied into it too, follows no link, and leaves

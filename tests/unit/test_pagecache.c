@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of what the monitor holds once for all its ranks: the pages of their unwind tables
  * (monitor/sample/stop/pagecache.c) and the entries of their files (monitor/sample/addr/
  * modreg.c). Ranks of one executable share its pages and its entries, also at other load

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the progress comparison (monitor/sample/addr/progress.c): what moved, what stood still,
  * which part differed, and which earlier sample a rank is compared with. */
 #include "../../monitor/sample/addr/classify.h"

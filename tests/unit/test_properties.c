@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The model's required properties on synthetic bulk-synchronous jobs (tests/lib/tracegen):
  * no false alarm in long healthy runs with short or long phases, hangs found within 10 s
  * (short phases) and 60 s (long phases), and no upward creep of I over 4 hours. */

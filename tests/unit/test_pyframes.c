@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the Python frame walker (monitor/sample/stop/pyframes.c) on memory images: a line table
  * CPython 3.11 wrote (its lines checked against co_lines()), a well-formed chain, and corrupt
  * ones (a frame chain that loops, pointers out of the image, a huge table length): each stops

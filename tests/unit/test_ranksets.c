@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the two disjoint rank sets and their alternation. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the record checks (monitor/hang/record_check.c) and the parser (mpirecord.c) on
  * records a hostile rank forges (tests/fuzz/forged_areas.h): each row of issue 29's table that
  * enters through the record — a collective count at its maximum, a library name without its NUL

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the report logic on synthetic snapshots: rank ranges, the slowdown test, faulty
  * ranks, grouping, the diagnosis, and the MPI API name of binding and internal functions. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the seedable generator: repeatable, in range, roughly uniform. */
 #include "../../stats/rng.h"
 #include "suites.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the runs test against the paper's worked example and the Swed–Eisenhart tables. */
 #include "../../stats/runs_test.h"
 #include "suites.h"

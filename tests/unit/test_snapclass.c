@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the snapshot in classes (monitor/hang/snapclass.c) and of the wait-for analysis over
  * classes (waitfor.c's hubs): parts merged in any order and grouping give the same classes and
  * rank sets; a form expands back to the ranks it was made of (records, thread ids and all); the

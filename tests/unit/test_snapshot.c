@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the stop itself (monitor/sample/stop/snapshot.c) on real processes: a rank killed while it is
  * held must still be collectable by its own parent (mpirun, orted, slurmstepd) while the
  * monitor lives, and a thread that is sampled is left running and untraced. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the stall model (stats/stall.c): the second detector, for jobs whose S carries no
  * evidence because their ranks live in MPI. What it learns, when it calls a hang, and what it
  * must never call one. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of threshold selection on hand-built histograms (C = 10). */
 #include "../../stats/threshold.h"
 #include "suites.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of sched/torque on files and variables as Torque writes them: job ids, node files
  * (one line per slot, hosts in order, blank lines, bad lines), the environment of a job, the
  * host file with each node once, and `-l nodes=N:ppn=P`. */

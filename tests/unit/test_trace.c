@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the trace parser: good input, and every malformed line named by number. */
 #include <stdio.h>
 #include <string.h>

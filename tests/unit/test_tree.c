@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the monitors' tree (monitor/job/tree.c): from the leader, asking children level by
  * level reaches every monitor exactly once, whatever the leader, the size and the fan-out; a
  * monitor left out hands its children to its parent; what a missing answer leaves out is that

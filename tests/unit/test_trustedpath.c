@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the trusted-path rule for the site's files (monitor/sample/safe/trustedpath.c): root
  * writes as root only where root alone can change every component of the path — root-owned,
  * writable by no one else, none a symbolic link. The directories are

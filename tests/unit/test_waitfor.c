@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the wait-for analysis (monitor/hang/waitfor.c) on synthetic records as mpirecord.c makes
  * them: a point-to-point cycle, a collective with different data sizes (counts), ranks a
  * collective behind, a rank in MPI_Finalize, nothing recorded, and a large job. */

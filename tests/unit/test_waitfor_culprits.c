@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Tests of the culprits of the wait-for analysis (issue 37), on synthetic records as
  * mpirecord.c makes them: a rank that skipped a collective on one communicator and went on to
  * another (NPB FT's case), a rank that called two collectives in the other order, a grid whose

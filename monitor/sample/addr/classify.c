@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* classify — address checks only; no symbols. */
 #include "classify.h"
 

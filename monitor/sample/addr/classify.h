@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* classify — IN_MPI or OUT_MPI from frames (design.md §2). A frame is in MPI when its address
  * lies in an MPI module or an MPI_* function. A thread decides its rank's state only if it is
  * the main thread or runs application code somewhere on its stack: Open MPI's progress and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* demangle — function names as their authors wrote them (see demangle.h). */
 #include "demangle.h"
 

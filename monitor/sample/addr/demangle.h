@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* demangle — function names as their authors wrote them, for reports and `parastack stack`.
  *
  * C++ (the Itanium ABI's "_Z…", GCC and Clang) by libstdc++'s __cxa_demangle, run in a helper

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* maps — parsing /proc/PID/maps, classifying modules by file name, and collecting the address
  * ranges of MPI_* functions from the symbol tables of application modules (libelf). */
 #include "maps.h"

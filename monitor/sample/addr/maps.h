@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* maps — the target's memory map (/proc/PID/maps) and what each mapping is: the MPI library
  * (its own shared objects, Open MPI's mca_* components, the fabrics under it), other runtime
  * libraries (libc, the loader, OpenMP, PMIx, libevent, hwloc, ...) or application code. The

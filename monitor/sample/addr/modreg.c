@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* modreg — one entry per mapped file for the whole monitor, and the ELF scan that finds the
  * ranges of MPI's functions in it (modreg.h). */
 #include "modreg.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* modreg — the files the ranks map, one entry per file for the whole monitor: its path and
  * what one ELF scan of it found (the address ranges of MPI's functions, in the file's own
  * addresses). Ranks of one executable and one MPI library (all of a node's ranks, usually) hold

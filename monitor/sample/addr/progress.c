@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* progress — fingerprints and their comparison. */
 #include "progress.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* progress — is a rank getting anywhere? A fingerprint of the rank's stack taken from the
  * samples the monitor takes anyway (no extra stop). Two samples of a rank with the same
  * fingerprint: it did not move between them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* symbolize — libdw's Dwfl over /proc/PID/maps; inline expansion walks the DWARF scopes that
  * contain the pc, innermost first: each DW_TAG_inlined_subroutine is a logical frame whose
  * caller's position is its DW_AT_call_file/DW_AT_call_line. */

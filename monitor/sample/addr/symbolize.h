@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* symbolize — names for addresses, only when a report or `parastack stack` needs them (never on
  * the sampling path): function and offset from the symbol table, source file and line from
  * DWARF, and inlined calls expanded into frames of their own. Backed by elfutils' libdw. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* capture — symbolize the deciding thread of a rank and reduce it to what reports need. */
 #include "capture.h"
 #include "frames.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* capture — one rank's state and stack as a JSON object, the unit of every report:
  *   { "rank", "host", "pid", "state": "IN_MPI" | "OUT_MPI" | "EXITED",
  *     "mpi_call": the MPI function it is in ("MPI_Allreduce"), or null,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* frames — a thread's frames as users read them (see frames.h). */
 #include "frames.h"
 

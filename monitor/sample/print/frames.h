@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* frames — a thread's frames as users read them, shared by the reports (capture.c) and
  * `parastack stack` (pstack.c): native frames symbolized, named as their authors wrote them
  * (C++ and Fortran module names demangled, demangle.h; compilers' clone suffixes and symbol

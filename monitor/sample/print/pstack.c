@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pstack — one process's stacks as text or JSON, and processes' call paths merged into a tree
  * (pstack.h). Each thread is stopped for microseconds (target.c) and always let go. */
 #include "pstack.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pstack — what `parastack stack` shows of processes, as pstack/eu-stack do but MPI-aware:
  * each process's rank, IN_MPI/OUT_MPI state and every thread's frames, as text or JSON items
  * (printed, or merged into one tree, by hang/report_stacks.h). Used by the command on this

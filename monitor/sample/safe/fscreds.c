@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fscreds — per-thread file credentials (see fscreds.h). */
 #include "fscreds.h"
 #include "identity.h"

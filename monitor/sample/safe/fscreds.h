@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* fscreds — file access with someone else's credentials, for this thread only (setfsuid and
  * setfsgid). As root, the files a target maps (its executable, its libraries and their debug
  * information) are opened and parsed as the target's owner, so a crafted target cannot make the

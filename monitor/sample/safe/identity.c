@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* identity — a process's identity, read and checked again (see identity.h). */
 #include "identity.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* identity — is a PID still the process the monitor found? Before it samples, signals or dumps
  * a process, a monitor (perhaps root, on an ordinary user's job) checks that the PID still
  * names the same process (its start time), still runs the same program (the executable's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ownedfile — files created as their owner, reached without planted links (see ownedfile.h). */
 #include "ownedfile.h"
 

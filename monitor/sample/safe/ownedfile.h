@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ownedfile — the files a monitor writes for a user (report, trace, cores), created as that user
  * and never through a link the job could plant. A monitor may run as root on an ordinary user's
  * job, whose ranks can change the file system under it: so every file is opened with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* procfs — small, allocation-free readers of /proc files. */
 #include "procfs.h"
 

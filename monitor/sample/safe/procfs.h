@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* procfs — what /proc tells about a target: its threads, its MPI rank from the launcher's
  * environment, its run state, who traces it, and the ptrace policy of the machine. */
 #ifndef PARASTACK_PROCFS_H

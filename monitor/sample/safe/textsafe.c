@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* textsafe — bounded, escaped copies of a target's text (see textsafe.h). */
 #include "textsafe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* textsafe — text from a watched process (its debug information, its recording layer's record)
  * made safe for the user's terminal and the JSON report: whatever bytes a hostile or corrupt
  * target holds, the copy is bounded, NUL-terminated, valid UTF-8 and free of control

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* trustedpath — may root write in a directory as root? (see trustedpath.h) */
 #include "trustedpath.h"
 

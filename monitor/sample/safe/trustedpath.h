@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* trustedpath — the one place a root monitor (or the SPANK plugin in slurmstepd) may write as
  * root: a directory that root alone can change, every component from / down owned by root,
  * writable by no one else and none of them a link (OpenSSH's StrictModes rule). Everywhere else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* watchdog — a per-thread timer that interrupts a blocked system call (see watchdog.h). */
 #include "watchdog.h"
 

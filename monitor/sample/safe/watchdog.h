@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* watchdog — a budget for one step that may block on a target's files. A rank can put a FIFO
  * (or a file on a hung file system) where the unwinder or the symbol reader will open it; an
  * open of a FIFO blocks until a writer comes. While armed, a per-thread timer interrupts this

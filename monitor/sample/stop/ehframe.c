@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ehframe — a module's unwind table found in the target's memory (see ehframe.h). */
 #include "ehframe.h"
 

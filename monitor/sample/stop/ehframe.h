@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ehframe — where a loaded module's unwind table lies in the target's memory: its program
  * headers (read at the address its file offset 0 is mapped at) name the code's range and the
  * .eh_frame_hdr (PT_GNU_EH_FRAME), whose sorted table of FDEs libunwind searches through its

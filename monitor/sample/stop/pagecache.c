@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pagecache — file pages held once per monitor (pagecache.h). The monitor unwinds one thread at
  * a time, in one thread; the cache is that thread's. */
 #include "pagecache.h"

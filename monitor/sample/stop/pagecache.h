@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pagecache — pages of the files the ranks map, held once per monitor, not once per rank: the
  * unwind tables of a node's ranks are the same bytes of the same files (an executable and its
  * libraries). A page is known by its file (device, inode) and its offset in it, so a rank whose

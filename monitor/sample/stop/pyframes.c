@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pyframes — a CPython rank's Python frames from its memory (see pyframes.h). */
 #include "pyframes.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* pyframes — a CPython rank's Python frames, read from its memory (design.md §8), as py-spy
  * reads them: the interpreter's runtime state through its exported symbol _PyRuntime, the
  * thread state of the sampled thread, and its chain of frames. The chain is read while the

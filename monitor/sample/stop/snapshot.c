@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* snapshot — the hot path. Everything between PTRACE_INTERRUPT and PTRACE_DETACH is a handful
  * of system calls; no allocation, no file I/O, no symbol lookups. */
 #include "snapshot.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* snapshot — stop one thread for as short a time as possible and copy what the unwinder needs:
  * PTRACE_SEIZE, PTRACE_INTERRUPT, wait for the stop, PTRACE_GETREGS, one process_vm_readv of
  * the live stack, PTRACE_DETACH. Unwinding happens afterwards, on the copy, while the thread

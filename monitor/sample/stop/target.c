@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* target — sampling one process: snapshot each thread, unwind the copy, classify. Threads are
  * stopped one at a time, each for microseconds; the main thread goes first because it decides
  * most samples on its own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* target — one process of the job being watched: its identity (pid, start time, MPI rank), its
  * memory map and its unwinder state, kept across samples. target_sample() is the sampler's hot
  * path; target_capture() collects every thread's frames for a report. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* unwind — turn a thread snapshot into the instruction pointers of its frames, innermost
  * first. Backends sit behind this small table (as strace keeps its unwinders), so another
  * unwinder can be added without touching the sampler. */

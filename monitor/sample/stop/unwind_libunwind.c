@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* unwind_libunwind — libunwind's remote unwinder over a snapshot. The accessors read the
  * registers and the copied stack from the snapshot; other memory (the .eh_frame tables the
  * unwinder consults) is read from the running target with process_vm_readv, through a small
