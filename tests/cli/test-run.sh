@@ -173,7 +173,7 @@ expect_status "healthy stencil ends by itself" 0
 jreport "healthy: verdict none" '.verdict == "none" and .hang_type == null and .model.samples > 0'
 
 # A status line on request (SIGUSR1 to parastack run), and a summary when the job ends by itself.
-start "$TMP/usr1.out" env PS_ITERS=800 "$PARASTACK" run --seed 7 -- mpirun --oversubscribe -np 2 "$APPS/stencil"
+start "$TMP/usr1.out" env PS_SECONDS=25 "$PARASTACK" run --seed 7 -- mpirun --oversubscribe -np 2 "$APPS/stencil"
 USR1=$BG
 if wait_for "$TMP/usr1.out" "watching 2 ranks" 60; then
 	sleep 3

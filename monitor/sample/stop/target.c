@@ -89,11 +89,36 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
 /* A map read this long ago may be reread when the unwind looks wrong (see map_looks_stale). */
 #define MAPS_RECHECK_NS 1000000000LL
 
+/* Does the walk end where a thread's stack begins: in the C library (a thread's clone) or in
+ * the program (_start)? Not merely in a library that holds no application code: libnuma's name
+ * on a plugin's code ends a walk there, short of the application. A stack cut short (an
+ * instruction without unwind information, a map out of date) would look like movement, and
+ * says nothing of where the thread is. */
+static bool walk_reaches_start(const struct target *t, const uint64_t *ips, int n)
+{
+	static const char *const starts[] = { "libc.so", "libc-", "ld-linux", "ld-musl" };
+	const struct mapping *m = n ? maps_find(&t->maps, frame_lookup_pc(ips, n - 1)) : NULL;
+	const char *path = maps_path(&t->maps, m), *base = path ? strrchr(path, '/') : NULL;
+
+	if (!path)
+		return false;
+	if (t->maps.exe && !strcmp(path, t->maps.exe))
+		return true;
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+		if (!strncmp(base, starts[i], strlen(starts[i])))
+			return true;
+	return false;
+}
+
 /* Does the unwind say the map no longer describes the process? A pc in no mapping, always; a pc
- * in data, or a walk that broke off, when the map is older than MAPS_RECHECK_NS: the libraries
- * MPI_Init loads and unloads (a transport that finds no hardware) leave a map read before them
- * naming another library's code, which then unwinds with the wrong tables. A walk that breaks
- * for other reasons (code without unwind tables) rereads the map at most once a second. */
+ * in data, a walk that broke off or one that ends short of the thread's start, when the map is
+ * older than MAPS_RECHECK_NS: the libraries MPI_Init loads and unloads (a transport that finds
+ * no hardware) leave a map read before them naming another library's code where a plugin
+ * loaded later now lies (libnuma's name on mca_coll_tuned's code), which then unwinds with the
+ * wrong tables — a walk that may end quietly one frame further, never reaching the
+ * application. A walk short for other reasons (code without unwind tables) rereads the map at
+ * most once a second. */
 static bool map_looks_stale(const struct target *t, const uint64_t *ips, int n, bool broken)
 {
 	bool data = false;
@@ -107,7 +132,8 @@ static bool map_looks_stale(const struct target *t, const uint64_t *ips, int n, 
 			return true;
 		data = data || !m->exec;
 	}
-	return (data || broken) && snapshot_now_ns() - t->maps_read_ns >= MAPS_RECHECK_NS;
+	return (data || broken || !walk_reaches_start(t, ips, n)) &&
+	       snapshot_now_ns() - t->maps_read_ns >= MAPS_RECHECK_NS;
 }
 
 /* Unwind the current snapshot into ips; read the map again and unwind once more if it looks
@@ -289,17 +315,6 @@ static enum target_status target_threads(struct target *t, int *n, char *err, si
 	return TARGET_OK;
 }
 
-/* Did the unwind reach the thread's first frame (_start in the executable, or the C library's
- * thread start)? A stack cut short (an instruction without unwind information) would look like
- * movement. */
-static bool unwind_complete(const struct target *t, const struct thread_stack *th)
-{
-	const struct mapping *m = th->nframes ? maps_find(&t->maps, frame_lookup_pc(th->ips, th->nframes - 1)) : NULL;
-	const char *path = maps_path(&t->maps, m);
-
-	return m && (m->kind == MODULE_RUNTIME || (path && t->maps.exe && !strcmp(path, t->maps.exe)));
-}
-
 /* What a deciding thread tells of the rank beyond its state: its progress fingerprint (0 when
  * the unwind was incomplete: no evidence either way) and whether it is still starting (inside
  * MPI_Init). */
@@ -307,7 +322,7 @@ static void target_note_decider(struct target *t, const struct thread_stack *th)
 {
 	static const struct progress_print none;
 
-	t->fingerprint = unwind_complete(t, th) ?
+	t->fingerprint = walk_reaches_start(t, th->ips, th->nframes) ?
 				 progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes, &t->loops) : none;
 	t->in_init = false;
 	for (int i = 0; i < th->nframes && !t->in_init; i++)
