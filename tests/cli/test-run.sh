@@ -273,6 +273,7 @@ start "$TMP/report-mode.out" env PS_FAULT=deadlock PS_FAULT_RANK=1 PS_FAULT_AFTE
 RUNPID=$BG
 if wait_for "$TMP/report-mode.out" "HANG DETECTED" 120; then
 	REPORT="$TMP/report-mode.json"
+	wait_report '.verdict == "hang"' 60 # written after the text report
 	jreport "report mode: JSON written" '.verdict == "hang" and .action == "reported; still watching (--on-hang=report)"'
 	sleep 3
 	if kill -0 "$RUNPID" 2>/dev/null && [ -z "$(jq -r '.ranks[].pid' "$REPORT" | while read -r p; do [ -z "$(proc_state "$p")" ] && echo gone; done)" ]; then
