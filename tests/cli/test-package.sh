@@ -26,7 +26,7 @@ if dpkg-query -W -f='${Status}' parastack 2>/dev/null | grep -q " installed"; th
 fi
 INSTALLED=""
 remove_ours() {
-	[ -n "$INSTALLED" ] && dpkg -r $INSTALLED >/dev/null 2>&1
+	[ -n "$INSTALLED" ] && apt-get -o DPkg::Lock::Timeout=300 remove -y -q $INSTALLED >/dev/null 2>&1
 	INSTALLED=""
 }
 trap 'remove_ours; stop_started; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
@@ -53,7 +53,8 @@ RUN_TIMEOUT=600 run lintian "$TMP"/deb/parastack_*.changes
 tags=$(printf '%s\n' "$OUT" | grep -E '^[EW]: ')
 if [ "$RC" -eq 0 ] && [ -z "$tags" ]; then ok; else fail "lintian: exit $RC: $tags $ERR"; fi
 
-RUN_TIMEOUT=600 run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$DEB" "$PLUGIN"
+# Another apt or dpkg at work on the machine (an upgrade, another installer) is waited for.
+RUN_TIMEOUT=600 run env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q "$DEB" "$PLUGIN"
 expect_status "apt-get install ./parastack_*.deb ./parastack-slurm-plugin_*.deb" 0
 INSTALLED="parastack-slurm-plugin parastack"
 run /usr/bin/parastack --version
@@ -67,8 +68,8 @@ expect_status "the installed parastack found the hang and ended the job" 86
 jreport "the hung rank named" '.faulty_ranks == [2]'
 jreport "the packaged layer in every rank" '[.ranks[].recording_layer] == [true, true, true, true]'
 
-run dpkg -r parastack-slurm-plugin parastack
-expect_status "dpkg -r: the packages removed" 0
+run env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 remove -y -q parastack-slurm-plugin parastack
+expect_status "apt-get remove: the packages removed" 0
 INSTALLED=""
-if [ ! -e /usr/bin/parastack ]; then ok; else fail "/usr/bin/parastack is left after dpkg -r"; fi
+if [ ! -e /usr/bin/parastack ]; then ok; else fail "/usr/bin/parastack is left after apt-get remove"; fi
 finish
