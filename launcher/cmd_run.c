@@ -166,11 +166,9 @@ static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launc
 	char *argv[48], pid_s[16], job_s[16], host[256] = "";
 	struct watch_words words;
 	struct monitor_spread spread = { .hostfile = r->torque ? r->hostfile : NULL,
-					 .per_node = r->slurm_job || r->torque };
+					 .per_node = r->slurm_job || r->torque, .oversubscribe = true };
 	int a = monitors_mpirun_argv(argv, &spread);
 
-	if (!install_mpirun_is_hydra())
-		argv[a++] = "--oversubscribe"; /* hydra places as many as asked */
 	argv[a++] = (char *)monitor;
 	snprintf(pid_s, sizeof(pid_s), "%d", (int)launcher);
 	argv[a++] = "--launcher-pid";

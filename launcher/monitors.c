@@ -101,7 +101,7 @@ int monitors_running_job(const char *cmd, uint32_t id, struct slurm_job_info *jo
  * itself): the hosts named, the host file's lines, or the allocation's nodes. */
 static int spread_nodes(const struct monitor_spread *s)
 {
-	const char *env = getenv("SLURM_JOB_NUM_NODES");
+	const char *env;
 	int n = 0;
 
 	if (s->hosts) {
@@ -122,6 +122,7 @@ static int spread_nodes(const struct monitor_spread *s)
 	}
 	if (s->nodes > 0)
 		return s->nodes;
+	env = getenv("SLURM_JOB_NUM_NODES");
 	n = env ? atoi(env) : 0;
 	return n > 0 ? n : 1;
 }
@@ -144,6 +145,8 @@ int monitors_mpirun_argv(char **argv, struct monitor_spread *s)
 		argv[a++] = s->per_node ? "ppr:1:node" : "1";
 		argv[a++] = "--bind-to";
 		argv[a++] = "none";
+		if (s->oversubscribe)
+			argv[a++] = "--oversubscribe"; /* hydra places as many as asked */
 		return a;
 	}
 	if (s->per_node) {

@@ -43,12 +43,13 @@ struct monitor_spread {
 	const char *hostfile; /* one on each host of this file (each named once: Torque's), or NULL */
 	int nodes;            /* the allocation's node count when known (Slurm), else 0 */
 	bool per_node;        /* one per node (of hosts, hostfile or the allocation), else one here */
+	bool oversubscribe;   /* beside the job's own ranks on their cores (Open MPI asks for it) */
 	char count[16];       /* the monitors' count, for hydra's -n: storage for the words */
 };
 
 /* The head of the monitors' launch line, for the launcher the build was configured with
  * (install_mpirun): Open MPI's `mpirun [--host H | --hostfile F] (--map-by ppr:1:node | -np 1)
- * --bind-to none`, or hydra's `mpiexec [-hosts H | -f F] [-ppn 1] -n COUNT -bind-to none`. The
+ * --bind-to none [--oversubscribe]`, or hydra's `mpiexec [-hosts H | -f F] [-ppn 1] -n COUNT -bind-to none`. The
  * words written (at most 10). */
 int monitors_mpirun_argv(char **argv, struct monitor_spread *s);
 

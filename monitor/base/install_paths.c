@@ -13,8 +13,10 @@
 #include <slurm/slurm_version.h>
 #endif
 
-/* path = this program's directory / name; -1 when it does not fit. */
-static int beside_self(const char *name, char *path, size_t len)
+#define LAYER_NAME "libparastack-mpi.so"
+
+/* dir = this program's directory. -1 when it cannot be read or does not fit. */
+static int self_dir(char *dir, size_t len)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -24,9 +26,16 @@ static int beside_self(const char *name, char *path, size_t len)
 	self[n] = '\0';
 
 	char *slash = strrchr(self, '/');
-	int dir = slash ? (int)(slash - self) : 0;
 
-	return (size_t)snprintf(path, len, "%.*s/%s", dir, self, name) >= len ? -1 : 0;
+	return (size_t)snprintf(dir, len, "%.*s", slash ? (int)(slash - self) : 0, self) >= len ? -1 : 0;
+}
+
+/* path = this program's directory / name; -1 when it does not fit. */
+static int beside_self(const char *name, char *path, size_t len)
+{
+	char dir[PATH_MAX];
+
+	return self_dir(dir, sizeof(dir)) < 0 || (size_t)snprintf(path, len, "%s/%s", dir, name) >= len ? -1 : 0;
 }
 
 int sibling_program(const char *name, char *path, size_t len)
@@ -34,15 +43,23 @@ int sibling_program(const char *name, char *path, size_t len)
 	return beside_self(name, path, len) < 0 ? -1 : access(path, X_OK);
 }
 
+/* The layer's directory: this program's own when the layer lies beside it (the build tree),
+ * else LIBDIR/parastack reached by the configured path from BINDIR. -1 when it does not fit. */
+static int layer_dir(char *dir, size_t len)
+{
+	if (beside_self(LAYER_NAME, dir, len) == 0 && access(dir, R_OK) == 0)
+		return self_dir(dir, len);
+	return beside_self(PARASTACK_LAYER_FROM_BIN, dir, len);
+}
+
 /* Readable is enough: a package's shared objects are not executable (Debian's dh_fixperms). */
 int install_layer_file(const char *name, char *path, size_t len)
 {
-	char rel[PATH_MAX];
+	char dir[PATH_MAX];
 
-	if (beside_self(name, path, len) == 0 && access(path, R_OK) == 0)
-		return 0;
-	snprintf(rel, sizeof(rel), "%s/%s", PARASTACK_LAYER_FROM_BIN, name);
-	return beside_self(rel, path, len) < 0 ? -1 : access(path, R_OK);
+	if (layer_dir(dir, sizeof(dir)) < 0 || (size_t)snprintf(path, len, "%s/%s", dir, name) >= len)
+		return -1;
+	return access(path, R_OK);
 }
 
 const char *install_options_file(void)
@@ -70,7 +87,7 @@ static void print_place(const char *what, const char *path, const char *note)
 
 void print_version(const char *prog)
 {
-	char self[PATH_MAX], layer[PATH_MAX];
+	char self[PATH_MAX], layer[PATH_MAX], file[PATH_MAX];
 
 #if PARASTACK_WITH_SLURM
 	printf("%s %s (built with %s, Slurm %d.%02d.%d)\n", prog, PARASTACK_VERSION, PARASTACK_MPI,
@@ -79,13 +96,11 @@ void print_version(const char *prog)
 #else
 	printf("%s %s (built with %s, without Slurm)\n", prog, PARASTACK_VERSION, PARASTACK_MPI);
 #endif
-	if (sibling_program(".", self, sizeof(self)) == 0)
+	if (self_dir(self, sizeof(self)) == 0)
 		print_place("programs:", self, "");
-	if (install_layer_file("libparastack-mpi.so", layer, sizeof(layer)) == 0)
-		*strrchr(layer, '/') = '\0';
-	else
-		strcpy(layer + strlen(layer) - strlen("/libparastack-mpi.so"), "");
-	print_place("recording layer:", layer, access(layer, R_OK) == 0 ? "" : " (not there)");
+	if (layer_dir(layer, sizeof(layer)) == 0)
+		print_place("recording layer:", layer,
+			    install_layer_file(LAYER_NAME, file, sizeof(file)) == 0 ? "" : " (not there)");
 	printf("  %-17s %s%s\n", "site options:", install_options_file(),
 	       access(install_options_file(), R_OK) == 0 ? "" : " (none)");
 	printf("  %-17s %s (%s)\n", "monitors run by:", PARASTACK_MPIRUN,

@@ -32,6 +32,10 @@ static const char *const runtime_prefixes[] = {
 	"[vsyscall]", NULL,
 };
 
+/* Where every stack begins: the C library (a thread's clone) and its loader; the program's own
+ * _start is the other place (maps_load marks both). */
+static const char *const stack_base_prefixes[] = { "libc.so", "libc-", "ld-linux", "ld-musl", NULL };
+
 static char *extra_mpi;     /* colon-separated extra MPI prefixes */
 static bool extra_mpi_set; /* set explicitly, or read from PARASTACK_MPI_LIBS once */
 
@@ -40,6 +44,14 @@ void maps_set_extra_mpi(const char *colon_list)
 	free(extra_mpi);
 	extra_mpi = colon_list && *colon_list ? strdup(colon_list) : NULL;
 	extra_mpi_set = true;
+}
+
+/* The file name of path: what follows its last '/'. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
 }
 
 static bool has_prefix_in(const char *name, const char *const *prefixes)
@@ -73,9 +85,8 @@ enum module_kind maps_classify_path(const char *path, const char *exe)
 	if (exe && !strcmp(path, exe))
 		return MODULE_APP;
 
-	const char *base = strrchr(path, '/');
+	const char *base = base_name(path);
 
-	base = base ? base + 1 : path;
 	if (has_prefix_in(base, mpi_prefixes) || has_extra_mpi_prefix(base))
 		return MODULE_MPI;
 	if (has_prefix_in(base, runtime_prefixes))
@@ -200,10 +211,8 @@ static bool is_main_mpi_library(const char *path)
 	static const char *const libs[] = { "libmpi.so", "libmpich.so", "libopen-pal.so",
 					    "libucp.so", "libuct.so", "libmpi_mpifh.so", "libmpi_usempi",
 					    "libmpifort.so", "libparastack-mpi.so", NULL };
-	const char *base = strrchr(path, '/');
 
-	base = base ? base + 1 : path;
-	return has_prefix_in(base, libs);
+	return has_prefix_in(base_name(path), libs);
 }
 
 /* Which of the rank's modules' function ranges say what an address is (maps.syms): with a
@@ -314,6 +323,8 @@ static int maps_read(struct maps *mp, FILE *f, char ***names)
 			if ((m.path_index = intern_name(names, &mp->npaths, name)) < 0)
 				return errno = ENOMEM, -1;
 			m.kind = maps_classify_path(name, mp->exe);
+			m.stack_base = (mp->exe && !strcmp(name, mp->exe)) ||
+				       has_prefix_in(base_name(name), stack_base_prefixes);
 		} else {
 			m.kind = MODULE_APP; /* anonymous executable memory: JIT code of the app */
 		}

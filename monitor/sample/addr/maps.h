@@ -24,6 +24,9 @@ struct mapping {
 	uint64_t dev, ino; /* the file's device (major << 32 | minor) and inode; 0 for anonymous */
 	int path_index;    /* into maps.mods, or -1 for anonymous mappings */
 	bool read : 1, exec : 1, write : 1, shared : 1;
+	/* The program or the C library (its loader too): where a walk that reached a thread's
+	 * first frame (_start, a clone) ends. */
+	bool stack_base : 1;
 	uint8_t kind;      /* enum module_kind (a node holds hundreds of these per rank) */
 };
 

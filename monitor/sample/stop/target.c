@@ -96,19 +96,9 @@ static enum target_status target_reload_maps(struct target *t, char *err, size_t
  * says nothing of where the thread is. */
 static bool walk_reaches_start(const struct target *t, const uint64_t *ips, int n)
 {
-	static const char *const starts[] = { "libc.so", "libc-", "ld-linux", "ld-musl" };
 	const struct mapping *m = n ? maps_find(&t->maps, frame_lookup_pc(ips, n - 1)) : NULL;
-	const char *path = maps_path(&t->maps, m), *base = path ? strrchr(path, '/') : NULL;
 
-	if (!path)
-		return false;
-	if (t->maps.exe && !strcmp(path, t->maps.exe))
-		return true;
-	base = base ? base + 1 : path;
-	for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
-		if (!strncmp(base, starts[i], strlen(starts[i])))
-			return true;
-	return false;
+	return m && m->stack_base;
 }
 
 /* Does the unwind say the map no longer describes the process? A pc in no mapping, always; a pc
@@ -132,8 +122,9 @@ static bool map_looks_stale(const struct target *t, const uint64_t *ips, int n, 
 			return true;
 		data = data || !m->exec;
 	}
-	return (data || broken || !walk_reaches_start(t, ips, n)) &&
-	       snapshot_now_ns() - t->maps_read_ns >= MAPS_RECHECK_NS;
+	if (snapshot_now_ns() - t->maps_read_ns < MAPS_RECHECK_NS)
+		return false;
+	return data || broken || !walk_reaches_start(t, ips, n);
 }
 
 /* Unwind the current snapshot into ips; read the map again and unwind once more if it looks
