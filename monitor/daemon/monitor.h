@@ -29,6 +29,9 @@
 
 #define SNAPSHOTS 5            /* snapshots that decide the faulty ranks */
 #define SNAPSHOT_GAP_MAX_MS 1000
+/* Ranks in MPI_Init for the confirmation window, or this if longer: the job's output says
+ * the job is still starting (pipeline.c). */
+#define STARTUP_NOTE_MIN_S 10.0
 #define SNAPSHOT_GAP_MIN_MS 200
 #define IDLE_POLL_MS 50
 #define ACTIVE_POLL_MS 2
@@ -83,6 +86,8 @@ struct monitor {
 	double t0_ms;
 	bool reported;          /* a hang has been reported in this watch */
 	bool said_two_runs;     /* two MPI runs at once was said (round_two_runs) */
+	double init_since_ms;   /* a sampled rank inside MPI_Init in every sample since (monotonic; -1: not) */
+	bool said_startup;      /* a long start-up was said, in this round (pipeline.c) */
 	/* output.c: what sampling cost, over the whole watch (bench/ reads it from the report). */
 	long cost_samples, cost_messages, cost_stopped;
 	double cost_ms_sum, cost_ms_max;

@@ -157,6 +157,29 @@ static void note_progress(struct monitor *m, double t, int out, const struct det
 		m->last_progress_wall = wall_at(t);
 }
 
+/* Ranks inside MPI_Init in every sample for longer than the confirmation window (the time a
+ * hang elsewhere would have been reported in): said once per round, so that a user - or a test
+ * that waits for the job - knows why nothing is suspected: a start-up is given
+ * CONFIRM_INIT_GRACE_S (large jobs wire up for minutes), as stats/confirm.c decides. */
+static void note_startup(struct monitor *m, double t, const struct sample_counts *c)
+{
+	double after_ms = m->conf.window_ms > STARTUP_NOTE_MIN_S * 1e3 ? m->conf.window_ms : STARTUP_NOTE_MIN_S * 1e3;
+
+	if (c->init == 0) {
+		m->init_since_ms = -1;
+		return;
+	}
+	if (m->init_since_ms < 0)
+		m->init_since_ms = t;
+	if (m->said_startup || t - m->init_since_ms < after_ms)
+		return;
+	m->said_startup = true;
+	log_say("ranks of the job have been inside MPI_Init for %.0f s (%d of the %d sampled last): still "
+		"starting up, as far as the samples tell; a start-up that does not end is suspected about "
+		"%.0f s and reported about %.0f s after it began", (t - m->init_since_ms) / 1e3, c->init,
+		c->live, CONFIRM_INIT_GRACE_S / 2, CONFIRM_INIT_GRACE_S);
+}
+
 int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 {
 	struct decide_input in = { .t_ms = t - m->t0_ms, .out = c->out, .live = c->live,
@@ -168,6 +191,7 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 
 	detector_get_info(m->det, &di);
 	note_progress(m, t, c->out, &di);
+	note_startup(m, t, c);
 	switch (ev) {
 	case CONFIRM_SUSPECTED:
 		/* Progress counts only between samples taken from now on. */

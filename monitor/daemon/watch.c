@@ -160,6 +160,8 @@ static enum round_end leader_loop(struct monitor *m)
 
 	confirm_init(&m->conf, m->w.confirm_s);
 	m->decide = (struct decide){ m->det, &m->stall, &m->conf, false };
+	m->init_since_ms = -1;
+	m->said_startup = false;
 	for (;; k++) {
 		if (!wait_until(m, next))
 			return ROUND_NO_HANG;

@@ -5,6 +5,7 @@
 # Sourced after lib.sh.
 PROBE=$BUILD/tests/slurm_probe
 CLUSTER=$TMP/cluster
+JOB_PROCS=""
 
 # cluster_start NODES CPUS [pbs]: the cluster in $CLUSTER; exports SLURM_CONF. 1 if it did not
 # come up (the failure is counted).
@@ -55,7 +56,8 @@ job_field() {
 }
 
 # job_wait ID SECONDS: poll until the job has ended; 1 if it is still there at the deadline,
-# and then it is cancelled, so that one failure does not hold the nodes the next tests need.
+# and then it is cancelled, so that one failure does not hold the nodes the next tests need
+# (its processes as they were before, in $JOB_PROCS).
 job_wait() {
 	deadline=$(($(date +%s) + $2))
 	while :; do
@@ -64,6 +66,7 @@ job_wait() {
 		*) return 0 ;;
 		esac
 		if [ "$(date +%s)" -ge "$deadline" ]; then
+			JOB_PROCS=$(job_processes "$1")
 			scancel "$1" 2>/dev/null
 			return 1
 		fi
@@ -71,10 +74,31 @@ job_wait() {
 	done
 }
 
-# wait_job_end NAME ID SECONDS OUTFILE: job_wait, a failure past the deadline.
+# job_processes ID: the processes below the job's slurmstepd processes (read from ps, nothing
+# signalled): state, kernel wait channel, tracer and command line, so that a job that did not
+# end says where it was.
+job_processes() {
+	ps -eo pid=,ppid=,stat=,wchan:24=,etimes=,args= | awk -v job="$1" '
+		{ pid[NR] = $1; ppid[NR] = $2; line[NR] = $0 }
+		index($0, "slurmstepd: [" job ".") { mine[$1] = 1 }
+		END {
+			do { grew = 0
+			     for (i = 1; i <= NR; i++)
+				     if (!(pid[i] in mine) && (ppid[i] in mine)) { mine[pid[i]] = 1; grew = 1 }
+			} while (grew)
+			for (i = 1; i <= NR; i++) if (pid[i] in mine) print line[i]
+		}' | while read -r pid rest; do
+		printf '  %s %s tracer %s\n' "$pid" "$rest" "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)"
+	done
+}
+
+# wait_job_end NAME ID SECONDS OUTFILE: job_wait, a failure past the deadline (with the job's
+# output and its processes as they were then).
 wait_job_end() {
 	job_wait "$2" "$3" && return 0
-	fail "$1: job $2 had not ended after $3 s (cancelled): $(tail -5 "$4" 2>/dev/null)"
+	fail "$1: job $2 had not ended after $3 s (cancelled): $(tail -15 "$4" 2>/dev/null)
+$1: the job's processes at the deadline:
+$JOB_PROCS"
 	return 1
 }
 

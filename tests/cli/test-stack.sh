@@ -120,6 +120,13 @@ if LATE_INIT=300 mpirun_start "$TMP/late" 3 "$FIX/mpi_states"; then
 		[ "$(date +%s)" -ge "$deadline" ]; do sleep 0.1; done
 	run "$FIX/sample_loop" --fingerprint "$(rank_pid "$TMP/late" 1)" 5 50
 	if [ "$(printf '%s\n' "$OUT" | grep -c ' init 1 ')" -eq 5 ]; then ok; else fail "rank in MPI_Init not seen there: $OUT"; fi
+	# A watch says why it suspects nothing for so long: ranks in MPI_Init past the window.
+	start "$TMP/late.watch" "$PARASTACK" attach --pids "$(rank_pid "$TMP/late" 0),$(rank_pid "$TMP/late" 1),$(rank_pid "$TMP/late" 2)" --seed 3 --confirm 5
+	WATCH=$BG
+	if wait_for "$TMP/late.watch" "inside MPI_Init for [0-9]* s ([0-9]* of the [0-9]* sampled last): still starting up" 90; then ok; fi
+	if grep -q "HANG\|suspected hang" "$TMP/late.watch"; then fail "start-up taken for a hang: $(cat "$TMP/late.watch")"; else ok; fi
+	stop_started_one "$WATCH"
+	for r in 0 1 2; do expect_untraced "late rank $r after the watch" "$(rank_pid "$TMP/late" "$r")"; done
 	stop_started_one "$MPIRUN"
 fi
 # A job that gets somewhere: the fingerprints of a rank waiting in MPI change between samples.
