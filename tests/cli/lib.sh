@@ -22,11 +22,39 @@ proc_alive() {
 	[ -n "$s" ] && [ "$s" != Z ]
 }
 
+# proc_started_at PID: the process's start time (clock ticks after boot; "" when gone). With a
+# PID it names one process: PIDs are reused (pid_max is 32768 here), a start time is not.
+proc_started_at() {
+	awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# remember PID: note which process PID is now, for proc_ours ("gone" if it has already ended).
+remember() {
+	_at=$(proc_started_at "$1")
+	eval "PROC_AT_$1=${_at:-gone}"
+}
+
+# proc_ours PID: the process remembered under PID is still running - not another one that got
+# its PID after it ended and the shell reaped it. A shell reaps its background children as soon
+# as it runs its next command, so a test that waits for, or signals, a child that ended minutes
+# ago would otherwise reach whatever process holds the number now: `collect` of a run that ended
+# past its deadline sent SIGKILL at once - the likely end of a package build another test file
+# ran ("debian/rules binary subprocess was killed by signal 9"). A PID never remembered:
+# proc_alive.
+proc_ours() {
+	eval "_at=\${PROC_AT_$1:-}"
+	case $_at in
+	"") proc_alive "$1" ;;
+	gone) return 1 ;;
+	*) proc_alive "$1" && [ "$(proc_started_at "$1")" = "$_at" ] ;;
+	esac
+}
+
 # reap PID [SECONDS]: wait, with a deadline, for a child of this shell to end, and reap it; its
 # exit status in $REAP_RC. Returns 1 (and SIGKILLs it) if it did not end in time.
 reap() {
 	deadline=$(($(date +%s) + ${2:-10}))
-	while proc_alive "$1"; do
+	while proc_ours "$1"; do
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			kill -KILL "$1" 2>/dev/null
 			wait "$1" 2>/dev/null
@@ -48,14 +76,13 @@ started_forget() {
 # Stop exactly the processes we started, by PID: SIGCONT (a test may have stopped one),
 # SIGTERM, and SIGKILL for any still running after a grace period; reap them all.
 stop_started() {
-	for p in $STARTED; do kill -CONT "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
+	for p in $STARTED; do proc_ours "$p" && kill -CONT "$p" 2>/dev/null && kill -TERM "$p" 2>/dev/null; done
 	for p in $STARTED; do reap "$p" 10; done
 	STARTED=""
 }
 # stop_started_one PID: stop one process we started (as stop_started does) and forget it.
 stop_started_one() {
-	kill -CONT "$1" 2>/dev/null
-	kill -TERM "$1" 2>/dev/null
+	proc_ours "$1" && kill -CONT "$1" 2>/dev/null && kill -TERM "$1" 2>/dev/null
 	reap "$1" 10
 	started_forget "$1"
 }
@@ -63,7 +90,7 @@ stop_started_one() {
 # reap_other PID SECONDS: wait for a process that is not our child to be gone (or a zombie).
 reap_other() {
 	deadline=$(($(date +%s) + $2))
-	while proc_alive "$1"; do
+	while proc_ours "$1"; do
 		[ "$(date +%s)" -ge "$deadline" ] && return 1
 		sleep 0.1
 	done
@@ -78,6 +105,7 @@ start() {
 	shift
 	"$@" >"$out" 2>&1 &
 	BG=$!
+	remember "$BG"
 	STARTED="$STARTED $BG"
 }
 
@@ -179,13 +207,14 @@ later() {
 	shift 2
 	while [ "$(later_running | wc -w)" -ge "$WIDTH" ]; do sleep 0.2; done
 	timeout "$limit" "$@" >"$TMP/$name.later.out" 2>"$TMP/$name.later.err" &
+	remember "$!"
 	eval "LATER_$name=$! LATER_END_$name=$(($(date +%s) + limit + 30))"
 	LATER="$LATER $!"
 	STARTED="$STARTED $!"
 }
 # later_running: those of $LATER still running.
 later_running() {
-	for p in $LATER; do proc_alive "$p" && echo "$p"; done
+	for p in $LATER; do proc_ours "$p" && echo "$p"; done
 }
 collect() {
 	eval "pid=\${LATER_$1:-} deadline=\${LATER_END_$1:-0}"

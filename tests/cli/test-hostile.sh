@@ -226,6 +226,7 @@ wait_for "$TMP/killed.out" "watching 2 ranks" 60
 deadline=$(($(date +%s) + 60))
 while [ "$(rank_lines "$TMP/killed.out" | wc -l)" -lt 2 ] && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.1; done
 TREE=$(descendants "$RUN")
+for p in $TREE; do remember "$p"; done # signalled below only while still these processes
 kill -KILL "$RUN"
 reap "$RUN" 10
 for r in 0 1; do
@@ -242,14 +243,15 @@ for r in 0 1; do
 done
 MONITORS=""
 for p in $TREE; do
+	proc_ours "$p" || continue
 	case $(readlink "/proc/$p/exe" 2>/dev/null) in */parastack-monitor) MONITORS="$MONITORS $p" ;; esac
 done
 if [ -n "$MONITORS" ]; then ok; else fail "parastack run killed: no monitor among its processes: $TREE"; fi
-for p in $MONITORS; do kill -TERM "$p" 2>/dev/null; done
-for p in $MONITORS; do reap_other "$p" 10 || kill -KILL "$p" 2>/dev/null; done
+for p in $MONITORS; do proc_ours "$p" && kill -TERM "$p" 2>/dev/null; done
+for p in $MONITORS; do reap_other "$p" 10 || { proc_ours "$p" && kill -KILL "$p" 2>/dev/null; }; done
 for r in 0 1; do expect_untraced "parastack run killed: rank $r" "$(rank_pid "$TMP/killed.out" $r)"; done
-for p in $TREE; do kill -TERM "$p" 2>/dev/null; done
-for p in $TREE; do reap_other "$p" 10 || kill -KILL "$p" 2>/dev/null; done
+for p in $TREE; do proc_ours "$p" && kill -TERM "$p" 2>/dev/null; done
+for p in $TREE; do reap_other "$p" 10 || { proc_ours "$p" && kill -KILL "$p" 2>/dev/null; }; done
 
 stop_started
 finish

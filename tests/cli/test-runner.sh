@@ -36,6 +36,35 @@ expect_grep "run-all: one at a time, the same counts" "^cli: 4 passed, 0 failed,
 RUN_TIMEOUT=60 run env J=many sh "$FAKE/run-all.sh" "$BUILD"
 expect_error "run-all: a bad J" 2 "J=many: want a number of files at a time"
 
+# --- a PID is one process: what the library waits for or signals is the process it started,
+# not one that got its number after it ended (PROC_AT_ set to another start time stands for the
+# reuse, which cannot be forced) ----------------------------------------------------------------
+# A process this shell started but is not the parent of (as a reaped child's PID is not ours).
+sh -c 'sleep 60 >/dev/null 2>&1 & echo $!' >"$TMP/other.pid"
+OTHER=$(cat "$TMP/other.pid")
+STARTED="$STARTED $OTHER"
+remember "$OTHER"
+if proc_ours "$OTHER"; then ok; else fail "a process just started is not taken for ours"; fi
+eval "PROC_AT_$OTHER=1" # as if ours had ended and this were another process with its PID
+reap "$OTHER" 0
+if proc_alive "$OTHER"; then ok; else fail "reap past its deadline killed a process it did not start"; fi
+stop_started_one "$OTHER"
+if proc_alive "$OTHER"; then ok; else fail "stop_started signalled a process it did not start"; fi
+remember "$OTHER" # ours again: stopped as usual
+stop_started_one "$OTHER"
+if reap_other "$OTHER" 10; then ok; else fail "stop_started_one did not stop its own process"; fi
+later reused 60 sleep 60
+eval "LPID=\$LATER_reused"
+eval "PROC_AT_$LPID=1"
+if [ -z "$(later_running)" ]; then ok; else fail "a reused PID counted as a later run still running"; fi
+remember "$LPID"
+if [ "$(later_running)" = "$LPID" ]; then ok; else fail "a later run still running not counted"; fi
+stop_started_one "$LPID"
+start "$TMP/short.out" true
+SHORT=$BG
+reap "$SHORT" 10
+if [ "$REAP_RC" = 0 ] && ! proc_ours "$SHORT"; then ok; else fail "a short process: reap rc $REAP_RC"; fi
+
 # --- a Slurm test cluster that cannot start: its slurmctld made unrunnable ----------------------
 if [ "$(id -u)" -ne 0 ]; then
 	skip "the cluster that cannot start: starting one needs root"

@@ -99,15 +99,21 @@ EOF
 # control a background child is no group leader, so setsid execs in place and $! stays the
 # daemon's PID.
 
-# record NAME PID: one daemon we started.
+# started_at PID: its start time (clock ticks after boot; "" when gone): with the PID, one
+# process - a daemon that ended while the cluster ran leaves a PID another process may get.
+started_at() {
+	awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# record NAME PID: one daemon we started ("PID NAME START" in $DIR/pids).
 record() {
-	echo "$2 $1" >>"$DIR/pids"
+	echo "$2 $1 $(started_at "$2")" >>"$DIR/pids"
 }
 
 # daemons_alive: 0 while every daemon started so far runs; else 1, and which one ended is said
 # with the last lines it wrote (a slurmctld that cannot run fails the start at once, by name).
 daemons_alive() {
-	while read -r pid name; do
+	while read -r pid name _; do
 		st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$pid/status" 2>/dev/null)
 		[ -n "$st" ] && [ "$st" != Z ] && continue
 		log=$DIR/log/$(echo "$name" | tr - .)
@@ -192,12 +198,16 @@ stop() {
 			sleep 0.2
 		done
 	fi
-	# slurmds before slurmctld before munged: the reverse of the start order.
-	pids=$(tac "$DIR/pids" | awk '{print $1}' | tr '\n' ' ')
-	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+	# slurmds before slurmctld before munged: the reverse of the start order; each only while it
+	# is still the process recorded (PID and start time).
+	daemons=$(tac "$DIR/pids" | awk '$3 != "" { print $1 ":" $3 }' | tr '\n' ' ')
+	for d in $daemons; do
+		[ "$(started_at "${d%%:*}")" = "${d#*:}" ] && kill -TERM "${d%%:*}" 2>/dev/null
+	done
 	deadline=$(($(date +%s) + 20))
-	for p in $pids; do
-		while kill -0 "$p" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null; do
+	for d in $daemons; do
+		p=${d%%:*}
+		while [ "$(started_at "$p")" = "${d#*:}" ] && ! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null; do
 			if [ "$(date +%s)" -ge "$deadline" ]; then
 				kill -KILL "$p" 2>/dev/null
 				break
