@@ -121,6 +121,11 @@ wait_for() {
 	done
 }
 
+# line MARKER: the line of $SRC (a test application) carrying "# site: MARKER".
+line() {
+	grep -n "# site: $1\$" "$SRC" | head -n 1 | cut -d: -f1
+}
+
 # Open MPI refuses root unless told; tests run as root in CI.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # mpirun_start OUTFILE NP PROGRAM...: an MPI job in the background; waits for NP "pid" lines.

@@ -9,11 +9,6 @@
 SRC=tests/apps/pysolver.py
 APP="/usr/bin/python3 $(pwd)/$SRC"
 
-# line MARKER: the line of SRC carrying "# site: MARKER".
-line() {
-	grep -n "# site: $1\$" "$SRC" | head -n 1 | cut -d: -f1
-}
-
 # pyrun NAME NP [ENV=VALUE...]: the job under parastack run (a 10-s confirmation window, or
 # CONFIRM's), its report in $REPORT.
 pyrun() {

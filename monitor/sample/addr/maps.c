@@ -14,12 +14,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Shared objects of MPI implementations and the fabrics beneath them (name prefixes); also
- * parastack's own recording layer, whose MPI_* wrappers are the application's MPI calls. */
+/* Shared objects of the communication libraries (name prefixes): MPI implementations and the
+ * fabrics beneath them; parastack's own recording layer, whose MPI_* wrappers are the
+ * application's MPI calls; and gloo, torch.distributed's CPU collectives (design.md §8.1): a
+ * training rank's process-group thread runs each collective in it (waitRecv while a peer is
+ * missing) and DDP's backward waits for that thread. MODULE_MPI names the kind for all. */
 static const char *const mpi_prefixes[] = {
 	"libparastack-mpi", "libmpi", "libpmpi", "libopen-pal", "libopen-rte", "libmpich", "libmpl.", "libmca_common_",
 	"mca_", "libucp", "libuct", "libucs", "libfabric", "libpsm", "libhcoll", "libmxm",
-	"libnccl-net", NULL,
+	"libnccl-net", "libgloo", NULL,
 };
 
 /* Libraries that hold no application code: a thread whose whole stack lies in these (and in

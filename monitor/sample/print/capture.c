@@ -86,6 +86,23 @@ static json_t *frame_object(const struct frame_view *v)
 	return o;
 }
 
+/* The call a rank is in, from the outermost frame of its communication library when that has
+ * no API name (gloo's collectives, a stripped library): a C++ function without its parameter
+ * list ("gloo::transport::tcp::UnboundBuffer::waitRecv"), a nameless frame as its module alone
+ * ("libgloo.so.0.5.0", not "+0x338f7"): ranks waiting in one collective wait at different
+ * offsets of its internals and are one group, as ranks in one MPI call are. */
+static void call_from_frame(const char *name, char *call, size_t len)
+{
+	const char *paren = strchr(name, '('), *colons = strstr(name, "::"), *off = strstr(name, "+0x");
+	size_t n = strlen(name);
+
+	if (paren && colons && colons < paren)
+		n = (size_t)(paren - name);
+	else if (off && !paren && off[3 + strspn(off + 3, "0123456789abcdef")] == '\0')
+		n = (size_t)(off - name);
+	snprintf(call, len, "%.*s", (int)(n < len ? n : len - 1), name);
+}
+
 /* Frames innermost first; path from main (or the outermost frame) to the MPI call. */
 static void describe(struct target *t, struct symbolizer *sy, const struct thread_stack *th,
 		     json_t *rank)
@@ -115,7 +132,7 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 	for (int i = mpi_at; i >= 0 && !call[0]; i--)
 		capture_mpi_name(names[i], call, sizeof(call));
 	if (mpi_at >= 0 && !call[0])
-		snprintf(call, sizeof(call), "%s", names[mpi_at]);
+		call_from_frame(names[mpi_at], call, sizeof(call));
 
 	/* Path: from main (frames above it are the C runtime) down to the MPI call, or to the
 	 * innermost application frame when out of MPI. Without a main (a stripped program's main
