@@ -88,18 +88,22 @@ static json_t *frame_object(const struct frame_view *v)
 
 /* The call a rank is in, from the outermost frame of its communication library when that has
  * no API name (gloo's collectives, a stripped library): a C++ function without its parameter
- * list ("gloo::transport::tcp::UnboundBuffer::waitRecv"), a nameless frame as its module alone
- * ("libgloo.so.0.5.0", not "+0x338f7"): ranks waiting in one collective wait at different
+ * list ("gloo::transport::tcp::UnboundBuffer::waitRecv"), a frame without a symbol as its module
+ * alone ("libgloo.so.0.5.0", not "+0x338f7"): ranks waiting in one collective wait at different
  * offsets of its internals and are one group, as ranks in one MPI call are. */
-static void call_from_frame(const char *name, char *call, size_t len)
+static void call_from_frame(const struct frame_view *v, char *call, size_t len)
 {
-	const char *paren = strchr(name, '('), *colons = strstr(name, "::"), *off = strstr(name, "+0x");
+	const char *name = v->f.func, *paren = strchr(name, '('), *colons = strstr(name, "::");
 	size_t n = strlen(name);
 
-	if (paren && colons && colons < paren)
+	if (v->unnamed) {
+		const char *slash = strrchr(v->f.module, '/');
+
+		name = slash ? slash + 1 : v->f.module;
+		n = strlen(name);
+	} else if (paren && colons && colons < paren) {
 		n = (size_t)(paren - name);
-	else if (off && !paren && off[3 + strspn(off + 3, "0123456789abcdef")] == '\0')
-		n = (size_t)(off - name);
+	}
 	snprintf(call, len, "%.*s", (int)(n < len ? n : len - 1), name);
 }
 
@@ -132,7 +136,7 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 	for (int i = mpi_at; i >= 0 && !call[0]; i--)
 		capture_mpi_name(names[i], call, sizeof(call));
 	if (mpi_at >= 0 && !call[0])
-		call_from_frame(names[mpi_at], call, sizeof(call));
+		call_from_frame(&v[mpi_at], call, sizeof(call));
 
 	/* Path: from main (frames above it are the C runtime) down to the MPI call, or to the
 	 * innermost application frame when out of MPI. Without a main (a stripped program's main
