@@ -51,6 +51,7 @@ section traces
 section scale
 section memory
 section record
+section training
 
 {
 	header "parastack benchmark results"
@@ -72,6 +73,7 @@ The evidence behind parastack's claims (design.md §6), measured the way the Par
 | [scale.md](scale.md) | cost and messages per sample as the job grows, 8-node Slurm cluster; a hang report's time, leader memory and bytes at 1 k, 10 k and 100 k simulated ranks | §3.3 |
 | [memory.md](memory.md) | the monitor's peak memory at 16 to 256 ranks on one node | — |
 | [record.md](record.md) | the recording layer: ns per MPI call, application overhead, culprits named with and without it | — |
+| [training.md](training.md) | torch.distributed (gloo) training jobs under mpirun and torchrun's layout: healthy runs with a 30-s checkpoint pause, a spin, a lost dist.recv and a SIGSTOP, delays against gloo's 30-min timeout | — |
 
 Plots: [detection-delays.svg](detection-delays.svg), [scale.svg](scale.svg),
 [example-stencil-spin.svg](example-stencil-spin.svg), [example-phases-spin.svg](example-phases-spin.svg).

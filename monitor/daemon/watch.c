@@ -12,6 +12,7 @@
 #include "gather.h"
 #include "pipeline.h"
 #include "../job/job.h"
+#include "../sample/safe/procfs.h"
 #include "output.h"
 
 /* Sample the local ranks listed in sample round `round`: count OUT_MPI and live ones, and
@@ -306,6 +307,20 @@ static enum round_end round_two_runs(struct monitor *m, const struct table_entry
 	return ROUND_AGAIN;
 }
 
+/* The highest TORCHELASTIC_RESTART_COUNT of this node's ranks: how often torchrun's agent has
+ * started the workers again after a failure (-1: no torchrun workers). */
+static int restart_count(const struct job_proc *local, int nlocal)
+{
+	int most = -1;
+
+	for (int i = 0; i < nlocal; i++) {
+		int r = procfs_restart_count(local[i].pid);
+
+		most = r > most ? r : most;
+	}
+	return most;
+}
+
 enum round_end watch_round(struct monitor *m, int round)
 {
 	static struct job_proc local[MAX_RANKS];
@@ -336,11 +351,21 @@ enum round_end watch_round(struct monitor *m, int round)
 	if (comm_max(opened < 0) || setup_model(m) < 0)
 		return ROUND_ERROR;
 	m->said_two_runs = false;
+
+	long restart = comm_max(restart_count(local, nlocal));
+
 	if (!is_leader(m))
 		return follower_loop(m) == CMD_AGAIN ? ROUND_AGAIN : ROUND_NO_HANG;
+
+	char which[64] = "";
+
+	if (restart > 0)
+		snprintf(which, sizeof(which), " (torchrun's restart %ld of the workers)", restart);
+	else if (round)
+		snprintf(which, sizeof(which), " (the job's next MPI run)");
 	log_info("watching %d ranks%s on %d node(s); sampling sets of %d, alpha %g, initial interval %.0f ms",
-	    m->job.nranks, round ? " (the job's next MPI run)" : "", m->comm.size, m->sets.size,
-	    m->w.opt.model.alpha, m->w.opt.model.interval_ms);
+	    m->job.nranks, which, m->comm.size, m->sets.size, m->w.opt.model.alpha,
+	    m->w.opt.model.interval_ms);
 	if (m->trace)
 		fprintf(m->trace, "# round %d: %d ranks\n", round, m->job.nranks);
 	end = leader_loop(m);

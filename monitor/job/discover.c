@@ -21,7 +21,13 @@ static int compare_rank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-bool discover_maps_mpi(pid_t pid)
+/* The shared objects that make a process carrying only SLURM_PROCID a rank: an MPI library, or
+ * gloo (torch.distributed on CPUs, design.md §8.1). Narrower than the libraries a sample counts
+ * as communication (maps.c): mpirun and orted map libopen-pal and libopen-rte, and carry the
+ * batch shell's SLURM_PROCID, without being ranks. */
+static const char *const comm_libraries[] = { "/libmpi", "/libpmpi", "/libmpich", "/libgloo", NULL };
+
+bool discover_maps_comm(pid_t pid)
 {
 	char path[64], line[4096];
 	bool found = false;
@@ -33,9 +39,28 @@ bool discover_maps_mpi(pid_t pid)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "/libmpi") || strstr(line, "/libpmpi") || strstr(line, "/libmpich");
+		for (int i = 0; !found && comm_libraries[i]; i++)
+			found = strstr(line, comm_libraries[i]) != NULL;
 	fclose(f);
 	return found;
+}
+
+/* Has pid started torchrun workers (children carrying TORCHELASTIC_RUN_ID) while being none
+ * itself? Then it is torchrun's elastic agent: it imports torch and carries its launcher's rank
+ * (its node's number), but its workers are the ranks. */
+static bool is_torch_agent(pid_t pid)
+{
+	struct pid_list kids = { 0 };
+	bool agent = false;
+
+	if (procfs_is_torch_worker(pid))
+		return false;
+	procfs_children(pid, &kids);
+	/* Bounded: a process's children are the job's to create. */
+	for (int i = 0; i < kids.n && i < 256 && !agent; i++)
+		agent = procfs_is_torch_worker(kids.v[i]);
+	pid_list_free(&kids);
+	return agent;
 }
 
 /* The rank pid carries, by the rules in discover.h; -1 if it is not a rank. */
@@ -44,9 +69,15 @@ static int rank_of(pid_t pid)
 	static const char *const launcher_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
 						     NULL };
 	static const char *const slurm_vars[] = { "SLURM_PROCID", NULL };
+
+	if (procfs_is_torch_worker(pid))
+		return procfs_rank(pid);
+
 	long rank = procfs_env_number(pid, launcher_vars);
 
-	if (rank < 0 && (rank = procfs_env_number(pid, slurm_vars)) >= 0 && !discover_maps_mpi(pid))
+	if (rank < 0 && (rank = procfs_env_number(pid, slurm_vars)) >= 0 && !discover_maps_comm(pid))
+		rank = -1;
+	if (rank >= 0 && is_torch_agent(pid))
 		rank = -1;
 	return (int)rank;
 }

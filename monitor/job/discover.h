@@ -5,11 +5,13 @@
  * carries the job's PBS_JOBID, and their descendants, found by following
  * /proc/PID/task/TID/children down from those roots — never by process names.
  *
- * A process is a rank when its environment carries a rank from an MPI launcher
- * (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK), or SLURM_PROCID when it also maps an MPI library
- * (mpirun, orted, srun and the batch shell carry SLURM_PROCID too, and are not ranks). A process
- * whose parent is a rank with the same number is a helper the rank forked, not the rank; the
- * monitors themselves (processes running this program) are never ranks. */
+ * A process is a rank when its environment carries a rank from a launcher: torchrun's RANK in a
+ * worker (TORCHELASTIC_RUN_ID set), else OMPI_COMM_WORLD_RANK, PMIX_RANK or PMI_RANK, else
+ * SLURM_PROCID when it also maps a communication library (libmpi, libmpich, libgloo: mpirun,
+ * orted, srun and the batch shell carry SLURM_PROCID too, and are not ranks). torchrun's elastic
+ * agent, whose children are workers, is never a rank. A process whose parent is a rank is a
+ * helper the rank forked, not the rank; the monitors themselves (processes running this program)
+ * are never ranks. */
 #ifndef PARASTACK_DISCOVER_H
 #define PARASTACK_DISCOVER_H
 
@@ -32,8 +34,9 @@ int discover_job(const pid_t *roots, int nroots, struct job_proc *out, int max);
  * environ is private to the process's owner). Count written (<= max). */
 int discover_env_roots(const char *name, const char *value, pid_t *out, int max);
 
-/* Does pid map a shared MPI library (libmpi*, libpmpi*, libmpich*)? */
-bool discover_maps_mpi(pid_t pid);
+/* Does pid map a communication library that makes it a rank (libmpi*, libpmpi*, libmpich*,
+ * libgloo*)? */
+bool discover_maps_comm(pid_t pid);
 
 /* Ranks descended from root (the launcher), or -1 with errno ESRCH when root itself is gone. */
 int discover_descendants(pid_t root, struct job_proc *out, int max);

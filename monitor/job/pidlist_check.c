@@ -46,8 +46,9 @@ int pidlist_check(const struct pid_entry *e, struct proc_identity *id, char *err
 			 (int)e->pid, (int)tracer);
 		return -1;
 	}
-	if (!discover_maps_mpi(e->pid)) {
-		snprintf(err, len, "PID %d: maps no MPI library (libmpi, libmpich); is it a rank of an MPI job?",
+	if (!discover_maps_comm(e->pid)) {
+		snprintf(err, len, "PID %d: maps no communication library (libmpi, libmpich, libgloo); is it a "
+			 "rank of an MPI or torch.distributed job?",
 			 (int)e->pid);
 		return -1;
 	}

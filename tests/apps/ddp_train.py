@@ -10,9 +10,15 @@
 # PS_FAULT, on rank PS_FAULT_RANK (default 2) after PS_FAULT_AFTER seconds (default 30):
 #   spin   the rank loops forever in its own Python code (a computation hang)
 #   recv   the rank waits in dist.recv for a tensor nobody sends (a communication hang)
+#   stop   the rank stops itself with SIGSTOP (as a debugger or a stalled node would leave it)
+#   exit   the rank exits with status 3 (a worker that fails: torchrun's agent restarts them all)
+# A comma list names one fault per attempt of torchrun's agent (TORCHELASTIC_RESTART_COUNT:
+# "exit,spin" fails the first attempt, spins in the restarted one; the last applies thereafter).
+# The faulty rank prints "rank R fault F at T" (T: seconds since the epoch) as the fault begins.
 # Each rank prints "rank R pid P" once the process group is up (PS_PRINT_PIDS set), and
 # "rank R step S loss L" every PS_PRINT_EVERY steps (default 0: never).
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -43,7 +49,8 @@ def main():
     iters = int(os.environ.get("PS_ITERS", "-1"))
     ckpt_at = float(os.environ.get("PS_CKPT_AT", "40"))
     ckpt_s = float(os.environ.get("PS_CKPT_S", "30"))
-    fault = os.environ.get("PS_FAULT", "")
+    faults = os.environ.get("PS_FAULT", "").split(",")
+    fault = faults[min(int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")), len(faults) - 1)]
     fault_rank = int(os.environ.get("PS_FAULT_RANK", "2"))
     fault_after = float(os.environ.get("PS_FAULT_AFTER", "30"))
     every = int(os.environ.get("PS_PRINT_EVERY", "0"))
@@ -70,10 +77,15 @@ def main():
         if done.item() > 0:
             break
         if fault and rank == fault_rank and elapsed >= fault_after:
+            print("rank %d fault %s at %.3f" % (rank, fault, time.time()), flush=True)
             if fault == "spin":
                 spin_forever(float(step))
             elif fault == "recv":
                 dist.recv(torch.zeros(4), src=(rank + 1) % world)  # site: ddp-recv
+            elif fault == "stop":
+                os.kill(os.getpid(), signal.SIGSTOP)
+            elif fault == "exit":
+                os._exit(3)
         if not checkpointed and elapsed >= ckpt_at:
             checkpointed = True
             if rank == 0:

@@ -36,7 +36,7 @@ run env SLURM_CONF="$TMP/empty-slurm.conf" "$PARASTACK" attach --slurm-job 5
 expect_error "no Slurm here" 1 "Slurm cannot be asked from here"
 start "$TMP/sleep.out" sleep 300
 SLEEPER=$BG
-bad "not an MPI process" 1 "PID $SLEEPER: maps no MPI library" --pids "$SLEEPER"
+bad "not an MPI process" 1 "PID $SLEEPER: maps no communication library" --pids "$SLEEPER"
 bad "missing PID file" 1 "cannot read the PID file $TMP/none" --pids-file "$TMP/none"
 : >"$TMP/empty"
 bad "empty PID file" 1 "no 'host pid \[rank\]' line" --pids-file "$TMP/empty"
@@ -53,7 +53,7 @@ bad "PID file: bad host" 1 "'bad/host' is not a host name" --pids-file "$TMP/f5"
 printf '%s 5\0\n' "$HOST" >"$TMP/f6"
 bad "PID file: NUL byte" 1 "NUL byte" --pids-file "$TMP/f6"
 printf '%s %s\n' "$HOST" "$SLEEPER" >"$TMP/f7"
-bad "PID file: not an MPI process" 1 "PID $SLEEPER: maps no MPI library" --pids-file "$TMP/f7"
+bad "PID file: not an MPI process" 1 "PID $SLEEPER: maps no communication library" --pids-file "$TMP/f7"
 if [ "$(proc_state "$SLEEPER")" = S ]; then ok; else fail "the refused process is no longer sleeping: $(proc_state "$SLEEPER")"; fi
 expect_untraced "refused process" "$SLEEPER"
 

@@ -212,7 +212,7 @@ if [ "$(stat -c %s "$REPORT")" -lt 1000000 ]; then ok; else fail "forged record:
 run $AS_USER "$PARASTACK" attach --pids 1
 expect_error "attach --pids 1 as a user" 1 "PID 1: may not be traced by this user .*nothing was attached"
 run "$PARASTACK" attach --pids 1
-expect_error "attach --pids 1 as root" 1 "PID 1: \(maps no MPI library\|may not be traced\)"
+expect_error "attach --pids 1 as root" 1 "PID 1: \(maps no communication library\|may not be traced\)"
 run "$PARASTACK" attach --pids-file /etc/shadow
 if [ "$RC" -ne 0 ] && [ "$(printf '%s\n' "$ERR" | wc -l)" -eq 1 ] && ! printf '%s' "$ERR" | grep -q '\$[0-9a-z]*\$'; then ok; else
 	fail "--pids-file /etc/shadow: status $RC, said: $ERR"; fi

@@ -58,6 +58,14 @@ cat >"$SUBMIT/srun.sh" <<EOF
 #SBATCH -N 4 --ntasks-per-node=2
 srun --mpi=pmix $STENCIL
 EOF
+cat >"$SUBMIT/train.sh" <<EOF
+#!/bin/sh
+#SBATCH -N 4 --ntasks-per-node=2
+# A torch.distributed training job as clusters run one: srun starts the ranks (SLURM_PROCID),
+# the env:// rendezvous on the first node (the test nodes share the loopback).
+export MASTER_ADDR=127.0.0.1 MASTER_PORT=29901
+srun /usr/bin/python3 $(pwd)/tests/apps/ddp_train.py
+EOF
 cat >"$SUBMIT/exit3.sh" <<'EOF'
 #!/bin/sh
 #SBATCH -N 1
@@ -206,6 +214,15 @@ expect_grep "exit 3: the script ran" "no MPI here" "$(cat "$SUBMIT/slurm-$JOB_ex
 if SLURM_CONF=$CLUSTER/slurm.conf scontrol show job "$JOB_exit3" | grep -q "JobName=exit3.sh"; then ok; else fail "job name is not exit3.sh"; fi
 
 
+# --- a training job under srun (issue 54): gloo ranks, no MPI rank variable ---------------------
+TORCH=0
+if /usr/bin/python3 -c 'import torch.distributed' 2>/dev/null; then
+	TORCH=1
+	submit train PS_SECONDS=600 PS_CKPT_AT=-1 PS_FAULT=spin PS_FAULT_RANK=5 PS_FAULT_AFTER=20 -- train.sh
+else
+	skip "srun training job: Debian's python3-torch is not installed (scripts/install-deps --test)"
+fi
+
 # --- ranks started by srun (found through the step's PIDs, not below a launcher) ------------
 # Debian's Open MPI under srun --mpi=pmix now and then fails at start-up (a task's TCP
 # connect refused, a segfault in MPI_Init), more often on a loaded machine: two retries.
@@ -224,6 +241,18 @@ REPORT=$SUBMIT/parastack-$JOB_srun.json
 expect_state "srun" "$JOB_srun" CANCELLED -
 jreport "srun: rank 3 on n2 is faulty" '.verdict == "hang" and .faulty_ranks == [3] and (.ranks[] | select(.rank == 3) | .host == "n2")'
 jreport "srun: the recording layer in every task" '[.ranks[].recording_layer] == [true,true,true,true,true,true,true,true]'
+
+if [ $TORCH = 1 ]; then
+	wait_job_end train "$JOB_train" 300 "$SUBMIT/slurm-$JOB_train.out"
+	OUTPUT=$(cat "$SUBMIT/slurm-$JOB_train.out" 2>/dev/null)
+	REPORT=$SUBMIT/parastack-$JOB_train.json
+	SRC=tests/apps/ddp_train.py
+	expect_state "srun training" "$JOB_train" CANCELLED -
+	expect_grep "srun training: 8 ranks on 4 nodes" "watching 8 ranks on 4 node(s)" "$OUTPUT"
+	jreport "srun training: rank 5 on n3 spins, a computation hang" '.hang_type == "computation" and .faulty_ranks == [5] and (.ranks[] | select(.rank == 5) | .host == "n3")'
+	expect_grep "srun training: its Python line" "rank 5 (host n3, pid [0-9]*) stays in application code in every snapshot, at spin_forever ([^ ]*ddp_train.py:$(line ddp-spin))" "$OUTPUT"
+	jreport "srun training: the others wait in gloo" '[.groups[] | select(.ranks == "0-4,6-7") | .mpi_call] == ["libgloo.so.0.5.0"]'
+fi
 
 # --- launch lines in a job script: the layer in every rank (Slurm's task prolog for srun, the
 # shims for mpirun), never in orted; --export=NONE and --export=VARS respected --------------

@@ -4,8 +4,11 @@
 # under `parastack run`. Its ranks map no MPI library: gloo is the communication library
 # (design.md §8.1). A rank spinning in its own Python code is a computation hang named at its
 # file:line, the others one group in gloo's all-reduce; a rank waiting in dist.recv for a tensor
-# nobody sends is named, at its Python line; no rank is left traced. The two jobs run side by
-# side, each on its own rendezvous port.
+# nobody sends is named, at its Python line; a SIGSTOPped rank is named; no rank is left traced.
+# The same three under torchrun's layout (tests/apps/torchrun_layout.py starts the workers as
+# torchrun's elastic agent does; Debian's torchrun cannot start): the agent is never a rank, and
+# a restart of the workers is followed (a rank fails once, the restarted workers hang). The jobs
+# run side by side, each on its own rendezvous port.
 . "$(dirname "$0")/lib.sh"
 SRC=tests/apps/ddp_train.py
 APP="/usr/bin/python3 $(pwd)/$SRC"
@@ -16,8 +19,8 @@ if ! /usr/bin/python3 -c 'import torch.distributed' 2>/dev/null; then
 	exit $?
 fi
 
-# train_later NAME PORT [ENV=VALUE...]: 4 ranks under parastack run (a 5-s window), in the
-# background; its own rendezvous port (the jobs run side by side).
+# train_later NAME PORT [ENV=VALUE...]: 4 ranks under parastack run (a 5-s window) launched by
+# mpirun, in the background; its own rendezvous port (the jobs run side by side).
 train_later() {
 	name=$1 port=$2
 	shift 2
@@ -28,29 +31,81 @@ train_later() {
 		mpirun --oversubscribe -np 4 -x MASTER_PORT="$port" -x PS_SECONDS -x PS_CKPT_AT -x PS_PRINT_PIDS=1 $xs $APP
 }
 
+# torchrun_later NAME PORT MAX-RESTARTS [ENV=VALUE...]: the same 4 ranks as torchrun starts them.
+torchrun_later() {
+	name=$1 port=$2 restarts=$3
+	shift 3
+	psrun_later "$name" 300 PS_SECONDS=600 PS_CKPT_AT=-1 PS_PRINT_PIDS=1 "$@" -- --seed 3 --confirm 5 -- \
+		/usr/bin/python3 "$(pwd)/tests/apps/torchrun_layout.py" --nproc-per-node 4 \
+		--max-restarts "$restarts" --master-port "$port" --rdzv-id "$name" "$(pwd)/$SRC"
+}
+
+# expect_job_ended NAME: each rank of the last run (its "rank R pid P" lines) gone, or (still
+# exiting) untraced; with a restart, the last attempt's.
+expect_job_ended() {
+	for r in 0 1 2 3; do
+		p=$(rank_pid "$TMP/$1.later.out" "$r" | tail -1)
+		if [ -z "$p" ]; then
+			fail "$1: rank $r never printed its PID"
+		elif [ -z "$(proc_state "$p")" ]; then
+			ok
+		else
+			expect_untraced "$1: rank $r" "$p"
+		fi
+	done
+}
+
 train_later spin 29731 PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=20
 train_later recv 29741 PS_FAULT=recv PS_FAULT_RANK=1 PS_FAULT_AFTER=20
+train_later stop 29751 PS_FAULT=stop PS_FAULT_RANK=3 PS_FAULT_AFTER=20
+torchrun_later trspin 29761 1 PS_FAULT=exit,spin PS_FAULT_RANK=2 PS_FAULT_AFTER=15
+torchrun_later trrecv 29771 0 PS_FAULT=recv PS_FAULT_RANK=1 PS_FAULT_AFTER=20
+torchrun_later trstop 29781 0 PS_FAULT=stop PS_FAULT_RANK=3 PS_FAULT_AFTER=20
 
 psrun_collect spin
 expect_status "spin in Python: the job was ended" 86
 jreport "spin in Python: rank 2, a computation hang" '.hang_type == "computation" and .faulty_ranks == [2]'
 expect_grep "spin in Python: the rank's position is its Python line" "rank 2 (host [^ ]*, pid [0-9]*) stays in application code in every snapshot, at spin_forever ([^ ]*ddp_train.py:$(line ddp-spin))" "$ERR"
 jreport "spin in Python: the others wait in gloo's all-reduce, one group" '[.groups[] | select(.ranks == "0-1,3") | .state == "IN_MPI" and .mpi_call == "libgloo.so.0.5.0" and (.path | test("ProcessGroupGloo::runLoop"))] == [true]'
-# The job was ended: each rank gone, or (still exiting) untraced.
-for r in 0 1 2 3; do
-	p=$(rank_pid "$TMP/spin.later.out" "$r")
-	if [ -z "$p" ]; then
-		fail "spin: rank $r never printed its PID"
-	elif [ -z "$(proc_state "$p")" ]; then
-		ok
-	else
-		expect_untraced "spin: rank $r" "$p"
-	fi
-done
+expect_job_ended spin
 
 psrun_collect recv
 expect_status "dist.recv of a tensor nobody sends: the job was ended" 86
 jreport "dist.recv: rank 1 named" '.faulty_ranks == [1]'
 jreport "dist.recv: its Python line in its frames" '[.ranks[] | select(.rank == 1) | .frames[] | select(.lang == "python" and (.file // "" | endswith("ddp_train.py"))) | .line][0] == '"$(line ddp-recv)"
+expect_job_ended recv
+
+psrun_collect stop
+expect_status "SIGSTOPped rank: the job was ended" 86
+jreport "SIGSTOPped rank: rank 3 named" '.faulty_ranks == [3]'
+expect_grep "SIGSTOPped rank: said to be stopped" "rank 3 (host [^ ]*, pid [0-9]*) is stopped (SIGSTOP" "$ERR"
+expect_job_ended stop
+
+# torchrun's layout: the agent (its PID printed first) is never among the ranks.
+expect_agent_no_rank() {
+	agent=$(sed -n 's/^agent pid \([0-9]*\)$/\1/p' "$TMP/$1.later.out")
+	jreport "$1: 4 ranks, the agent (pid ${agent:-?}) not one" "[.ranks[].pid] | length == 4 and (index(${agent:-0}) == null)"
+}
+
+psrun_collect trspin
+expect_status "torchrun, a rank fails, the restarted workers spin: the job was ended" 86
+expect_grep "torchrun: the agent restarted the workers" "agent: a worker failed (exit codes .*), restart 1" "$OUT"
+expect_grep "torchrun: the restart followed" "watching 4 ranks (torchrun's restart 1 of the workers)" "$ERR"
+jreport "torchrun, restarted workers spin: rank 2, a computation hang" '.hang_type == "computation" and .faulty_ranks == [2]'
+expect_grep "torchrun, restarted workers spin: its Python line" "rank 2 (host [^ ]*, pid [0-9]*) stays in application code in every snapshot, at spin_forever ([^ ]*ddp_train.py:$(line ddp-spin))" "$ERR"
+expect_agent_no_rank trspin
+expect_job_ended trspin
+
+psrun_collect trrecv
+expect_status "torchrun, dist.recv: the job was ended" 86
+jreport "torchrun, dist.recv: rank 1 named" '.faulty_ranks == [1]'
+expect_agent_no_rank trrecv
+expect_job_ended trrecv
+
+psrun_collect trstop
+expect_status "torchrun, SIGSTOPped rank: the job was ended" 86
+jreport "torchrun, SIGSTOPped rank: rank 3 named" '.faulty_ranks == [3]'
+expect_agent_no_rank trstop
+expect_job_ended trstop
 
 finish

@@ -29,6 +29,7 @@ int main(void)
 	srunner_add_suite(sr, decide_suite());
 	srunner_add_suite(sr, progress_suite());
 	srunner_add_suite(sr, tree_suite());
+	srunner_add_suite(sr, discover_suite());
 	srunner_add_suite(sr, trustedpath_suite());
 	srunner_add_suite(sr, capture_suite());
 	srunner_add_suite(sr, layershims_suite());

@@ -32,5 +32,6 @@ Suite *trustedpath_suite(void);
 Suite *capture_suite(void);
 Suite *layershims_suite(void);
 Suite *demangle_suite(void);
+Suite *discover_suite(void);
 
 #endif

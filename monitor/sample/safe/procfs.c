@@ -197,20 +197,63 @@ long procfs_env_number(pid_t pid, const char *const *names)
 	return found;
 }
 
+/* A torchrun worker's variable (RANK, WORLD_SIZE), read only where TORCHELASTIC_RUN_ID says the
+ * process is one: torchrun's workers also inherit the agent's own launcher variables (an agent
+ * started by mpirun or srun carries OMPI_COMM_WORLD_RANK or SLURM_PROCID, its node's number). */
+static long torch_worker_number(pid_t pid, const char *name)
+{
+	ssize_t len;
+	char *buf = read_environ(pid, &len);
+	long found = -1;
+
+	if (buf && procfs_env_lookup(buf, (size_t)len, "TORCHELASTIC_RUN_ID")) {
+		const char *v = procfs_env_lookup(buf, (size_t)len, name);
+		char *end;
+		long r = v ? strtol(v, &end, 10) : -1;
+
+		if (v && end != v && *end == '\0' && r >= 0 && r < (1L << 30))
+			found = r;
+	}
+	free(buf);
+	return found;
+}
+
+bool procfs_is_torch_worker(pid_t pid)
+{
+	return procfs_env_has(pid, "TORCHELASTIC_RUN_ID");
+}
+
+bool procfs_env_has(pid_t pid, const char *name)
+{
+	ssize_t len;
+	char *buf = read_environ(pid, &len);
+	bool found = buf && procfs_env_lookup(buf, (size_t)len, name);
+
+	free(buf);
+	return found;
+}
+
 int procfs_rank(pid_t pid)
 {
 	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
 					    "SLURM_PROCID", NULL };
+	long r = torch_worker_number(pid, "RANK");
 
-	return (int)procfs_env_number(pid, vars);
+	return (int)(r >= 0 ? r : procfs_env_number(pid, vars));
 }
 
 int procfs_world_size(pid_t pid)
 {
 	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
 					    NULL };
+	long r = torch_worker_number(pid, "WORLD_SIZE");
 
-	return (int)procfs_env_number(pid, vars);
+	return (int)(r >= 0 ? r : procfs_env_number(pid, vars));
+}
+
+int procfs_restart_count(pid_t pid)
+{
+	return (int)torch_worker_number(pid, "TORCHELASTIC_RESTART_COUNT");
 }
 
 int procfs_exit_code(pid_t pid)
