@@ -14,10 +14,14 @@
 # from the fault (the rank's own "fault … at T" line) to the suspicion and to the report (median,
 # max), against gloo's own timeout (30 min by default, the only other thing that would end
 # such a job). TRAIN_HEALTHY (2 quick, 10 full), TRAIN_RUNS per fault row (1 quick, 5 full),
-# TRAIN_WIDTH jobs side by side (default 2). Writes results/training.md.
+# TRAIN_TORCHRUN_HEALTHY and TRAIN_TORCHRUN_RUNS for torchrun's rows (default the same),
+# TRAIN_WIDTH jobs side by side (default 2), TRAIN_LAUNCHERS, TRAIN_FAULTS. Writes
+# results/training.md and training.tsv.
 . "$(dirname "$0")/lib.sh"
 HEALTHY=${TRAIN_HEALTHY:-$(pick 2 10)}
 RUNS=${TRAIN_RUNS:-$(pick 1 5)}
+TR_HEALTHY=${TRAIN_TORCHRUN_HEALTHY:-$HEALTHY}
+TR_RUNS=${TRAIN_TORCHRUN_RUNS:-$RUNS}
 WIDTH=${TRAIN_WIDTH:-2}
 LAUNCHERS=${TRAIN_LAUNCHERS:-mpirun torchrun}
 FAULTS=${TRAIN_FAULTS:-spin recv stop}
@@ -115,9 +119,11 @@ one() {
 }
 
 for l in $LAUNCHERS; do
-	for i in $(seq "$HEALTHY"); do one "$l" healthy; done
+	h=$HEALTHY r=$RUNS
+	[ "$l" = torchrun ] && h=$TR_HEALTHY r=$TR_RUNS
+	for _ in $(seq "$h"); do one "$l" healthy; done
 	for f in $FAULTS; do
-		for i in $(seq "$RUNS"); do one "$l" "$f"; done
+		for _ in $(seq "$r"); do one "$l" "$f"; done
 	done
 done
 wait_slot 1

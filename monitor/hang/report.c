@@ -304,12 +304,19 @@ static void diagnose_computation(json_t *snap, json_t *faulty, json_t *diag)
 	}
 }
 
+/* An MPI routine's name, as capture.c names the call a rank is in; else the call was named from
+ * a frame of a communication library without one (gloo's, a stripped MPI's). */
+static bool is_mpi_api(const char *call)
+{
+	return !strncmp(call, "MPI_", 4) || !strncmp(call, "PMPI_", 5);
+}
+
 /* Sentences about what the ranks in MPI wait for. */
 static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 {
 	size_t i;
 	json_t *g;
-	const char *first_coll = NULL, *final_ranks = NULL, *exited = NULL;
+	const char *first_coll = NULL, *final_ranks = NULL, *exited = NULL, *lib = NULL;
 	bool mixed_colls = false;
 	int np2p = 0, ngroups_mpi = 0;
 	char *colls = NULL;
@@ -330,7 +337,10 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		    json_integer_value(json_object_get(g, "count")) > 1 ? "s" : "", str(g, "ranks"),
 		    json_integer_value(json_object_get(g, "count")) > 1 ? "are" : "is", call,
 		    str(g, "path"));
-		if (!strcmp(call, "MPI_Finalize")) {
+		if (!is_mpi_api(call)) {
+			/* A library the rank waits in, not an MPI call (gloo: torch.distributed). */
+			lib = lib ? lib : call;
+		} else if (!strcmp(call, "MPI_Finalize")) {
 			final_ranks = str(g, "ranks");
 		} else if (in_list(call, collectives) || mpirecord_kind_of(call) == PSREC_KIND_COLL ||
 			   mpirecord_kind_of(call) == PSREC_KIND_CTOR) {
@@ -358,6 +368,10 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		add(diag, "some ranks wait in a collective while others wait in point-to-point calls: a rank skipped the collective, or waits for a message from a rank inside it");
 	if (!first_coll && np2p > 0 && !final_ranks && !exited && !computation)
 		add(diag, "every waiting rank is in point-to-point communication: a communication deadlock or a message that was never sent — check that each receive has a matching send");
+	if (lib && !computation)
+		add(diag, "ranks wait in %s, not at an MPI call%s: which call each waits in is its own frames' "
+		    "(a Python rank's line)", lib, strstr(lib, "gloo") ?
+		    " (gloo runs torch.distributed's collectives and send/recv)" : "");
 	if (computation && ngroups_mpi > 0)
 		add(diag, "the ranks waiting in MPI wait for the faulty rank(s): they are not the cause");
 }

@@ -72,6 +72,8 @@ expect_job_ended spin
 psrun_collect recv
 expect_status "dist.recv of a tensor nobody sends: the job was ended" 86
 jreport "dist.recv: rank 1 named" '.faulty_ranks == [1]'
+expect_grep "dist.recv: the waits said to be gloo's, not point-to-point MPI" "ranks wait in libgloo.so.0.5.0, not at an MPI call (gloo runs" "$ERR"
+if printf '%s' "$ERR" | grep -q "point-to-point communication"; then fail "dist.recv: called MPI point-to-point: $ERR"; else ok; fi
 jreport "dist.recv: its Python line in its frames" '[.ranks[] | select(.rank == 1) | .frames[] | select(.lang == "python" and (.file // "" | endswith("ddp_train.py"))) | .line][0] == '"$(line ddp-recv)"
 expect_job_ended recv
 

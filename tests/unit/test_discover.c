@@ -64,42 +64,40 @@ START_TEST(torchrun_agent_is_no_rank_its_workers_are)
 }
 END_TEST
 
+/* The shell started with env running script is the one rank below itself: rank, of size. */
+static void expect_only_itself(const char *script, char *const env[], int rank, int size)
+{
+	pid_t root = start_tree(script, env);
+	struct job_proc p[8];
+
+	/* Give the shell its children first: they must not change what it is. */
+	nanosleep(&(struct timespec){ 0, 200 * 1000 * 1000 }, NULL);
+
+	int n = discover_until(root, 1, p, 8);
+
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(p[0].pid, root);
+	ck_assert_int_eq(p[0].rank, rank);
+	ck_assert_int_eq(p[0].world_size, size);
+	stop_tree(root);
+}
+
 START_TEST(a_workers_own_children_are_helpers)
 {
 	char *env[] = { "PATH=/usr/bin:/bin", "TORCHELASTIC_RUN_ID=j", "RANK=5", "WORLD_SIZE=8", NULL };
-	/* A worker that forked (a data loader's worker): the fork carries the same variables. */
-	pid_t worker = start_tree("sleep 30 & sleep 30 & wait", env);
-	struct job_proc p[8];
 
-	/* Give the shell its children first: a worker with children is still no agent. */
-	nanosleep(&(struct timespec){ 0, 200 * 1000 * 1000 }, NULL);
-
-	int n = discover_until(worker, 1, p, 8);
-
-	ck_assert_int_eq(n, 1);
-	ck_assert_int_eq(p[0].pid, worker);
-	ck_assert_int_eq(p[0].rank, 5);
-	ck_assert_int_eq(p[0].world_size, 8);
-	stop_tree(worker);
+	/* A worker that forked (a data loader's workers): the forks carry the same variables, and
+	 * a worker with children is still no agent. */
+	expect_only_itself("sleep 30 & sleep 30 & wait", env, 5, 8);
 }
 END_TEST
 
 START_TEST(an_mpi_rank_without_workers_stays_a_rank)
 {
 	char *env[] = { "PATH=/usr/bin:/bin", "OMPI_COMM_WORLD_RANK=4", "OMPI_COMM_WORLD_SIZE=6", NULL };
+
 	/* A rank that started a helper (popen): its child has no torchrun variables. */
-	pid_t rank = start_tree("sleep 30 & wait", env);
-	struct job_proc p[8];
-
-	nanosleep(&(struct timespec){ 0, 200 * 1000 * 1000 }, NULL);
-
-	int n = discover_until(rank, 1, p, 8);
-
-	ck_assert_int_eq(n, 1);
-	ck_assert_int_eq(p[0].pid, rank);
-	ck_assert_int_eq(p[0].rank, 4);
-	ck_assert_int_eq(p[0].world_size, 6);
-	stop_tree(rank);
+	expect_only_itself("sleep 30 & wait", env, 4, 6);
 }
 END_TEST
 

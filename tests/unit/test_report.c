@@ -167,6 +167,21 @@ START_TEST(early_finalize_and_point_to_point_deadlock)
 }
 END_TEST
 
+START_TEST(ranks_in_gloo_are_not_called_point_to_point)
+{
+	/* torch.distributed: rank 0 waits in dist.recv, the others in the all-reduce, all in gloo. */
+	json_t *snap = snapshot(4, "IN_MPI", "libgloo.so.0.5.0", "main (train.py:76) > libgloo.so.0.5.0",
+				"IN_MPI", "libgloo.so.0.5.0",
+				"runLoop > AsyncWork::execute > libgloo.so.0.5.0");
+	json_t *none = json_array(), *groups = report_groups(snap), *d = report_diagnose(snap, groups, none);
+
+	ck_assert(diag_has(d, "ranks wait in libgloo.so.0.5.0, not at an MPI call (gloo runs"));
+	ck_assert(!diag_has(d, "point-to-point communication"));
+	ck_assert(!diag_has(d, "mismatched collectives"));
+	json_decref(d), json_decref(groups), json_decref(none), json_decref(snap);
+}
+END_TEST
+
 START_TEST(computation_hang_names_the_rank)
 {
 	json_t *s = snapshot(4, "IN_MPI", "MPI_Allreduce", "main > MPI_Allreduce", "IN_MPI",
@@ -486,6 +501,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, faulty_ranks_are_out_in_every_snapshot);
 	tcase_add_test(tc, groups_and_mismatched_collectives);
 	tcase_add_test(tc, early_finalize_and_point_to_point_deadlock);
+	tcase_add_test(tc, ranks_in_gloo_are_not_called_point_to_point);
 	tcase_add_test(tc, computation_hang_names_the_rank);
 	tcase_add_test(tc, dead_rank_is_named_with_its_signal);
 	tcase_add_test(tc, frozen_rank_is_faulty_even_in_mpi);

@@ -179,20 +179,27 @@ bool procfs_env_is(pid_t pid, const char *name, const char *value)
 	return found;
 }
 
-long procfs_env_number(pid_t pid, const char *const *names)
+/* The first of names (NULL-terminated) set to a whole number >= 0 in an environment block;
+ * -1 when none is. */
+static long env_block_number(const char *buf, size_t len, const char *const *names)
 {
-	ssize_t len;
-	char *buf = read_environ(pid, &len);
-	long found = -1;
-
-	for (size_t i = 0; buf && names[i] && found < 0; i++) {
-		const char *v = procfs_env_lookup(buf, (size_t)len, names[i]);
+	for (size_t i = 0; names[i]; i++) {
+		const char *v = procfs_env_lookup(buf, len, names[i]);
 		char *end;
 		long r = v ? strtol(v, &end, 10) : -1;
 
 		if (v && end != v && *end == '\0' && r >= 0 && r < (1L << 30))
-			found = r;
+			return r;
 	}
+	return -1;
+}
+
+long procfs_env_number(pid_t pid, const char *const *names)
+{
+	ssize_t len;
+	char *buf = read_environ(pid, &len);
+	long found = buf ? env_block_number(buf, (size_t)len, names) : -1;
+
 	free(buf);
 	return found;
 }
@@ -202,18 +209,12 @@ long procfs_env_number(pid_t pid, const char *const *names)
  * started by mpirun or srun carries OMPI_COMM_WORLD_RANK or SLURM_PROCID, its node's number). */
 static long torch_worker_number(pid_t pid, const char *name)
 {
+	const char *const names[] = { name, NULL };
 	ssize_t len;
 	char *buf = read_environ(pid, &len);
-	long found = -1;
+	long found = buf && procfs_env_lookup(buf, (size_t)len, "TORCHELASTIC_RUN_ID") ?
+			     env_block_number(buf, (size_t)len, names) : -1;
 
-	if (buf && procfs_env_lookup(buf, (size_t)len, "TORCHELASTIC_RUN_ID")) {
-		const char *v = procfs_env_lookup(buf, (size_t)len, name);
-		char *end;
-		long r = v ? strtol(v, &end, 10) : -1;
-
-		if (v && end != v && *end == '\0' && r >= 0 && r < (1L << 30))
-			found = r;
-	}
 	free(buf);
 	return found;
 }
