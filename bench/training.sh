@@ -78,25 +78,26 @@ wait_slot() {
 	done
 }
 
-# record DIR RC LAUNCHER: the run's line of runs.tsv: launcher, fault, run, rank, exit, verdict,
+# record DIR RC LAUNCHER (its own variable names: it runs inside one(), between its draws and
+# its start): the run's line of runs.tsv: launcher, fault, run, rank, exit, verdict,
 # type, faulty ranks, exact, delay to suspicion, delay to report.
 record() {
-	dir=$1
-	fault=$(cat "$dir/fault") rank=$(cat "$dir/rank")
+	rdir=$1
+	rfault=$(cat "$rdir/fault") rrank=$(cat "$rdir/rank")
 	# The first such line: mpirun sends SIGCONT before SIGTERM, and a stopped rank prints again.
-	ft=$(sed -n 's/^rank [0-9]* fault [a-z]* at \([0-9.]*\)$/\1/p' "$dir/log" | head -n 1)
-	if [ -s "$dir/report.json" ]; then
-		jq -r --arg l "$3" --arg f "$fault" --arg n "${dir##*-}" --arg r "$rank" --arg rc "$2" --arg ft "${ft:-}" '
+	ft=$(sed -n 's/^rank [0-9]* fault [a-z]* at \([0-9.]*\)$/\1/p' "$rdir/log" | head -n 1)
+	if [ -s "$rdir/report.json" ]; then
+		jq -r --arg l "$3" --arg f "$rfault" --arg n "${rdir##*-}" --arg r "$rrank" --arg rc "$2" --arg ft "${ft:-}" '
 			[$l, $f, $n, $r, $rc, .verdict, (.hang_type // "-"),
 			 ((.faulty_ranks // []) | map(tostring) | join(",")),
 			 (if ((.faulty_ranks // []) | map(tostring)) == [$r] then 1 else 0 end),
 			 (if $ft != "" and .confirmation.suspected_at != null then (.confirmation.suspected_at - ($ft | tonumber) | . * 10 | round / 10 | tostring) else "-" end),
 			 (if $ft != "" and .detected_at != null then (.detected_at - ($ft | tonumber) | . * 10 | round / 10 | tostring) else "-" end)
-			] | @tsv' "$dir/report.json" >>"$WORK/runs.tsv"
+			] | @tsv' "$rdir/report.json" >>"$WORK/runs.tsv"
 	else
-		printf '%s\t%s\t%s\t%s\t%s\tno report\t-\t-\t0\t-\t-\n' "$3" "$fault" "${dir##*-}" "$rank" "$2" >>"$WORK/runs.tsv"
+		printf '%s\t%s\t%s\t%s\t%s\tno report\t-\t-\t0\t-\t-\n' "$3" "$rfault" "${rdir##*-}" "$rrank" "$2" >>"$WORK/runs.tsv"
 	fi
-	cp "$dir/log" "$WORK/log-${dir##*-}"
+	cp "$rdir/log" "$WORK/log-${rdir##*-}"
 }
 
 # one LAUNCHER FAULT: a run ("healthy" for none).
