@@ -17,14 +17,38 @@ static double timeline_first_hang(const struct trace *tr, const struct timeline 
 	return -1.0;
 }
 
-/* The last row before the first hang whose sample was above the threshold. */
+/* When the hang the monitor reported was suspected: the last recorded suspicion before its
+ * first recorded hang (earlier suspicions were dismissed: the job moved on after them); without
+ * recorded checks, the model's first verdict. */
+static double timeline_reported_suspicion(const struct trace *tr, const struct timeline *tl)
+{
+	double suspect = -1.0;
+
+	for (size_t i = 0; i < tr->nevents; i++) {
+		if (tr->events[i].kind == TRACE_EVENT_HANG)
+			return suspect >= 0 ? suspect : tr->events[i].t_ms;
+		if (tr->events[i].kind == TRACE_EVENT_SUSPECT)
+			suspect = tr->events[i].t_ms;
+	}
+	return timeline_first_hang(tr, tl);
+}
+
+/* The last row before the reported hang's suspicion whose sample was above the threshold, as
+ * the monitor notes it (report.json's confirmation.last_progress_at): only while no suspicion
+ * is being confirmed — from a recorded suspicion until the check that dismissed it, a sample of
+ * the job computing is the confirmation's business. */
 static double timeline_last_progress(const struct trace *tr, const struct timeline *tl)
 {
-	double hang = timeline_first_hang(tr, tl), last = -1.0;
+	double hang = timeline_reported_suspicion(tr, tl), last = -1.0;
+	bool confirming = false;
+	size_t ev = 0;
 
-	for (size_t i = 0; hang >= 0 && i < tl->len && tl->rows[i].t_ms < hang; i++)
-		if (tl->rows[i].threshold >= 0 && tl->rows[i].s > tl->rows[i].threshold)
+	for (size_t i = 0; hang >= 0 && i < tl->len && tl->rows[i].t_ms < hang; i++) {
+		for (; ev < tr->nevents && tr->events[ev].t_ms <= tl->rows[i].t_ms; ev++)
+			confirming = tr->events[ev].kind != TRACE_EVENT_SLOWDOWN;
+		if (!confirming && tl->rows[i].threshold >= 0 && tl->rows[i].s > tl->rows[i].threshold)
 			last = tl->rows[i].t_ms;
+	}
 	return last;
 }
 

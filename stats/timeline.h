@@ -26,9 +26,11 @@ struct timeline {
 	struct timeline_row *rows;
 	size_t len;
 	double first_hang_ms; /* first sample with a hang verdict; < 0 when none */
-	/* The last sample before the first hang (its verdict, else the first "#! hang" the monitor
-	 * recorded) that showed the job computing (S above the threshold): the hang began after it.
-	 * < 0 when there is no hang or no such sample. */
+	/* The last sample that showed the job computing (S above the threshold) before the
+	 * suspicion of the hang the monitor recorded ("#! hang"; the "#! suspect" before it), none
+	 * inside an earlier suspicion's confirmation, as the report's last progress; without
+	 * recorded checks, before the model's first verdict. The hang began after it. < 0 when
+	 * there is no hang or no such sample. */
 	double last_progress_ms;
 	int doublings;
 };

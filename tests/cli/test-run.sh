@@ -126,7 +126,7 @@ lp=$(printf '%s' "$OUT" | sed -n 's/.*last progress seen at \([0-9.]*\) s.*/\1/p
 if jq -e --argjson t0 "${t0:-0}" --argjson lp "${lp:-0}" '.confirmation.last_progress_at - ($t0 + $lp) | (if . < 0 then -. else . end) < 0.2' "$REPORT" >/dev/null; then
 	ok
 else
-	fail "spin: last progress in the report ($(jq .confirmation.last_progress_at "$REPORT")) is not the plot's ($t0 + $lp)"
+	fail "spin: last progress in the report ($(jq .confirmation.last_progress_at "$REPORT")) is not the plot's ($t0 + $lp); the trace's checks: $(grep '^#! [a-z]* [0-9]' "$TMP/spin.trace" | tr '\n' ' ')"
 fi
 expect_grep "plot: an SVG" "<svg" "$(head -c 4000 "$TMP/spin.svg")"
 

@@ -231,6 +231,44 @@ START_TEST(timeline_marks_the_last_progress_before_the_hang)
 }
 END_TEST
 
+/* A suspicion dismissed (the job moved on), progress after it, then the hang the monitor
+ * reported: the mark is the progress before that hang's suspicion, as the report's
+ * last_progress_at is, never one before the dismissed suspicion; samples inside the dismissed
+ * suspicion's confirmation do not count. */
+START_TEST(timeline_marks_progress_after_a_dismissed_suspicion)
+{
+	static char buf[16384];
+	struct trace tr;
+	struct timeline tl;
+	struct detector_config cfg;
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	char err[256];
+	const double step = 400.0;
+
+	trace_write_model(f, 0.001, 400, 30000);
+	for (int i = 0; i < 200; i++) {
+		bool still = (i >= 60 && i < 80) || i >= 120;
+
+		trace_write_point(f, i * step, still ? 0 : (i * 7 % 5) * 2 + (i % 2), 10, NULL);
+		if (i == 70 || i == 130)
+			trace_write_event(f, i * step, TRACE_EVENT_SUSPECT);
+		if (i == 80)
+			trace_write_event(f, i * step, TRACE_EVENT_SLOWDOWN);
+		if (i == 150)
+			trace_write_event(f, i * step, TRACE_EVENT_HANG);
+	}
+	fclose(f);
+	ck_assert_int_eq(parse_text(buf, &tr, err, sizeof(err)), 0);
+	detector_config_default(&cfg);
+	ck_assert_int_eq(timeline_build(&tr, &cfg, false, &tl), 0);
+	ck_assert_msg(tl.last_progress_ms >= 80 * step && tl.last_progress_ms < 120 * step,
+		      "last progress at %.0f ms, want the healthy stretch after the dismissal (32000-48000)",
+		      tl.last_progress_ms);
+	timeline_free(&tl);
+	trace_free(&tr);
+}
+END_TEST
+
 START_TEST(timeline_resamples_a_dense_trace_like_replay)
 {
 	static char buf[65536];
@@ -279,6 +317,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tc, timeline_follows_every_recorded_sample);
 	tcase_add_test(tc, timeline_resamples_a_dense_trace_like_replay);
 	tcase_add_test(tc, timeline_marks_the_last_progress_before_the_hang);
+	tcase_add_test(tc, timeline_marks_progress_after_a_dismissed_suspicion);
 	suite_add_tcase(s, tc);
 	return s;
 }
