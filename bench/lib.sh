@@ -74,11 +74,16 @@ bg() {
 	STARTED="$STARTED $BG"
 }
 
+# running PID: the background run still runs (neither gone nor a zombie waiting to be reaped).
+running() {
+	kill -0 "$1" 2>/dev/null && [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)" != Z ]
+}
+
 # finish_bg PID SECONDS: wait for a background run with a deadline; past it, TERM then KILL
 # that PID. Leaves its exit status in $RC (124 when it had to be stopped).
 finish_bg() {
 	deadline=$(($(date +%s) + $2))
-	while kill -0 "$1" 2>/dev/null && [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)" != Z ]; do
+	while running "$1"; do
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			kill -TERM "$1" 2>/dev/null
 			sleep 5

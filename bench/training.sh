@@ -63,8 +63,7 @@ wait_slot() {
 		for j in $RUNNING; do
 			pid=${j%%:*} rest=${j#*:}
 			end=${rest%%:*} rest=${rest#*:}
-			if [ "$(date +%s)" -lt "$end" ] && kill -0 "$pid" 2>/dev/null &&
-				[ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$pid/status")" != Z ]; then
+			if [ "$(date +%s)" -lt "$end" ] && running "$pid"; then
 				left="$left $j"
 				n=$((n + 1))
 			else

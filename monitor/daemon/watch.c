@@ -12,7 +12,6 @@
 #include "gather.h"
 #include "pipeline.h"
 #include "../job/job.h"
-#include "../sample/safe/procfs.h"
 #include "output.h"
 
 /* Sample the local ranks listed in sample round `round`: count OUT_MPI and live ones, and
@@ -313,11 +312,8 @@ static int restart_count(const struct job_proc *local, int nlocal)
 {
 	int most = -1;
 
-	for (int i = 0; i < nlocal; i++) {
-		int r = procfs_restart_count(local[i].pid);
-
-		most = r > most ? r : most;
-	}
+	for (int i = 0; i < nlocal; i++)
+		most = local[i].restart > most ? local[i].restart : most;
 	return most;
 }
 

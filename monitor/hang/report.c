@@ -3,6 +3,7 @@
 #include "report.h"
 #include "mpirecord.h"
 #include "../sample/addr/maps.h"
+#include "../sample/print/capture.h"
 #include "ranges.h"
 #include "snapclass.h"
 #include "report_util.h"
@@ -304,19 +305,13 @@ static void diagnose_computation(json_t *snap, json_t *faulty, json_t *diag)
 	}
 }
 
-/* An MPI routine's name, as capture.c names the call a rank is in; else the call was named from
- * a frame of a communication library without one (gloo's, a stripped MPI's). */
-static bool is_mpi_api(const char *call)
-{
-	return !strncmp(call, "MPI_", 4) || !strncmp(call, "PMPI_", 5);
-}
-
 /* Sentences about what the ranks in MPI wait for. */
 static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 {
 	size_t i;
 	json_t *g;
 	const char *first_coll = NULL, *final_ranks = NULL, *exited = NULL, *lib = NULL;
+	char api[96];
 	bool mixed_colls = false;
 	int np2p = 0, ngroups_mpi = 0;
 	char *colls = NULL;
@@ -337,8 +332,9 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		    json_integer_value(json_object_get(g, "count")) > 1 ? "s" : "", str(g, "ranks"),
 		    json_integer_value(json_object_get(g, "count")) > 1 ? "are" : "is", call,
 		    str(g, "path"));
-		if (!is_mpi_api(call)) {
-			/* A library the rank waits in, not an MPI call (gloo: torch.distributed). */
+		if (!capture_mpi_name(call, api, sizeof(api))) {
+			/* Named from a frame of a library with no MPI routine in it (gloo's, a
+			 * stripped MPI's): a library the rank waits in, not an MPI call. */
 			lib = lib ? lib : call;
 		} else if (!strcmp(call, "MPI_Finalize")) {
 			final_ranks = str(g, "ranks");

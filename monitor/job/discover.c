@@ -45,16 +45,14 @@ bool discover_maps_comm(pid_t pid)
 	return found;
 }
 
-/* Has pid started torchrun workers (children carrying TORCHELASTIC_RUN_ID) while being none
- * itself? Then it is torchrun's elastic agent: it imports torch and carries its launcher's rank
- * (its node's number), but its workers are the ranks. */
+/* Has pid, no torchrun worker itself, started torchrun workers (children carrying
+ * TORCHELASTIC_RUN_ID)? Then it is torchrun's elastic agent: it imports torch and carries its
+ * launcher's rank (its node's number), but its workers are the ranks. */
 static bool is_torch_agent(pid_t pid)
 {
 	struct pid_list kids = { 0 };
 	bool agent = false;
 
-	if (procfs_is_torch_worker(pid))
-		return false;
 	procfs_children(pid, &kids);
 	/* Bounded: a process's children are the job's to create. */
 	for (int i = 0; i < kids.n && i < 256 && !agent; i++)
@@ -63,23 +61,21 @@ static bool is_torch_agent(pid_t pid)
 	return agent;
 }
 
-/* The rank pid carries, by the rules in discover.h; -1 if it is not a rank. */
-static int rank_of(pid_t pid)
+/* The rank pid carries, by the rules in discover.h; -1 if it is not a rank. *l: what its
+ * environment says (its job size, its restarts), read once. */
+static int rank_of(pid_t pid, struct proc_launch *l)
 {
-	static const char *const launcher_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-						     NULL };
-	static const char *const slurm_vars[] = { "SLURM_PROCID", NULL };
+	procfs_launch(pid, l);
+	if (l->torch_worker)
+		return procfs_launch_rank(l);
 
-	if (procfs_is_torch_worker(pid))
-		return procfs_rank(pid);
+	int rank = l->rank;
 
-	long rank = procfs_env_number(pid, launcher_vars);
-
-	if (rank < 0 && (rank = procfs_env_number(pid, slurm_vars)) >= 0 && !discover_maps_comm(pid))
+	if (rank < 0 && (rank = l->slurm_rank) >= 0 && !discover_maps_comm(pid))
 		rank = -1;
 	if (rank >= 0 && is_torch_agent(pid))
 		rank = -1;
-	return (int)rank;
+	return rank;
 }
 
 /* A file of /proc/self (its executable, a namespace), looked up once. */
@@ -170,11 +166,13 @@ static bool pid_set_add(struct pid_set *s, pid_t p)
  * that shell's children), not a rank. */
 static bool below_a_rank(pid_t p)
 {
+	struct proc_launch l;
+
 	for (int depth = 0; depth < 64; depth++) {
 		p = procfs_parent(p);
 		if (p <= 1)
 			return false;
-		if (rank_of(p) >= 0)
+		if (rank_of(p, &l) >= 0)
 			return true;
 	}
 	return false;
@@ -191,14 +189,16 @@ int discover_job(const pid_t *roots, int nroots, struct job_proc *out, int max)
 			pid_list_push(&queue, roots[i]);
 	for (int head = 0; head < queue.n; head++) {
 		pid_t p = queue.v[head];
-		int rank = runs_this_program(p) ? -1 : rank_of(p);
+		struct proc_launch l;
+		int rank = runs_this_program(p) ? -1 : rank_of(p, &l);
 
 		/* A rank's own children are its helpers: the walk stops there. */
 		if (rank >= 0 && !below_a_rank(p)) {
 			if (n < max) {
 				out[n].pid = p;
 				out[n].rank = rank;
-				out[n].world_size = procfs_world_size(p);
+				out[n].world_size = l.world_size;
+				out[n].restart = l.restart;
 			}
 			n++;
 			continue;

@@ -22,6 +22,7 @@ struct job_proc {
 	pid_t pid;
 	int rank;        /* -1 when the environment names none */
 	int world_size;  /* from the environment, -1 when unknown */
+	int restart;     /* a torchrun worker's TORCHELASTIC_RESTART_COUNT, -1 for other ranks */
 };
 
 /* Ranks among roots and their descendants (roots themselves included); count written (<= max),

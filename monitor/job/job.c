@@ -84,6 +84,7 @@ static int pids_local(struct job *j, struct job_proc *local)
 		local[n].pid = e->pid;
 		local[n].rank = e->rank;
 		local[n].world_size = -1;
+		local[n].restart = -1;
 		n++;
 	}
 	return bad ? -1 : n;

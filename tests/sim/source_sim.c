@@ -133,7 +133,8 @@ static int sim_discover(struct job *j, struct job_proc *local)
 	lo = (int)((long)sim.ranks * me / size);
 	hi = (int)((long)sim.ranks * (me + 1) / size);
 	for (int r = lo; r < hi && n < MAX_RANKS; r++, n++)
-		local[n] = (struct job_proc){ SIM_PID_BASE + r, r, sim.ranks };
+		local[n] = (struct job_proc){ .pid = SIM_PID_BASE + r, .rank = r, .world_size = sim.ranks,
+					      .restart = -1 };
 	return n;
 }
 

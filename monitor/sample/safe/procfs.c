@@ -204,31 +204,44 @@ long procfs_env_number(pid_t pid, const char *const *names)
 	return found;
 }
 
-/* A torchrun worker's variable (RANK, WORLD_SIZE), read only where TORCHELASTIC_RUN_ID says the
- * process is one: torchrun's workers also inherit the agent's own launcher variables (an agent
- * started by mpirun or srun carries OMPI_COMM_WORLD_RANK or SLURM_PROCID, its node's number). */
-static long torch_worker_number(pid_t pid, const char *name)
+bool procfs_launch(pid_t pid, struct proc_launch *l)
 {
-	const char *const names[] = { name, NULL };
+	static const char *const ranks[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", NULL };
+	static const char *const slurm[] = { "SLURM_PROCID", NULL };
+	static const char *const sizes[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", NULL };
+	static const char *const torch_rank[] = { "RANK", NULL };
+	static const char *const torch_size[] = { "WORLD_SIZE", NULL };
+	static const char *const torch_restart[] = { "TORCHELASTIC_RESTART_COUNT", NULL };
 	ssize_t len;
 	char *buf = read_environ(pid, &len);
-	long found = buf && procfs_env_lookup(buf, (size_t)len, "TORCHELASTIC_RUN_ID") ?
-			     env_block_number(buf, (size_t)len, names) : -1;
+	size_t n = buf ? (size_t)len : 0;
 
+	*l = (struct proc_launch){ .rank = -1, .slurm_rank = -1, .world_size = -1, .restart = -1 };
+	if (!buf)
+		return false;
+	/* A worker's own variables first: it also inherits its agent's launcher variables (an
+	 * agent started by mpirun or srun carries OMPI_COMM_WORLD_RANK or SLURM_PROCID, its node's
+	 * number). */
+	l->torch_worker = procfs_env_lookup(buf, n, "TORCHELASTIC_RUN_ID") != NULL;
+	if (l->torch_worker) {
+		l->rank = (int)env_block_number(buf, n, torch_rank);
+		l->world_size = (int)env_block_number(buf, n, torch_size);
+		l->restart = (int)env_block_number(buf, n, torch_restart);
+	}
+	if (l->rank < 0)
+		l->rank = (int)env_block_number(buf, n, ranks);
+	if (l->world_size < 0)
+		l->world_size = (int)env_block_number(buf, n, sizes);
+	l->slurm_rank = (int)env_block_number(buf, n, slurm);
 	free(buf);
-	return found;
+	return true;
 }
 
 bool procfs_is_torch_worker(pid_t pid)
 {
-	return procfs_env_has(pid, "TORCHELASTIC_RUN_ID");
-}
-
-bool procfs_env_has(pid_t pid, const char *name)
-{
 	ssize_t len;
 	char *buf = read_environ(pid, &len);
-	bool found = buf && procfs_env_lookup(buf, (size_t)len, name);
+	bool found = buf && procfs_env_lookup(buf, (size_t)len, "TORCHELASTIC_RUN_ID");
 
 	free(buf);
 	return found;
@@ -236,25 +249,18 @@ bool procfs_env_has(pid_t pid, const char *name)
 
 int procfs_rank(pid_t pid)
 {
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-					    "SLURM_PROCID", NULL };
-	long r = torch_worker_number(pid, "RANK");
+	struct proc_launch l;
 
-	return (int)(r >= 0 ? r : procfs_env_number(pid, vars));
+	procfs_launch(pid, &l);
+	return procfs_launch_rank(&l);
 }
 
 int procfs_world_size(pid_t pid)
 {
-	static const char *const vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
-					    NULL };
-	long r = torch_worker_number(pid, "WORLD_SIZE");
+	struct proc_launch l;
 
-	return (int)(r >= 0 ? r : procfs_env_number(pid, vars));
-}
-
-int procfs_restart_count(pid_t pid)
-{
-	return (int)torch_worker_number(pid, "TORCHELASTIC_RESTART_COUNT");
+	procfs_launch(pid, &l);
+	return l.world_size;
 }
 
 int procfs_exit_code(pid_t pid)

@@ -29,24 +29,32 @@ long procfs_env_number(pid_t pid, const char *const *names);
 /* Does pid's environment hold name=value exactly? false when unreadable. */
 bool procfs_env_is(pid_t pid, const char *name, const char *value);
 
-/* Does pid's environment hold the variable name (any value)? false when unreadable. */
-bool procfs_env_has(pid_t pid, const char *name);
+/* What a launcher put in a process's environment, read in one pass over it; -1 where absent. */
+struct proc_launch {
+	int rank;          /* a torchrun worker's RANK, else OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK */
+	int slurm_rank;    /* SLURM_PROCID (srun, and everything below a batch shell, carry it) */
+	int world_size;    /* a torchrun worker's WORLD_SIZE, else OMPI_COMM_WORLD_SIZE, PMI_SIZE,
+			    * SLURM_NTASKS */
+	int restart;       /* a torchrun worker's TORCHELASTIC_RESTART_COUNT: its agent's restarts */
+	bool torch_worker; /* TORCHELASTIC_RUN_ID is set: a worker torchrun's elastic agent started */
+};
+/* Fill l from pid's environment; false (every field absent) when it is unreadable. */
+bool procfs_launch(pid_t pid, struct proc_launch *l);
+
+/* The rank a launcher gave: l->rank, else SLURM_PROCID; -1 when none. */
+static inline int procfs_launch_rank(const struct proc_launch *l)
+{
+	return l->rank >= 0 ? l->rank : l->slurm_rank;
+}
 
 /* Is pid a worker torchrun's elastic agent started (TORCHELASTIC_RUN_ID in its environment)? */
 bool procfs_is_torch_worker(pid_t pid);
 
-/* The rank the launcher put in the environment: a torchrun worker's RANK, else
- * OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, in that order; -1 when none, or the
- * environment is unreadable. */
+/* procfs_launch_rank of pid's environment; -1 when none, or the environment is unreadable. */
 int procfs_rank(pid_t pid);
 
-/* The job size the launcher put in the environment (a torchrun worker's WORLD_SIZE, else
- * OMPI_COMM_WORLD_SIZE, PMI_SIZE, SLURM_NTASKS); -1 when none. */
+/* The job size of pid's environment (struct proc_launch's world_size); -1 when none. */
 int procfs_world_size(pid_t pid);
-
-/* How often torchrun's agent has restarted its workers (a worker's TORCHELASTIC_RESTART_COUNT);
- * -1 for a process that is no torchrun worker. */
-int procfs_restart_count(pid_t pid);
 
 /* Parent pid from /proc/PID/stat; 0 if unreadable. */
 pid_t procfs_parent(pid_t pid);
