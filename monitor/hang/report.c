@@ -3,7 +3,7 @@
 #include "report.h"
 #include "mpirecord.h"
 #include "../sample/addr/maps.h"
-#include "../sample/print/capture.h"
+#include "../sample/print/mpiname.h"
 #include "ranges.h"
 #include "snapclass.h"
 #include "report_util.h"
@@ -332,7 +332,7 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		    json_integer_value(json_object_get(g, "count")) > 1 ? "s" : "", str(g, "ranks"),
 		    json_integer_value(json_object_get(g, "count")) > 1 ? "are" : "is", call,
 		    str(g, "path"));
-		if (!capture_mpi_name(call, api, sizeof(api))) {
+		if (!mpiname_of(call, api, sizeof(api))) {
 			/* Named from a frame of a library with no MPI routine in it (gloo's, a
 			 * stripped MPI's): a library the rank waits in, not an MPI call. */
 			lib = lib ? lib : call;

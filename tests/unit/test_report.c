@@ -3,7 +3,7 @@
  * ranks, grouping, the diagnosis, and the MPI API name of binding and internal functions. */
 #include <string.h>
 
-#include "../../monitor/sample/print/capture.h"
+#include "../../monitor/sample/print/mpiname.h"
 #include "../../monitor/hang/report.h"
 #include "../../monitor/hang/report_summary.h"
 #include "suites.h"
@@ -47,15 +47,15 @@ START_TEST(mpi_api_names)
 {
 	char buf[64];
 
-	ck_assert_str_eq(capture_mpi_name("PMPI_Allreduce", buf, sizeof(buf)), "MPI_Allreduce");
-	ck_assert_str_eq(capture_mpi_name("MPI_Recv", buf, sizeof(buf)), "MPI_Recv");
-	ck_assert_str_eq(capture_mpi_name("ompi_recv_f", buf, sizeof(buf)), "MPI_Recv");
-	ck_assert_str_eq(capture_mpi_name("ompi_allreduce_f", buf, sizeof(buf)), "MPI_Allreduce");
-	ck_assert_str_eq(capture_mpi_name("mpi_barrier_", buf, sizeof(buf)), "MPI_Barrier");
-	ck_assert_str_eq(capture_mpi_name("pmpi_send__", buf, sizeof(buf)), "MPI_Send");
-	ck_assert_str_eq(capture_mpi_name("ompi_mpi_finalize", buf, sizeof(buf)), "MPI_Finalize");
-	ck_assert_ptr_null(capture_mpi_name("mca_pml_ob1_recv", buf, sizeof(buf)));
-	ck_assert_ptr_null(capture_mpi_name("opal_progress", buf, sizeof(buf)));
+	ck_assert_str_eq(mpiname_of("PMPI_Allreduce", buf, sizeof(buf)), "MPI_Allreduce");
+	ck_assert_str_eq(mpiname_of("MPI_Recv", buf, sizeof(buf)), "MPI_Recv");
+	ck_assert_str_eq(mpiname_of("ompi_recv_f", buf, sizeof(buf)), "MPI_Recv");
+	ck_assert_str_eq(mpiname_of("ompi_allreduce_f", buf, sizeof(buf)), "MPI_Allreduce");
+	ck_assert_str_eq(mpiname_of("mpi_barrier_", buf, sizeof(buf)), "MPI_Barrier");
+	ck_assert_str_eq(mpiname_of("pmpi_send__", buf, sizeof(buf)), "MPI_Send");
+	ck_assert_str_eq(mpiname_of("ompi_mpi_finalize", buf, sizeof(buf)), "MPI_Finalize");
+	ck_assert_ptr_null(mpiname_of("mca_pml_ob1_recv", buf, sizeof(buf)));
+	ck_assert_ptr_null(mpiname_of("opal_progress", buf, sizeof(buf)));
 }
 END_TEST
 

@@ -2,9 +2,9 @@
 /* capture — symbolize the deciding thread of a rank and reduce it to what reports need. */
 #include "capture.h"
 #include "frames.h"
+#include "mpiname.h"
 #include "../safe/procfs.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,47 +13,6 @@
 #define SETTLE_NS 3000000000LL         /* how long a report waits for one thread slow to stop */
 #define SETTLE_BUDGET_NS 10000000000LL /* and for all of them, in any minute */
 #define SETTLE_PERIOD_NS 60000000000LL
-
-static void capitalize_call(const char *stem, size_t n, char *buf, size_t len)
-{
-	size_t o = (size_t)snprintf(buf, len, "MPI_");
-
-	for (size_t i = 0; i < n && o + 1 < len; i++)
-		buf[o++] = (char)(i == 0 ? toupper((unsigned char)stem[i]) : stem[i]);
-	buf[o < len ? o : len - 1] = '\0';
-}
-
-const char *capture_mpi_name(const char *func, char *buf, size_t len)
-{
-	size_t n = strlen(func);
-
-	if (!strncmp(func, "PMPI_", 5)) {
-		snprintf(buf, len, "MPI_%s", func + 5);
-		return buf;
-	}
-	if (!strncmp(func, "MPI_", 4)) {
-		snprintf(buf, len, "%s", func);
-		return buf;
-	}
-	if (!strncmp(func, "ompi_mpi_", 9)) { /* ompi_mpi_finalize: MPI_Finalize's body */
-		capitalize_call(func + 9, n - 9, buf, len);
-		return buf;
-	}
-	if (!strncmp(func, "ompi_", 5) && n > 7 && !strcmp(func + n - 2, "_f")) {
-		capitalize_call(func + 5, n - 7, buf, len); /* Fortran binding ompi_recv_f */
-		return buf;
-	}
-	if ((!strncmp(func, "mpi_", 4) || !strncmp(func, "pmpi_", 5)) && func[n - 1] == '_') {
-		const char *stem = func + (func[0] == 'p' ? 5 : 4);
-		size_t sn = strlen(stem);
-
-		while (sn && stem[sn - 1] == '_')
-			sn--;
-		capitalize_call(stem, sn, buf, len);
-		return buf;
-	}
-	return NULL;
-}
 
 /* The thread that decides the rank: a counted thread in MPI, else the main thread. */
 static const struct thread_stack *deciding_thread(const struct thread_stack *th, int n)
@@ -134,7 +93,7 @@ static void describe(struct target *t, struct symbolizer *sy, const struct threa
 	}
 	/* The MPI call: the outermost MPI frame with an API name, searching inward from it. */
 	for (int i = mpi_at; i >= 0 && !call[0]; i--)
-		capture_mpi_name(names[i], call, sizeof(call));
+		mpiname_of(names[i], call, sizeof(call));
 	if (mpi_at >= 0 && !call[0])
 		call_from_frame(&v[mpi_at], call, sizeof(call));
 

@@ -17,8 +17,5 @@
 json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host);
 /* A rank whose process is gone. */
 json_t *capture_exited(int rank, pid_t pid, const char *host);
-/* The MPI API name for a function name found in an MPI library: PMPI_Recv, ompi_recv_f,
- * mpi_recv_, ompi_mpi_finalize -> MPI_Recv / MPI_Finalize; NULL when it is not one. */
-const char *capture_mpi_name(const char *func, char *buf, size_t len);
 
 #endif
