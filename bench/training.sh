@@ -16,7 +16,8 @@
 # such a job). TRAIN_HEALTHY (2 quick, 10 full), TRAIN_RUNS per fault row (1 quick, 5 full),
 # TRAIN_TORCHRUN_HEALTHY and TRAIN_TORCHRUN_RUNS for torchrun's rows (default the same),
 # TRAIN_WIDTH jobs side by side (default 2), TRAIN_LAUNCHERS, TRAIN_FAULTS. Writes
-# results/training.md and training.tsv.
+# results/training.md and training.tsv; TRAIN_KEEP=DIR keeps each run's log and sample trace
+# there (for `parastack replay`).
 . "$(dirname "$0")/lib.sh"
 HEALTHY=${TRAIN_HEALTHY:-$(pick 2 10)}
 RUNS=${TRAIN_RUNS:-$(pick 1 5)}
@@ -44,10 +45,10 @@ start() {
 		xs=""
 		for e in "$@"; do xs="$xs -x ${e%%=*}"; done
 		# shellcheck disable=SC2086
-		bg "$dir/log" env "$@" MASTER_PORT="$port" "$PARASTACK" run --seed "$RUN" --report "$dir/report.json" -- \
+		bg "$dir/log" env "$@" MASTER_PORT="$port" "$PARASTACK" run --seed "$RUN" --report "$dir/report.json" --trace "$dir/trace" -- \
 			mpirun --oversubscribe --bind-to none -np 4 -x MASTER_PORT $xs $PY "$APP" ;;
 	torchrun)
-		bg "$dir/log" env "$@" "$PARASTACK" run --seed "$RUN" --report "$dir/report.json" -- \
+		bg "$dir/log" env "$@" "$PARASTACK" run --seed "$RUN" --report "$dir/report.json" --trace "$dir/trace" -- \
 			$PY "$ROOT/tests/apps/torchrun_layout.py" --nproc-per-node 4 --master-port "$port" \
 			--rdzv-id "bench$RUN" "$APP" ;;
 	esac
@@ -91,12 +92,18 @@ record() {
 			 ((.faulty_ranks // []) | map(tostring) | join(",")),
 			 (if ((.faulty_ranks // []) | map(tostring)) == [$r] then 1 else 0 end),
 			 (if $ft != "" and .confirmation.suspected_at != null then (.confirmation.suspected_at - ($ft | tonumber) | . * 10 | round / 10 | tostring) else "-" end),
-			 (if $ft != "" and .detected_at != null then (.detected_at - ($ft | tonumber) | . * 10 | round / 10 | tostring) else "-" end)
+			 (if $ft != "" and .detected_at != null then (.detected_at - ($ft | tonumber) | . * 10 | round / 10 | tostring) else "-" end),
+			 (.confirmation.basis // "-")
 			] | @tsv' "$rdir/report.json" >>"$WORK/runs.tsv"
 	else
-		printf '%s\t%s\t%s\t%s\t%s\tno report\t-\t-\t0\t-\t-\n' "$3" "$rfault" "${rdir##*-}" "$rrank" "$2" >>"$WORK/runs.tsv"
+		printf '%s\t%s\t%s\t%s\t%s\tno report\t-\t-\t0\t-\t-\t-\n' "$3" "$rfault" "${rdir##*-}" "$rrank" "$2" >>"$WORK/runs.tsv"
 	fi
 	cp "$rdir/log" "$WORK/log-${rdir##*-}"
+	if [ -n "${TRAIN_KEEP:-}" ]; then
+		mkdir -p "$TRAIN_KEEP"
+		cp "$rdir/log" "$TRAIN_KEEP/log-${rdir##*-}"
+		[ -f "$rdir/trace" ] && cp "$rdir/trace" "$TRAIN_KEEP/trace-${rdir##*-}"
+	fi
 }
 
 # one LAUNCHER FAULT: a run ("healthy" for none).
@@ -136,14 +143,14 @@ tests/apps/ddp_train.py, 4 ranks (a DDP MLP on random data, one gloo all-reduce 
 per step and DDP's gradient all-reduce), Debian's python3-torch $($PY -c 'import torch; print(torch.__version__)'),
 launched by \`mpirun -np 4 python3\` or by torchrun's layout (tests/apps/torchrun_layout.py);
 $WIDTH jobs side by side on this machine. parastack's defaults (no option given): alpha 0.001,
-the 30-s confirmation window. Healthy: 90 s of training with a checkpoint at 40 s that holds
+the 60-s confirmation window. Healthy: 90 s of training with a checkpoint at 40 s that holds
 rank 0 for 30 s (the others wait in the all-reduce). Faults at a random rank 20-40 s into
 training (seeded, BENCH_SEED=${BENCH_SEED:-1}). Delay: from the rank's own "fault at" line to
 the suspicion, and to the report (after the confirmation window); gloo's own timeout, the only
 other end of such a job, is $GLOO_TIMEOUT_S s by default.
 
-| launcher | run | runs | ended by parastack | exit 0 | right type | faulty rank exact | suspicion delay, median (max) s | report delay, median s | x faster than gloo's timeout (median report) |
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| launcher | run | runs | ended by parastack | exit 0 | right type | faulty rank exact | suspected by | suspicion delay, median (max) s | report delay, median s | x faster than gloo's timeout (median report) |
+|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|
 EOF
 	for l in $LAUNCHERS; do
 		for f in healthy $FAULTS; do
@@ -153,24 +160,32 @@ EOF
 			ended=$(printf '%s\n' "$rows" | awk -F'\t' '$6 == "hang"' | wc -l)
 			zero=$(printf '%s\n' "$rows" | awk -F'\t' '$5 == 0' | wc -l)
 			if [ "$f" = healthy ]; then
-				printf '| %s | healthy | %d | %d | %d | - | - | - | - | - |\n' "$l" "$n" "$ended" "$zero"
+				# a suspicion the job's moving on dismissed (its checkpoint, say): the log's line
+				dis=0
+				for r in $(printf '%s\n' "$rows" | cut -f3); do
+					grep -q "suspected hang" "$WORK/log-$r" 2>/dev/null && dis=$((dis + 1))
+				done
+				printf '| %s | healthy | %d | %d | %d | - | - | suspected and dismissed in %d | - | - | - |\n' \
+					"$l" "$n" "$ended" "$zero" "$dis"
 				continue
 			fi
 			want=communication
 			[ "$f" = recv ] || want=computation
 			typed=$(printf '%s\n' "$rows" | awk -F'\t' -v w="$want" '$7 == w' | wc -l)
 			exact=$(printf '%s\n' "$rows" | awk -F'\t' '$9 == 1' | wc -l)
+			# "stall model 4, model 1": which detector opened the window, per run
+			by=$(printf '%s\n' "$rows" | awk -F'\t' '$12 != "-" { n[$12]++ } END { for (b in n) printf "%s%s %d", (o++ ? ", " : ""), b, n[b] }')
 			set -- $(printf '%s\n' "$rows" | awk -F'\t' '$10 != "-" { print $10 }' | stats)
 			sm=$4 sx=$6
 			set -- $(printf '%s\n' "$rows" | awk -F'\t' '$11 != "-" { print $11 }' | stats)
 			rm_=$4
 			x=$(awk -v g="$GLOO_TIMEOUT_S" -v d="$rm_" 'BEGIN { if (d + 0 > 0) printf "%.0f", g / d; else print "-" }')
-			printf '| %s | %s (%s) | %d | %d | %d | %d | %d | %s (%s) | %s | %s |\n' "$l" "$f" "$want" "$n" "$ended" "$zero" \
-				"$typed" "$exact" "$sm" "$sx" "$rm_" "$x"
+			printf '| %s | %s (%s) | %d | %d | %d | %d | %d | %s | %s (%s) | %s | %s |\n' "$l" "$f" "$want" "$n" "$ended" "$zero" \
+				"$typed" "$exact" "${by:--}" "$sm" "$sx" "$rm_" "$x"
 		done
 	done
 	echo
-	echo "Each run (launcher, fault, run, rank, exit status, verdict, type, faulty ranks, exact, suspicion delay, report delay):"
+	echo "Each run (launcher, fault, run, rank, exit status, verdict, type, faulty ranks, exact, suspicion delay, report delay, suspected by):"
 	echo
 	echo '```'
 	cat "$WORK/runs.tsv"

@@ -8,8 +8,30 @@
  * detector_verdict_eta_ms: a property of the job, not of whether its latest runs-test window
  * happened to pass - issue 35; once timely, it stays so within two windows, where a hang no
  * model suspected goes to the evidence anyway: confirm.c). Otherwise progress evidence alone may suspect, as before any
- * history (confirm.c). */
+ * history (confirm.c).
+ *
+ * Where S can judge but slowly, the stall model is not held back: once its own prediction
+ * (stall_verdict_eta_ms) is at most half of S's, a hang is its to suspect too. A training job
+ * (issue 54) is the case: its sampled ranks are all inside the collective in about half of the
+ * healthy samples, so S needs ~15 suspicions in a row (and, for a rank computing alone, the
+ * other rank set's turn), while nothing in it ever stands still, so 2 or 3 quiet samples are a
+ * hang to the stall model. Half, not "sooner": the two predictions of a computing MPI job lie
+ * close together, and a margin keeps its hangs S's to name rather than a race. */
 #include "decide.h"
+
+#include <math.h>
+
+/* The stall model would call a hang at most half as late as the model of S. */
+static bool decide_stall_sooner(const struct decide *d)
+{
+	struct detector_info di;
+
+	detector_get_info(d->det, &di);
+
+	double eta = stall_verdict_eta_ms(d->stall, di.interval_ms);
+
+	return isfinite(eta) && eta * DECIDE_STALL_SOONER <= detector_verdict_eta_ms(d->det);
+}
 
 bool decide_s_timely(struct decide *d, double longest_ms)
 {
@@ -34,6 +56,7 @@ enum confirm_event decide_step(struct decide *d, const struct decide_input *in,
 									 si.longest_healthy_ms;
 	out->s_timely = decide_s_timely(d, out->longest_ms);
 	out->model_ready = si.usable || out->s_timely;
+	out->stall_sooner = decide_stall_sooner(d);
 
 	struct confirm_sample cs = { .t_ms = in->t_ms, .verdict = out->verdict,
 				     .hang_ongoing = detector_hang_ongoing(d->det),
@@ -41,9 +64,11 @@ enum confirm_event decide_step(struct decide *d, const struct decide_input *in,
 				     .moved = in->moved, .still = in->still, .kernel = in->kernel,
 				     .init = in->init, .model_ready = out->model_ready,
 				     /* S's to name only while its run goes on: a hang whose S is
-				      * above its threshold is the stall model's. */
+				      * above its threshold is the stall model's, and so is one the
+				      * stall model calls in half S's time. */
 				     .stall_hang = out->stall_verdict == STALL_HANG &&
-						   !(out->s_timely && (di.run_length > 0 || detector_hang_ongoing(d->det))),
+						   !(out->s_timely && !out->stall_sooner &&
+						     (di.run_length > 0 || detector_hang_ongoing(d->det))),
 				     .stall_ongoing = stall_hang_ongoing(d->stall) };
 	enum confirm_event ev = confirm_add(d->conf, &cs);
 

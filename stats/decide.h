@@ -27,8 +27,13 @@ struct decide_out {
 	enum stall_verdict stall_verdict;
 	bool model_ready;   /* a model could judge a hang beginning now */
 	bool s_timely;      /* ...the model of S (else the stall model speaks) */
+	bool stall_sooner;  /* the stall model's prediction is at most 1/DECIDE_STALL_SOONER of S's */
 	double longest_ms;  /* the longer of both models' healthy stretches */
 };
+
+/* The stall model speaks beside a timely model of S when it predicts a verdict in at most
+ * 1/DECIDE_STALL_SOONER of S's time (decide.c). */
+#define DECIDE_STALL_SOONER 2.0
 
 struct decide {
 	struct detector *det;

@@ -48,6 +48,18 @@ static bool stall_significant(const struct stall *s)
 	return k > 0 && s->run >= k && s->quiet_ms > STALL_GUARD_FACTOR * s->longest_healthy_ms;
 }
 
+double stall_verdict_eta_ms(const struct stall *s, double interval_ms)
+{
+	int k = stall_k(stall_upper_bound(s->quiet, s->n, STALL_Z), s->alpha);
+
+	if (!stall_usable(s) || k == 0 || !(interval_ms > 0))
+		return INFINITY;
+	/* The guard: the stretch must outlast the longest healthy one by the factor. */
+	double g = floor(STALL_GUARD_FACTOR * s->longest_healthy_ms / interval_ms) + 1.0;
+
+	return fmax((double)k, g) * interval_ms;
+}
+
 /* A move ends the quiet run: a healthy one is taught (its samples and its length); one that
  * was called a hang only raises the guard. */
 static void stall_end_run(struct stall *s)

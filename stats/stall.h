@@ -66,6 +66,10 @@ void stall_dismiss(struct stall *s);
 /* A run that was called a hang goes on (nothing has moved since). */
 bool stall_hang_ongoing(const struct stall *s);
 bool stall_usable(const struct stall *s);
+/* How long (ms) a quiet stretch beginning now would take to earn a hang verdict, sampled every
+ * interval_ms: its k quiet samples, or the guard. INFINITY while the model has no usable
+ * history. As detector_verdict_eta_ms, a property of the job, not of the moment. */
+double stall_verdict_eta_ms(const struct stall *s, double interval_ms);
 void stall_get_info(const struct stall *s, struct stall_info *info);
 /* The Wilson upper bound of a proportion x of n at z (1 when n = 0). */
 double stall_upper_bound(double x, double n, double z);

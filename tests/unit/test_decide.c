@@ -144,6 +144,117 @@ START_TEST(timeliness_has_hysteresis)
 }
 END_TEST
 
+/* A DDP training job (issue 54: tests/apps/ddp_train.py, 4 ranks, two sets of C = 2 sampled in
+ * turns): a sampled rank is inside the collective in 71 % of the samples, so S = 0 in about half
+ * of them, and a rank in the collective has always moved since its previous sample. From
+ * hang_ms on: every rank waits still (fault "recv"), or one computes forever and the others
+ * wait still ("spin": its set shows S = 1). checkpoint_ms >= 0: rank 0 (in the set sampled
+ * first) leaves the collective for 30 s from then, the others wait still in it, as in a
+ * healthy checkpoint. What the first suspicion was, and whether the job was called hung. */
+enum train_fault { TRAIN_HEALTHY, TRAIN_RECV, TRAIN_SPIN };
+
+struct train_run {
+	bool suspected, hung;
+	double suspected_ms;
+	enum confirm_basis basis;
+};
+
+static void train_sample(struct decide_input *in, struct rng *r, enum train_fault fault,
+			 bool hanging, bool faulty_set, bool checkpoint, bool rank0_set)
+{
+	if (hanging) {
+		in->out = fault == TRAIN_SPIN && faulty_set ? 1 : 0;
+		in->still = 2 - in->out;
+		return;
+	}
+	if (checkpoint) {
+		in->out = rank0_set ? 1 : 0;
+		in->still = 2 - in->out;
+		return;
+	}
+	in->out = (rng_uniform(r) >= 0.71) + (rng_uniform(r) >= 0.71);
+	in->moved = 2 - in->out;
+}
+
+static struct train_run train_job(uint64_t seed, enum train_fault fault, double hang_ms,
+				  double checkpoint_ms)
+{
+	struct detector_config cfg;
+	struct rng r;
+	struct stall st;
+	struct confirm conf;
+	struct train_run run = { 0 };
+
+	detector_config_default(&cfg);
+	cfg.set_size = 2;
+	cfg.seed = seed;
+
+	struct detector *det = detector_new(&cfg);
+
+	ck_assert_ptr_nonnull(det);
+	stall_init(&st, cfg.alpha);
+	confirm_init(&conf, 60);
+	rng_seed(&r, seed);
+
+	struct decide d = { det, &st, &conf, false };
+	long i = 0;
+
+	for (double t = 0; t < 150000; t += detector_next_step_ms(det), i++) {
+		struct decide_input in = { .t_ms = t, .live = 2 };
+		bool first_set = (i / RANKSETS_SWITCH_EVERY) % 2 == 0;
+		bool ckpt = checkpoint_ms >= 0 && t >= checkpoint_ms && t < checkpoint_ms + 30000;
+		struct decide_out out;
+
+		train_sample(&in, &r, fault, fault != TRAIN_HEALTHY && t >= hang_ms, first_set, ckpt,
+			     first_set);
+
+		enum confirm_event ev = decide_step(&d, &in, &out);
+
+		if (ev == CONFIRM_SUSPECTED && !run.suspected) {
+			run.suspected = true;
+			run.suspected_ms = t;
+			run.basis = conf.basis;
+		}
+		if (ev == CONFIRM_HANG) {
+			run.hung = true;
+			break;
+		}
+	}
+	detector_free(det);
+	return run;
+}
+
+/* Its hangs are the stall model's, within a few samples: the model of S, timely but needing ~15
+ * suspicions (and for the spin the other set's turn), took 12-30 s in bench/results/training.md. */
+START_TEST(a_training_jobs_hang_is_the_stall_models_at_once)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		for (enum train_fault f = TRAIN_RECV; f <= TRAIN_SPIN; f++) {
+			struct train_run run = train_job(seed, f, 40000, -1);
+
+			ck_assert_msg(run.suspected && run.hung, "seed %llu fault %d: not found",
+				      (unsigned long long)seed, f);
+			ck_assert_msg(run.basis == CONFIRM_BY_STALL && run.suspected_ms - 40000 < 3000,
+				      "seed %llu fault %d: suspected by %d %.0f ms after the hang",
+				      (unsigned long long)seed, f, run.basis, run.suspected_ms - 40000);
+		}
+	}
+}
+END_TEST
+
+/* Its 30-s checkpoint is suspected (nothing moves in it) and the job moves on inside the window:
+ * never called hung. */
+START_TEST(a_training_jobs_checkpoint_is_not_a_hang)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct train_run run = train_job(seed, TRAIN_HEALTHY, 0, 40000);
+
+		ck_assert_msg(!run.hung, "seed %llu: a healthy checkpoint called a hang",
+			      (unsigned long long)seed);
+	}
+}
+END_TEST
+
 Suite *decide_suite(void)
 {
 	Suite *s = suite_create("decide");
@@ -153,6 +264,8 @@ Suite *decide_suite(void)
 	tcase_add_test(tc, a_hang_after_healthy_history_is_the_models);
 	tcase_add_test(tc, a_hang_before_any_history_is_the_evidences);
 	tcase_add_test(tc, timeliness_has_hysteresis);
+	tcase_add_test(tc, a_training_jobs_hang_is_the_stall_models_at_once);
+	tcase_add_test(tc, a_training_jobs_checkpoint_is_not_a_hang);
 	suite_add_tcase(s, tc);
 	return s;
 }

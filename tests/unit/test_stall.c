@@ -107,6 +107,32 @@ START_TEST(the_guard_learns_the_longest_healthy_standstill)
 END_TEST
 
 /* A healthy quiet run is taught when a move ends it; samples without evidence are neither. */
+/* What a verdict would take, predicted: none before a history; then k quiet samples at the
+ * interval; then the guard, once a long healthy standstill was seen. */
+START_TEST(the_prediction_is_k_samples_or_the_guard)
+{
+	struct stall s;
+	struct stall_info in;
+
+	stall_init(&s, 0.001);
+	double t = feed_healthy(&s, 0, 40, 0);
+
+	ck_assert(isinf(stall_verdict_eta_ms(&s, 400)));
+	t = feed_healthy(&s, t, 160, 0);
+	stall_get_info(&s, &in);
+	ck_assert_int_ge(in.k, 2);
+	ck_assert_double_eq_tol(stall_verdict_eta_ms(&s, 400), in.k * 400.0, 1e-9);
+	/* A healthy 10-s standstill: a verdict then waits for 1.5 times it. */
+	for (int i = 0; i < 25; i++, t += 400)
+		stall_add(&s, t, 0, 3);
+	stall_add(&s, t, 3, 0);
+	stall_get_info(&s, &in);
+	ck_assert_double_ge(in.longest_healthy_ms, 9000);
+	ck_assert_double_ge(stall_verdict_eta_ms(&s, 400), 1.5 * in.longest_healthy_ms);
+	ck_assert(isinf(stall_verdict_eta_ms(&s, 0)));
+}
+END_TEST
+
 START_TEST(quiet_runs_are_taught_when_they_end)
 {
 	struct stall s;
@@ -182,6 +208,7 @@ Suite *stall_suite(void)
 	tcase_add_test(tc, a_standstill_in_a_job_that_always_moves);
 	tcase_add_test(tc, a_job_often_quiet_needs_a_long_run);
 	tcase_add_test(tc, the_guard_learns_the_longest_healthy_standstill);
+	tcase_add_test(tc, the_prediction_is_k_samples_or_the_guard);
 	tcase_add_test(tc, quiet_runs_are_taught_when_they_end);
 	tcase_add_test(tc, no_verdict_before_a_first_move);
 	tcase_add_test(tc, the_confirmation_names_the_stall_model);
