@@ -6,7 +6,7 @@
 # Healthy runs: PS_SECONDS (90 s) of training with a checkpoint at 40 s that holds rank 0 for
 # 30 s while the others wait in the gradient all-reduce, under parastack's defaults (no
 # option): the job must end by itself (exit 0). Faults, at a random rank and moment (seeded,
-# BENCH_SEED), 20 to 40 s into training:
+# BENCH_SEED), TRAIN_FAULT_FROM to TRAIN_FAULT_TO s into training (default 20 to 40):
 #   spin   the rank loops in its own Python code (a computation hang)
 #   recv   the rank waits in dist.recv for a tensor nobody sends (a communication hang)
 #   stop   the rank is stopped by SIGSTOP (sent by itself at the moment: a frozen process)
@@ -16,12 +16,15 @@
 # such a job). TRAIN_HEALTHY (2 quick, 10 full), TRAIN_RUNS per fault row (1 quick, 5 full),
 # TRAIN_TORCHRUN_HEALTHY and TRAIN_TORCHRUN_RUNS for torchrun's rows (default the same),
 # TRAIN_WIDTH jobs side by side (default 2), TRAIN_LAUNCHERS, TRAIN_FAULTS. Writes
-# results/training.md and training.tsv; TRAIN_KEEP=DIR keeps each run's log and sample trace
+# results/training.md and training.tsv (TRAIN_NAME=NAME: NAME.md and NAME.tsv); TRAIN_KEEP=DIR keeps each run's log and sample trace
 # there (for `parastack replay`).
 . "$(dirname "$0")/lib.sh"
 HEALTHY=${TRAIN_HEALTHY:-$(pick 2 10)}
 RUNS=${TRAIN_RUNS:-$(pick 1 5)}
 TR_HEALTHY=${TRAIN_TORCHRUN_HEALTHY:-$HEALTHY}
+NAME=${TRAIN_NAME:-training}
+FAULT_FROM=${TRAIN_FAULT_FROM:-20}
+FAULT_TO=${TRAIN_FAULT_TO:-40}
 TR_RUNS=${TRAIN_TORCHRUN_RUNS:-$RUNS}
 WIDTH=${TRAIN_WIDTH:-2}
 LAUNCHERS=${TRAIN_LAUNCHERS:-mpirun torchrun}
@@ -110,7 +113,7 @@ record() {
 one() {
 	RUN=$((RUN + 1))
 	rank=$(randint 0 3)
-	at=$(rand 20 40)
+	at=$(rand "$FAULT_FROM" "$FAULT_TO")
 	dir=$WORK/run-$RUN
 	wait_slot "$WIDTH"
 	mkdir -p "$dir"
@@ -134,7 +137,7 @@ for l in $LAUNCHERS; do
 	done
 done
 wait_slot 1
-cp "$WORK/runs.tsv" "$RESULTS/training.tsv"
+cp "$WORK/runs.tsv" "$RESULTS/$NAME.tsv"
 
 {
 	header "Training jobs: torch.distributed (gloo, CPU) under parastack run"
@@ -144,7 +147,7 @@ per step and DDP's gradient all-reduce), Debian's python3-torch $($PY -c 'import
 launched by \`mpirun -np 4 python3\` or by torchrun's layout (tests/apps/torchrun_layout.py);
 $WIDTH jobs side by side on this machine. parastack's defaults (no option given): alpha 0.001,
 the 60-s confirmation window. Healthy: 90 s of training with a checkpoint at 40 s that holds
-rank 0 for 30 s (the others wait in the all-reduce). Faults at a random rank 20-40 s into
+rank 0 for 30 s (the others wait in the all-reduce). Faults at a random rank $FAULT_FROM-$FAULT_TO s into
 training (seeded, BENCH_SEED=${BENCH_SEED:-1}). Delay: from the rank's own "fault at" line to
 the suspicion, and to the report (after the confirmation window); gloo's own timeout, the only
 other end of such a job, is $GLOO_TIMEOUT_S s by default.
@@ -190,5 +193,5 @@ EOF
 	echo '```'
 	cat "$WORK/runs.tsv"
 	echo '```'
-} >"$RESULTS/training.md"
-say "training: $RESULTS/training.md"
+} >"$RESULTS/$NAME.md"
+say "training: $RESULTS/$NAME.md"
