@@ -249,6 +249,34 @@ static int wait_child(pid_t pid, int ms)
 	}
 }
 
+/* Is this process of the job still there and not yet a zombie (its start time unchanged)? */
+static bool job_process_runs(const struct proc_id *p)
+{
+	unsigned long long st = procfs_start_time(p->pid);
+	char state = st ? procfs_state(p->pid) : 0;
+
+	return st && st == p->start && state && state != 'Z';
+}
+
+/* Wait up to ms for the job's processes (other than the launcher) to be gone: one that was
+ * killed goes on running while the kernel tears it down, longer on a loaded node, and parastack
+ * exits only once none of them runs (a batch script's next step, a test, may look at once). */
+static void wait_job_gone(const struct proc_id *procs, int n, int ms)
+{
+	for (int waited = 0; waited < ms; waited += 20) {
+		bool any = false;
+
+		for (int i = 1; i < n && !any; i++)
+			any = job_process_runs(&procs[i]);
+		if (!any)
+			return;
+
+		struct timespec ts = { 0, 20 * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* End the job we started: SIGTERM to the launcher, SIGKILL after the grace period to every
  * process of the job that is still there (identified by pid and start time). */
 static void end_job(pid_t launcher, int sig, int grace_s)
@@ -263,16 +291,15 @@ static void end_job(pid_t launcher, int sig, int grace_s)
 	for (int i = 1; i < n; i++) {
 		/* Through a pidfd opened before the check: the signal reaches the process checked. */
 		int fd = (int)syscall(SYS_pidfd_open, procs[i].pid, 0);
-		unsigned long long st = fd >= 0 ? procfs_start_time(procs[i].pid) : 0;
-		char state = st ? procfs_state(procs[i].pid) : 0;
 
-		if (st && st == procs[i].start && state && state != 'Z')
+		if (fd >= 0 && job_process_runs(&procs[i]))
 			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
 		if (fd >= 0)
 			close(fd);
 	}
-	free(procs);
 	wait_child(launcher, 5000);
+	wait_job_gone(procs, n, 10000);
+	free(procs);
 }
 
 /* Stop the monitor (our child) if it has not ended by itself. */
