@@ -19,26 +19,38 @@ struct demo_run {
 	bool window_failed_at_fault; /* the latest runs-test windows rejected randomness then */
 };
 
-static struct demo_run demo_job(uint64_t seed, double hang_ms, double confirm_s)
-{
-	struct detector_config cfg;
-	struct rng r;
+/* The decision of a job with two sets of C = 2, its generator seeded, a window of confirm_s. */
+struct sim {
+	struct detector *det;
 	struct stall st;
 	struct confirm conf;
-	struct demo_run run = { 0 };
+	struct rng r;
+	struct decide d;
+};
+
+static void sim_init(struct sim *m, uint64_t seed, double confirm_s)
+{
+	struct detector_config cfg;
 
 	detector_config_default(&cfg);
 	cfg.set_size = 2;
 	cfg.seed = seed;
+	m->det = detector_new(&cfg);
+	ck_assert_ptr_nonnull(m->det);
+	stall_init(&m->st, cfg.alpha);
+	confirm_init(&m->conf, confirm_s);
+	rng_seed(&m->r, seed);
+	m->d = (struct decide){ m->det, &m->st, &m->conf, false };
+}
 
-	struct detector *det = detector_new(&cfg);
+static struct demo_run demo_job(uint64_t seed, double hang_ms, double confirm_s)
+{
+	struct sim m;
+	struct demo_run run = { 0 };
 
-	ck_assert_ptr_nonnull(det);
-	stall_init(&st, cfg.alpha);
-	confirm_init(&conf, confirm_s);
-	rng_seed(&r, seed);
+	sim_init(&m, seed, confirm_s);
 
-	struct decide d = { det, &st, &conf, false };
+	struct detector *det = m.det;
 	bool before = true;
 
 	long i = 0;
@@ -49,7 +61,7 @@ static struct demo_run demo_job(uint64_t seed, double hang_ms, double confirm_s)
 		struct decide_out out;
 
 		if (t < hang_ms) {
-			double u = rng_uniform(&r);
+			double u = rng_uniform(&m.r);
 
 			in.out = u < 0.67 ? 2 : u < 0.94 ? 1 : 0;
 			in.moved = 2 - in.out;
@@ -64,9 +76,9 @@ static struct demo_run demo_job(uint64_t seed, double hang_ms, double confirm_s)
 			in.out = faulty_set ? 1 : 0;
 			in.still = 2 - in.out;
 		}
-		if (decide_step(&d, &in, &out) == CONFIRM_SUSPECTED) {
+		if (decide_step(&m.d, &in, &out) == CONFIRM_SUSPECTED) {
 			run.suspected = true;
-			run.basis = conf.basis;
+			run.basis = m.conf.basis;
 			break;
 		}
 	}
@@ -179,24 +191,12 @@ static void train_sample(struct decide_input *in, struct rng *r, enum train_faul
 static struct train_run train_job(uint64_t seed, enum train_fault fault, double hang_ms,
 				  double checkpoint_ms)
 {
-	struct detector_config cfg;
-	struct rng r;
-	struct stall st;
-	struct confirm conf;
+	struct sim m;
 	struct train_run run = { 0 };
 
-	detector_config_default(&cfg);
-	cfg.set_size = 2;
-	cfg.seed = seed;
+	sim_init(&m, seed, 60);
 
-	struct detector *det = detector_new(&cfg);
-
-	ck_assert_ptr_nonnull(det);
-	stall_init(&st, cfg.alpha);
-	confirm_init(&conf, 60);
-	rng_seed(&r, seed);
-
-	struct decide d = { det, &st, &conf, false };
+	struct detector *det = m.det;
 	long i = 0;
 
 	for (double t = 0; t < 150000; t += detector_next_step_ms(det), i++) {
@@ -205,15 +205,15 @@ static struct train_run train_job(uint64_t seed, enum train_fault fault, double 
 		bool ckpt = checkpoint_ms >= 0 && t >= checkpoint_ms && t < checkpoint_ms + 30000;
 		struct decide_out out;
 
-		train_sample(&in, &r, fault, fault != TRAIN_HEALTHY && t >= hang_ms, first_set, ckpt,
+		train_sample(&in, &m.r, fault, fault != TRAIN_HEALTHY && t >= hang_ms, first_set, ckpt,
 			     first_set);
 
-		enum confirm_event ev = decide_step(&d, &in, &out);
+		enum confirm_event ev = decide_step(&m.d, &in, &out);
 
 		if (ev == CONFIRM_SUSPECTED && !run.suspected) {
 			run.suspected = true;
 			run.suspected_ms = t;
-			run.basis = conf.basis;
+			run.basis = m.conf.basis;
 		}
 		if (ev == CONFIRM_HANG) {
 			run.hung = true;
