@@ -16,16 +16,16 @@
 # such a job). TRAIN_HEALTHY (2 quick, 10 full), TRAIN_RUNS per fault row (1 quick, 5 full),
 # TRAIN_TORCHRUN_HEALTHY and TRAIN_TORCHRUN_RUNS for torchrun's rows (default the same),
 # TRAIN_WIDTH jobs side by side (default 2), TRAIN_LAUNCHERS, TRAIN_FAULTS. Writes
-# results/training.md and training.tsv (TRAIN_NAME=NAME: NAME.md and NAME.tsv); TRAIN_KEEP=DIR keeps each run's log and sample trace
-# there (for `parastack replay`).
+# results/training.md and training.tsv (TRAIN_NAME=NAME: NAME.md and NAME.tsv); TRAIN_KEEP=DIR
+# keeps each run's log and sample trace there (for `parastack replay`).
 . "$(dirname "$0")/lib.sh"
 HEALTHY=${TRAIN_HEALTHY:-$(pick 2 10)}
 RUNS=${TRAIN_RUNS:-$(pick 1 5)}
 TR_HEALTHY=${TRAIN_TORCHRUN_HEALTHY:-$HEALTHY}
-NAME=${TRAIN_NAME:-training}
+TR_RUNS=${TRAIN_TORCHRUN_RUNS:-$RUNS}
 FAULT_FROM=${TRAIN_FAULT_FROM:-20}
 FAULT_TO=${TRAIN_FAULT_TO:-40}
-TR_RUNS=${TRAIN_TORCHRUN_RUNS:-$RUNS}
+NAME=${TRAIN_NAME:-training}
 WIDTH=${TRAIN_WIDTH:-2}
 LAUNCHERS=${TRAIN_LAUNCHERS:-mpirun torchrun}
 FAULTS=${TRAIN_FAULTS:-spin recv stop}

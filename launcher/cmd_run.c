@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../monitor/base/clock.h"
 #include "../monitor/base/exitcodes.h"
 #include "../monitor/base/pidlist.h"
 #include "../monitor/sample/safe/procfs.h"
@@ -242,10 +243,7 @@ static int wait_child(pid_t pid, int ms)
 			return 0;
 		if (waited >= ms)
 			return -1;
-
-		struct timespec ts = { 0, 20 * 1000000L };
-
-		nanosleep(&ts, NULL);
+		sleep_ms(20);
 	}
 }
 
@@ -263,17 +261,14 @@ static bool job_process_runs(const struct proc_id *p)
  * exits only once none of them runs (a batch script's next step, a test, may look at once). */
 static void wait_job_gone(const struct proc_id *procs, int n, int ms)
 {
+	int i = 1; /* those before it are gone, and a gone one (pid and start time) never returns */
+
 	for (int waited = 0; waited < ms; waited += 20) {
-		bool any = false;
-
-		for (int i = 1; i < n && !any; i++)
-			any = job_process_runs(&procs[i]);
-		if (!any)
+		while (i < n && !job_process_runs(&procs[i]))
+			i++;
+		if (i >= n)
 			return;
-
-		struct timespec ts = { 0, 20 * 1000000L };
-
-		nanosleep(&ts, NULL);
+		sleep_ms(20);
 	}
 }
 

@@ -171,16 +171,17 @@ struct train_run {
 	enum confirm_basis basis;
 };
 
+/* first_set: the set sampled first, which holds the faulty rank and rank 0. */
 static void train_sample(struct decide_input *in, struct rng *r, enum train_fault fault,
-			 bool hanging, bool faulty_set, bool checkpoint, bool rank0_set)
+			 bool hanging, bool first_set, bool checkpoint)
 {
 	if (hanging) {
-		in->out = fault == TRAIN_SPIN && faulty_set ? 1 : 0;
+		in->out = fault == TRAIN_SPIN && first_set ? 1 : 0;
 		in->still = 2 - in->out;
 		return;
 	}
 	if (checkpoint) {
-		in->out = rank0_set ? 1 : 0;
+		in->out = first_set ? 1 : 0;
 		in->still = 2 - in->out;
 		return;
 	}
@@ -205,8 +206,7 @@ static struct train_run train_job(uint64_t seed, enum train_fault fault, double 
 		bool ckpt = checkpoint_ms >= 0 && t >= checkpoint_ms && t < checkpoint_ms + 30000;
 		struct decide_out out;
 
-		train_sample(&in, &m.r, fault, fault != TRAIN_HEALTHY && t >= hang_ms, first_set, ckpt,
-			     first_set);
+		train_sample(&in, &m.r, fault, fault != TRAIN_HEALTHY && t >= hang_ms, first_set, ckpt);
 
 		enum confirm_event ev = decide_step(&m.d, &in, &out);
 
