@@ -10,7 +10,7 @@ JOB_PROCS=""
 # cluster_start NODES CPUS [pbs]: the cluster in $CLUSTER; exports SLURM_CONF. 1 if it did not
 # come up (the failure is counted).
 cluster_start() {
-	trap 'sh tests/cluster/slurm-cluster.sh stop "$CLUSTER"; stop_started; rm -rf "$TMP"' EXIT
+	trap 'sh tests/cluster/slurm-cluster.sh stop "$CLUSTER"; stop_started; tmp_remove' EXIT
 	if ! why=$(sh tests/cluster/slurm-cluster.sh start "$CLUSTER" "$@" 2>&1); then
 		fail "the Slurm test cluster did not start: $(printf '%s\n' "$why" | head -n 8)"
 		return 1

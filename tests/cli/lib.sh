@@ -96,7 +96,15 @@ reap_other() {
 	done
 	return 0
 }
-trap 'stop_started; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+# tmp_remove: $TMP removed, unless KEEP_TMP=1, or KEEP_TMP=failed and a check of this file failed
+# (its jobs' and the test cluster's logs are then left to read; run-all.sh names the directory).
+tmp_remove() {
+	case ${KEEP_TMP:-} in
+	'') rm -rf "$TMP" ;;
+	failed) [ "$FAILED" -gt 0 ] || rm -rf "$TMP" ;;
+	esac
+}
+trap 'stop_started; tmp_remove' EXIT
 trap 'exit 1' TERM INT HUP
 
 # start OUTFILE CMD...: run CMD in the background (output to OUTFILE), record its PID in $BG.

@@ -12,7 +12,8 @@
 # (a job script's copy, a shims directory) is never another file's.
 #   J=N        files at a time (1: one after another, as before)
 #   TESTS="run stack"   only these files
-#   KEEP_TMP=1 every file's temporary directory kept (its path in the file's failures)
+#   KEEP_TMP=1 every file's temporary directory kept (its path in the file's failures);
+#   KEEP_TMP=failed only a failed file's (its jobs' and the test cluster's logs, to read)
 BUILD=${1:-build}
 export BUILD
 J=${J:-3}
@@ -42,7 +43,7 @@ fi
 
 # file_start NAME: the file in the background, its output and start time in $RES.
 file_start() {
-	tmpdir=$(mktemp -d /tmp/parastack-t.XXXXXX) && chmod 1777 "$tmpdir"
+	tmpdir=$(mktemp -d "${TMPDIR:-/tmp}/parastack-t.XXXXXX") && chmod 1777 "$tmpdir"
 	date +%s >"$RES/$1.start"
 	echo "$tmpdir" >"$RES/$1.tmpdir"
 	TMPDIR=$tmpdir timeout 2400 sh "$dir/$1.sh" >"$RES/$1.out" 2>&1 &
@@ -55,7 +56,6 @@ file_ended() {
 	wait "$2"
 	rc=$?
 	secs=$(($(date +%s) - $(cat "$RES/$1.start")))
-	[ -n "${KEEP_TMP:-}" ] || rm -rf "$(cat "$RES/$1.tmpdir")"
 	summary=$(tail -n 1 "$RES/$1.out")
 	counts=$(printf '%s' "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\{0,1\}$/\1 \2 \4/p')
 	if [ -z "$counts" ]; then
@@ -70,6 +70,11 @@ file_ended() {
 		echo "$1: $summary (${secs} s)"
 	fi
 	[ "$rc" -eq 0 ] || : >"$RES/$1.bad"
+	tmp=$(cat "$RES/$1.tmpdir")
+	case ${KEEP_TMP:-} in
+	'') rm -rf "$tmp" ;;
+	failed) if [ "$f" -gt 0 ] || [ "$rc" -ne 0 ]; then echo "$1: kept $tmp"; else rm -rf "$tmp"; fi ;;
+	esac
 	printf '%-22s %6d %6d %6d %6d\n' "$1" "$p" "$f" "$s" "$secs" >"$RES/$1.row"
 }
 

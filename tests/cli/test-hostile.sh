@@ -136,7 +136,7 @@ MPI_ARGS=""
 # root-owned 0755 directory, as /var/log/parastack); a directory of the user's, or the user's link
 # on the path, makes it the user's file, or a one-line refusal: never root's file.
 SITE=$(mktemp -d /var/lib/parastack-test.XXXXXX)
-trap 'stop_started; rm -rf "$SITE"; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+trap 'stop_started; rm -rf "$SITE"; tmp_remove' EXIT
 chmod 755 "$SITE"
 mkdir -m 750 "$SITE/reports" "$SITE/real"
 chmod 755 "$SITE/real"

@@ -29,7 +29,7 @@ remove_ours() {
 	[ -n "$INSTALLED" ] && apt-get -o DPkg::Lock::Timeout=300 remove -y -q $INSTALLED >/dev/null 2>&1
 	INSTALLED=""
 }
-trap 'remove_ours; stop_started; [ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"' EXIT
+trap 'remove_ours; stop_started; tmp_remove' EXIT
 
 # The sources as a clone has them: tracked files and new ones not ignored (no build tree).
 SRC=$TMP/deb/parastack-0.1.0

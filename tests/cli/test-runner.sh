@@ -29,6 +29,15 @@ expect_grep "run-all: the slowest files" "^slowest: test-" "$OUT"
 RUN_TIMEOUT=60 run env CI=true TESTS="b" sh "$FAKE/run-all.sh" "$BUILD"
 expect_status "CI=true: a skip fails the run" 1
 expect_grep "CI=true: the skip is a failure, its reason kept" "^FAIL: the b group: needs something absent (skipped under CI=true" "$OUT"
+# KEEP_TMP=failed: a failed file's temporary directory (its own TMP in it) is kept and named; a
+# passing file's is removed.
+KT=$TMP/keep
+mkdir -p "$KT"
+RUN_TIMEOUT=60 run env -u CI KEEP_TMP=failed TMPDIR="$KT" TESTS="a c" sh "$FAKE/run-all.sh" "$BUILD"
+expect_grep "KEEP_TMP=failed: the failed file's directory named" "^test-c: kept $KT/parastack-t\\." "$OUT"
+kept=$(sed -n 's/^test-c: kept //p' "$TMP/out")
+if [ -n "$kept" ] && ls "$kept" 2>/dev/null | grep -q '^parastack-cli\.'; then ok; else fail "KEEP_TMP=failed: test-c's directory ($kept) not kept with its TMP in it"; fi
+if [ "$(ls "$KT" | grep -c '^parastack-t\.')" = 1 ]; then ok; else fail "KEEP_TMP=failed: not the failed file's directory alone: $(ls "$KT" | tr '\n' ' ')"; fi
 rm "$FAKE/test-c.sh" "$FAKE/test-d.sh"
 RUN_TIMEOUT=60 run env -u CI J=1 sh "$FAKE/run-all.sh" "$BUILD"
 expect_status "run-all: skips and passes only: the run passes" 0

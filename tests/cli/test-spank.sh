@@ -32,7 +32,7 @@ cluster_up test-spank 4 4
 # The administrator's directories: root's, on a path only root can change (/tmp is not: it is
 # world-writable), as /var/log/parastack would be. Removed at the end with the rest.
 ADMIN=$(mktemp -d /var/lib/parastack-test.XXXXXX)
-trap 'sh tests/cluster/slurm-cluster.sh stop "$CLUSTER"; stop_started; rm -rf "$TMP" "$ADMIN"' EXIT
+trap 'sh tests/cluster/slurm-cluster.sh stop "$CLUSTER"; stop_started; rm -rf "$ADMIN"; tmp_remove' EXIT
 chmod 755 "$ADMIN"
 mkdir -m 750 "$ADMIN/reports"
 mkdir -m 755 "$ADMIN/metrics"
