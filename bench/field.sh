@@ -20,8 +20,8 @@
 # the delay from the fault to the suspicion (median), and whether every name in the report is
 # readable (no C++ symbol "_Z…" nor gfortran "_MOD_" left in it).
 # FIELD_RUNS runs per row (1 quick, 5 full); FIELD_CODES, FIELD_FAULTS narrow a campaign;
-# BENCH_STATE=DIR keeps it across sessions (lib.sh). Writes results/field.md. Installs the codes
-# it needs (scripts/install-deps --field).
+# BENCH_STATE=DIR keeps it across sessions (lib.sh), each run's report and log in it (gzip).
+# Writes results/field.md. Installs the codes it needs (scripts/install-deps --field).
 . "$(dirname "$0")/lib.sh"
 NP=${FIELD_NP:-8}
 RUNS=${FIELD_RUNS:-$(pick 1 5)}
@@ -36,6 +36,7 @@ RUN=0
 cc -std=gnu11 -O2 -o "$SPIN" "$ROOT/bench/field_spin.c" || exit 1
 state_begin monitor stats record launcher tests/fixtures bench/field.sh bench/field bench/field_spin.c bench/lib.sh
 [ -n "${BENCH_STATE:-}" ] || : >"$STATE/field.tsv"
+: >>"$STATE/field.tsv"
 state_params "np=$NP runs=$RUNS healthy=$HEALTHY_S/$HEALTHY_RUNS codes=$CODES faults=$FAULTS seed=${BENCH_SEED:-1}"
 
 # code_cmd CODE: its command line in its run directory (inputs written there by code_inputs).
@@ -162,7 +163,9 @@ one() {
 keep() {
 	[ -n "${BENCH_STATE:-}" ] || return 0
 	mkdir -p "$STATE/${1##*/}"
-	for f in report.json err fault spin pids; do [ -f "$1/$f" ] && cp "$1/$f" "$STATE/${1##*/}/"; done
+	for f in fault spin pids; do [ -f "$1/$f" ] && cp "$1/$f" "$STATE/${1##*/}/"; done
+	# The report and parastack's log, compressed: a campaign may be kept in the repository.
+	for f in report.json err; do [ -f "$1/$f" ] && gzip -9 -c "$1/$f" >"$STATE/${1##*/}/$f.gz"; done
 	rm -rf "$1"
 }
 
@@ -188,8 +191,11 @@ record() {
 	fi
 }
 
-# healthy CODE: a run watched HEALTHY_S seconds, then stopped by the bench; a line of
-# healthy.tsv: code, run, seconds watched, ended by parastack (1/0), suspicions dismissed.
+# healthy CODE: the code watched HEALTHY_S seconds in all, then stopped by the bench; a code
+# that ends by itself before (exit 0, not ended by parastack) is started again in the same
+# directory, so its start and its I/O phases are watched more than once. A line of healthy.tsv:
+# code, run, seconds watched, ended by parastack (1/0), suspicions dismissed, jobs started, the
+# exit statuses of the jobs that ended by themselves.
 healthy() {
 	RUN=$((RUN + 1))
 	state_has healthy.tsv 2 "$RUN" && return 0
@@ -197,18 +203,29 @@ healthy() {
 	rm -rf "$dir" && mkdir -p "$dir"
 	code_inputs "$1" "$dir"
 	say "field: run $RUN: $1, healthy for $HEALTHY_S s"
-	start_job "$dir" "$1"
-	end=$(awk -v s="$T0" -v a="$HEALTHY_S" 'BEGIN { printf "%.3f", s + a }')
-	while kill -0 "$JOB" 2>/dev/null && [ "$(awk -v t="$end" -v n="$(now)" 'BEGIN { print (n >= t) }')" = 0 ]; do
-		sleep 1
+	watched=0 ended=0 dismissed=0 jobs=0 exits=""
+	while [ "$watched" -lt "$HEALTHY_S" ] && [ "$ended" = 0 ]; do
+		jobs=$((jobs + 1))
+		start_job "$dir" "$1"
+		end=$(awk -v s="$T0" -v a="$((HEALTHY_S - watched))" 'BEGIN { printf "%.3f", s + a }')
+		while running "$JOB" && [ "$(awk -v t="$end" -v n="$(now)" 'BEGIN { print (n >= t) }')" = 0 ]; do
+			sleep 1
+		done
+		by_itself=1
+		running "$JOB" && by_itself=0
+		watched=$((watched + $(awk -v s="$T0" -v n="$(now)" 'BEGIN { printf "%.0f", n - s }')))
+		kill -TERM "$JOB" 2>/dev/null
+		finish_bg "$JOB" 120
+		grep -q "HANG DETECTED" "$dir/err" && ended=1
+		dismissed=$((dismissed + $(grep -c "the suspected hang moved on" "$dir/err")))
+		cat "$dir/err" >>"$dir/err.all"
+		[ "$by_itself" = 1 ] && exits="$exits${exits:+,}$RC"
+		# A code that fails by itself is not started again: its exit status says why.
+		[ "$by_itself" = 1 ] && [ "$RC" != 0 ] && break
 	done
-	watched=$(awk -v s="$T0" -v n="$(now)" 'BEGIN { printf "%.0f", n - s }')
-	kill -TERM "$JOB" 2>/dev/null
-	finish_bg "$JOB" 120
-	ended=0
-	grep -q "HANG DETECTED" "$dir/err" && ended=1
-	dismissed=$(grep -c "the suspected hang moved on" "$dir/err")
-	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$RUN" "$watched" "$ended" "$dismissed" >>"$STATE/healthy.tsv"
+	mv "$dir/err.all" "$dir/err"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$RUN" "$watched" "$ended" "$dismissed" "$jobs" \
+		"${exits:--}" >>"$STATE/healthy.tsv"
 	keep "$dir"
 }
 
@@ -248,6 +265,9 @@ summary() {
 
 {
 	header "The field trial: production codes nobody here wrote"
+	[ -s "$STATE/commit" ] && [ -n "${BENCH_STATE:-}" ] &&
+		printf 'One campaign on commit %s (kept in `%s`, each run'"'"'s report and log in it).\n\n' \
+			"$(cut -c1-7 "$STATE/commit")" "${STATE#"$ROOT"/}"
 	cat <<EOF
 \`bench/field.sh\`: $NP ranks per job on this machine's cores, \`parastack run\` with its defaults
 (the 60 s confirmation window), the codes as Debian 12 packages them, unmodified; faults from
@@ -269,10 +289,10 @@ EOF
 	summary
 	cat <<EOF
 
-## Healthy runs (each stopped by the bench after $HEALTHY_S s)
+## Healthy runs (each code watched $HEALTHY_S s, started again when it ended by itself)
 
-| code | run | watched (s) | ended by parastack | suspicions dismissed |
-|---|---|---|---|---|
+| code | run | watched (s) | ended by parastack | suspicions dismissed | jobs started | exits by themselves |
+|---|---|---|---|---|---|---|
 EOF
 	sed -e 's/\t/ | /g' -e 's/^/| /' -e 's/$/ |/' "$STATE/healthy.tsv" 2>/dev/null
 	cat <<EOF
