@@ -296,10 +296,15 @@ EOF
 for attempt in 1 2 3; do
 	rm -f "$SUBMIT"/step-?.out
 	(cd "$SUBMIT" && timeout 300 salloc -N 4 --ntasks-per-node=2 sh two.sh) >"$TMP/two.out" 2>&1
-	# Each step's own watch found its 4 ranks (srun --mpi=pmix start-up fails now and then on a
-	# loaded machine: such a start is tried again, a watched step that went wrong is not).
+	# Each step's own watch found its 4 ranks, and every rank left MPI_Init. srun --mpi=pmix's
+	# start-up fails now and then on a loaded machine: a step not started, or (seen once in the
+	# repeats of issue 52) two ranks of a node left in MPI_Init's PMIx_Get for good while the
+	# stepd's messages to the other node "exceeded the retry limit", and the watch rightly
+	# reported that start-up hang. Such a start is tried again; a watched step that went wrong
+	# after its start is not.
 	grep -q 'watching 4 ranks on 2 node' "$SUBMIT/step-a.out" 2>/dev/null &&
-		grep -q 'watching 4 ranks on 2 node' "$SUBMIT/step-b.out" 2>/dev/null && break
+		grep -q 'watching 4 ranks on 2 node' "$SUBMIT/step-b.out" 2>/dev/null &&
+		! grep -Eq 'IN_MPI +main > app_start > MPI_Init$' "$SUBMIT/step-a.out" "$SUBMIT/step-b.out" && break
 	echo "test-spank: two steps did not both start (attempt $attempt): $(tail -3 "$SUBMIT"/step-?.out)" >&2
 done
 TWO_JOB=$(sed -n 's/^salloc: Granted job allocation \([0-9]*\)$/\1/p' "$TMP/two.out")
