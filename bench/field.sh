@@ -35,8 +35,7 @@ RUN=0
 "$ROOT/scripts/install-deps" --field >&2 || exit 1
 cc -std=gnu11 -O2 -o "$SPIN" "$ROOT/bench/field_spin.c" || exit 1
 state_begin monitor stats record launcher tests/fixtures bench/field.sh bench/field bench/field_spin.c bench/lib.sh
-[ -n "${BENCH_STATE:-}" ] || : >"$STATE/field.tsv"
-: >>"$STATE/field.tsv"
+: >>"$STATE/field.tsv" # a campaign's lines kept; $WORK's file new
 state_params "np=$NP runs=$RUNS healthy=$HEALTHY_S/$HEALTHY_RUNS codes=$CODES faults=$FAULTS seed=${BENCH_SEED:-1}"
 
 # code_cmd CODE: its command line in its run directory (inputs written there by code_inputs).
@@ -211,17 +210,19 @@ healthy() {
 		while running "$JOB" && [ "$(awk -v t="$end" -v n="$(now)" 'BEGIN { print (n >= t) }')" = 0 ]; do
 			sleep 1
 		done
-		by_itself=1
-		running "$JOB" && by_itself=0
+		by_itself=yes
+		running "$JOB" && by_itself=no
 		watched=$((watched + $(awk -v s="$T0" -v n="$(now)" 'BEGIN { printf "%.0f", n - s }')))
 		kill -TERM "$JOB" 2>/dev/null
 		finish_bg "$JOB" 120
 		grep -q "HANG DETECTED" "$dir/err" && ended=1
 		dismissed=$((dismissed + $(grep -c "the suspected hang moved on" "$dir/err")))
 		cat "$dir/err" >>"$dir/err.all"
-		[ "$by_itself" = 1 ] && exits="$exits${exits:+,}$RC"
-		# A code that fails by itself is not started again: its exit status says why.
-		[ "$by_itself" = 1 ] && [ "$RC" != 0 ] && break
+		if [ "$by_itself" = yes ]; then
+			exits="$exits${exits:+,}$RC"
+			# A code that fails by itself is not started again: its exit status says why.
+			[ "$RC" = 0 ] || break
+		fi
 	done
 	mv "$dir/err.all" "$dir/err"
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$RUN" "$watched" "$ended" "$dismissed" "$jobs" \
