@@ -193,7 +193,7 @@ $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(SLURM_SRC) $(STA
 $(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/base/options.c monitor/base/install_paths.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-$(SPANK_PLUGIN): $(call obj,pic,sched/slurm/spank_parastack.c sched/slurm/spank_collect.c monitor/base/options.c monitor/base/layershims.c \
+$(SPANK_PLUGIN): $(call obj,pic,sched/slurm/spank_parastack.c sched/slurm/spank_collect.c sched/slurm/spank_streams.c monitor/base/options.c monitor/base/layershims.c \
 		monitor/base/promfile.c monitor/sample/safe/trustedpath.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ -lm
 

@@ -11,8 +11,8 @@
  * that carries the job's ranks — the batch step (whose script's mpirun or srun starts them), or
  * an srun step of an allocation with no watched batch step — starts, on the node of its task 0,
  * `parastack attach --slurm-job JOB --on-hang=kill`, as the job's owner, with the task's own
- * standard output and error, so the lines and the report land in the job's output as under
- * parastack-sbatch; it stops that process, by its PID, when that task ends (the step's end at
+ * standard output and error (handed over by the task itself: spank_streams.h), so the lines
+ * and the report land in the job's output as under parastack-sbatch; it stops that process, by its PID, when that task ends (the step's end at
  * the latest). For a user's job the site's files come through a spool (spank_collect.h). A step that already runs under a watch (the
  * variable WATCHED_ENV in its environment: the batch step's tasks, parastack run's launchers,
  * the monitors' own step, parastack-sbatch's jobs) starts none.
@@ -45,6 +45,7 @@
 #include "../../monitor/base/options.h"
 #include "config.h"
 #include "spank_collect.h"
+#include "spank_streams.h"
 
 #pragma GCC visibility push(default)
 SPANK_PLUGIN(parastack, 1);
@@ -53,6 +54,7 @@ SPANK_PLUGIN(parastack, 1);
 #define WORDS_MAX 24
 #define WORD_LEN 1100
 #define STOP_GRACE_MS 15000 /* the watcher's own grace: its monitors detach from the ranks */
+#define STREAMS_WAIT_MS 60000 /* the most the watcher waits for task 0 to reach its exec */
 /* Where Slurm carries --parastack's value to every srun, salloc and sbatch run inside the job
  * (SLURM_SPANK_ + the option's variable): a bare --parastack arrives as "(null)", Slurm's
  * rendering of the missing value. */
@@ -334,9 +336,13 @@ static void watcher_exec(spank_t sp, pid_t task, uint32_t job, uint32_t step)
 {
 	static char storage[8][PATH_MAX + 32], report[PATH_MAX + 64], submit[PATH_MAX], id[32], home[PATH_MAX];
 	char *argv[16 + 2 * WORDS_MAX], *env[8];
-	int a = 0, out = task_stream(task, STDOUT_FILENO), err = task_stream(task, STDERR_FILENO);
+	int a = 0, out, err;
 	sigset_t all;
 
+	if (streams_receive(&out, &err, STREAMS_WAIT_MS) < 0) {
+		out = task_stream(task, STDOUT_FILENO);
+		err = task_stream(task, STDERR_FILENO);
+	}
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	for (int s = 1; s < 32; s++)
@@ -575,19 +581,24 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	if (!watching)
 		return 0;
 	spank_setenv(sp, WATCHED_ENV, "spank", 1);
+	streams_open();
 	if (spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS && step == SLURM_BATCH_SCRIPT)
 		layer_into_script(sp);
 	return 0;
 }
 
-/* The remote context, in each task just before it execs: a watched srun step's ranks get the
- * recording layer (the batch step's get it from the shims). */
+/* The remote context, in each task just before it execs: task 0 hands its standard streams to
+ * the watcher (spank_streams.h); a watched srun step's ranks get the recording layer (the batch
+ * step's get it from the shims). */
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
-	uint32_t step = 0;
+	uint32_t step = 0, task_id = 1;
 
 	(void)ac, (void)av;
-	if (watching && spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS && step != SLURM_BATCH_SCRIPT)
+	if (!watching)
+		return 0;
+	streams_send(spank_get_item(sp, S_TASK_GLOBAL_ID, &task_id) == ESPANK_SUCCESS && task_id == 0);
+	if (spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS && step != SLURM_BATCH_SCRIPT)
 		layer_into_task(sp);
 	return 0;
 }
@@ -613,6 +624,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	watcher = fork();
 	if (watcher == 0)
 		watcher_exec(sp, task, job, step);
+	streams_close();
 	if (watcher < 0) {
 		char line[128];
 
@@ -639,6 +651,7 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	(void)sp, (void)ac, (void)av;
+	streams_close();
 	watcher_stop();
 	if (shims[0])
 		layershims_remove(shims, shims_owner);

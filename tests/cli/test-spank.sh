@@ -64,9 +64,10 @@ sb() {
 
 # expect_nested NAME ID WATCHED LAYER: job ID ran nested.sh (the slurm-ID.out beside it) exactly
 # as without the plugin: COMPLETED 0, every nested step and launcher ran, no line of the plugin's
-# refusing or failing anything; watched (1: the watch attached, 0: no parastack line at all); its
-# ranks with the layer (1: each of mpirun's 8 and hydra's 4, the MPICH build; never their
-# parent, orted or hydra's proxy) or without it (0: none, and no shims in the script's PATH).
+# refusing or failing anything, nothing in the file of the script's first command; watched (1:
+# the watch attached, 0: no parastack line at all); its ranks with the layer (1: each of
+# mpirun's 8 and hydra's 4, the MPICH build; never their parent, orted or hydra's proxy) or
+# without it (0: none, and no shims in the script's PATH).
 expect_nested() {
 	out=$(cat "$SUBMIT/slurm-$2.out" 2>/dev/null)
 	expect_state "$1" "$2" COMPLETED 0
@@ -75,6 +76,8 @@ expect_nested() {
 	done
 	bad=$(printf '%s\n' "$out" | grep -E "^parastack[-a-z]*: (error|--parastack)|not a parastack option|is not watched|the monitor stops|Invalid .*argument")
 	if [ -z "$bad" ]; then ok; else fail "$1: a line of the plugin's: $bad"; fi
+	first=$SUBMIT/first-$2.txt
+	if [ -f "$first" ] && [ ! -s "$first" ]; then ok; else fail "$1: the script's first command's file: $(cat "$first" 2>&1)"; fi
 	if [ "$3" = 1 ]; then
 		expect_grep "$1: watched" "^parastack: attaching to Slurm job $2 (4 node(s)" "$out"
 		expect_grep "$1: its 8 ranks found" "^parastack: watching 8 ranks\( (the job's next MPI run)\)\{0,1\} on 4 node(s)" "$out"
@@ -103,13 +106,15 @@ cat >"$SUBMIT/spin.sh" <<EOF
 # A user's script, as it would be without parastack: rank 6 spins after 10 s.
 mpirun --bind-to none -x PS_FAULT=spin -x PS_FAULT_RANK=6 -x PS_FAULT_AFTER=10 $STENCIL
 EOF
-# What users' scripts run inside a job: nested srun steps (one --overlap, two at once: their
+# What users' scripts run inside a job: a first command whose output goes to a file of its
+# own (the watch's lines must stay in the job's output, not land there), nested srun steps (one --overlap, two at once: their
 # tasks, with the layer, map MPI and claim ranks 0 and 1 twice while they last), a
 # multi-node mpirun of layercheck (each rank says whether the recording layer is in it and in
 # its parent) and of the stencil, and MPICH's mpiexec under Slurm.
 cat >"$SUBMIT/nested.sh" <<EOF
 #!/bin/sh
 #SBATCH -N 4 --ntasks-per-node=2
+sleep 1 >"first-\$SLURM_JOB_ID.txt" 2>&1
 echo "shims: \${PARASTACK_SHIM_DIR:-none}"
 echo "hosts: \$(srun -N 3 -n 3 hostname | sort | tr '\n' ' ')"
 srun --overlap -n 2 true && echo "overlap ok"
