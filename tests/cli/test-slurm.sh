@@ -81,12 +81,9 @@ submit() {
 	envs=""
 	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
 	shift
-	# Each job its own TMPDIR, as a site's per-job /tmp gives it: two Open MPI jobs starting at
-	# once on a node race on creating and removing one session directory there
-	# (open-mpi/ompi#8510: "A call to mkdir was unable to create the desired directory").
-	mkdir -p "$TMP/jobtmp.$name" && chmod 1777 "$TMP/jobtmp.$name"
+	# (Each job step has a TMPDIR of its own on each node: tests/cluster/task-prolog.sh.)
 	# shellcheck disable=SC2086
-	out=$(cd "$SUBMIT" && env $envs TMPDIR="$TMP/jobtmp.$name" OMPI_MCA_rmaps_base_oversubscribe=1 "$SBATCH" --seed 5 --confirm 5 "$@" 2>&1)
+	out=$(cd "$SUBMIT" && env $envs OMPI_MCA_rmaps_base_oversubscribe=1 "$SBATCH" --seed 5 --confirm 5 "$@" 2>&1)
 	id=$(printf '%s' "$out" | sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p')
 	if [ -n "$id" ]; then ok; else fail "$name: parastack-sbatch printed no job id: $out"; fi
 	eval "JOB_$name=\$id"

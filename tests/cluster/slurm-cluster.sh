@@ -9,7 +9,8 @@
 # name); outside the nodes DIR/local is the login node's. Everything
 # lives in one directory; nothing under /etc is touched; every daemon's PID is recorded in
 # DIR/pids and only those are ever signalled. Needs root (slurmd runs jobs as their users).
-# DIR/plugstack.conf is the cluster's SPANK configuration, empty until a test writes it.
+# DIR/plugstack.conf is the cluster's SPANK configuration, empty until a test writes it. Every
+# job step gets a TMPDIR of its own on each node (task-prolog.sh, the cluster's TaskProlog).
 #
 #   slurm-cluster.sh start DIR [NODES [CPUS [pbs]]]
 #                      start it; prints nothing, exits 0 when all nodes idle. With "pbs", every
@@ -158,9 +159,11 @@ start() {
 		--log-file="$DIR/log/munged.log" --seed-file="$DIR/munge/munged.seed" \
 		>>"$DIR/log/munged.out" 2>&1 &
 	record munged $!
+	prolog=$DIR/task-prolog
+	cp "$(dirname "$0")/task-prolog.sh" "$prolog" && chmod 755 "$prolog" ||
+		die "cannot copy task-prolog.sh into $DIR"
 	if [ "${3:-}" = pbs ]; then
-		prolog=$DIR/pbs-task-prolog
-		cp "$(dirname "$0")/pbs-task-prolog.sh" "$prolog" && chmod 755 "$prolog" ||
+		cp "$(dirname "$0")/pbs-task-prolog.sh" "$DIR/pbs-task-prolog" && chmod 755 "$DIR/pbs-task-prolog" ||
 			die "cannot copy pbs-task-prolog.sh into $DIR"
 		mkdir -p "$DIR/pbs" && chmod 1777 "$DIR/pbs"
 	fi
@@ -178,6 +181,7 @@ start() {
 	i=1
 	while [ $i -le "$nodes" ]; do
 		mkdir -p "$DIR/spool/n$i" "$DIR/tmp/n$i" "$DIR/local" "$DIR/local-nodes/n$i"
+		chmod 1777 "$DIR/local-nodes/n$i" # the steps' TMPDIRs (task-prolog.sh), made as their users
 		setsid unshare --uts --mount --propagation private sh -c \
 			"hostname n$i && mount --bind '$DIR/local-nodes/n$i' '$DIR/local' && mount --bind '$DIR/hosts' /etc/hosts && exec slurmd -D -N n$i -f '$DIR/slurm.conf'" \
 			>>"$DIR/log/slurmd.n$i.out" 2>&1 &
