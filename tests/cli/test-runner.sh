@@ -5,6 +5,8 @@
 # start (its slurmctld made unrunnable here) fails a cluster test under CI=true and names why,
 # and is a skip for an ordinary user outside CI.
 . "$(dirname "$0")/lib.sh"
+# The run-all runs here choose their own files: a TESTS this file was run under is not theirs.
+unset TESTS
 
 # --- run-all on files written here: one passes, one skips, one fails, one dies midway ----------
 FAKE=$TMP/fake

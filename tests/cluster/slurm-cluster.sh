@@ -30,10 +30,19 @@ die() {
 	exit 1
 }
 
-# free_port_base COUNT: a port P such that P..P+COUNT-1 are not listened on (loopback only).
+# free_port_base COUNT: a port P such that P..P+COUNT-1 are not in use on this machine, below
+# the kernel's ephemeral range (an outgoing connection's local port, taken between this look
+# and the daemons' bind, would fail a daemon with "Address already in use"). Two clusters
+# starting at once do not pick the same ports: start() holds a lock from here until its
+# daemons listen.
 free_port_base() {
 	used=$(ss -Htan 2>/dev/null | awk '{n=split($4,a,":"); print a[n]}' | sort -u)
-	p=$((20000 + ($$ * 7) % 30000))
+	hi=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	case $hi in '' | *[!0-9]*) hi=32768 ;; esac
+	lo=20000
+	[ "$hi" -gt $((lo + 1000)) ] || lo=10000
+	span=$((hi - lo - $1))
+	p=$((lo + ($$ * 7) % span))
 	while :; do
 		clash=0
 		i=0
@@ -43,7 +52,7 @@ free_port_base() {
 		done
 		[ $clash -eq 0 ] && break
 		p=$((p + $1 + 1))
-		[ $p -gt 60000 ] && p=20000
+		[ $((p + $1)) -ge "$hi" ] && p=$lo
 	done
 	echo $p
 }
@@ -167,6 +176,11 @@ start() {
 			die "cannot copy pbs-task-prolog.sh into $DIR"
 		mkdir -p "$DIR/pbs" && chmod 1777 "$DIR/pbs"
 	fi
+	# One cluster at a time picks its ports and has its daemons bind them (free_port_base);
+	# the daemons do not inherit the lock (9>&-).
+	lock=/run/lock/parastack-test-cluster.lock
+	[ -d /run/lock ] || lock=/tmp/parastack-test-cluster.lock
+	exec 9>>"$lock" && flock -w 180 9
 	base=$(free_port_base $((nodes + 1)))
 	write_conf "$DIR" "$nodes" "$cpus" "$base" "$prolog"
 	deadline=$(($(date +%s) + 20))
@@ -175,7 +189,7 @@ start() {
 		sleep 0.1
 	done
 	setsid unshare --uts sh -c "hostname psctl && exec slurmctld -D -i -f '$DIR/slurm.conf'" \
-		>>"$DIR/log/slurmctld.out" 2>&1 &
+		>>"$DIR/log/slurmctld.out" 2>&1 9>&- &
 	record slurmctld $!
 	{ cat /etc/hosts 2>/dev/null; printf '127.0.0.1 psctl'; i=1; while [ $i -le "$nodes" ]; do printf ' n%d' $i; i=$((i + 1)); done; echo; } >"$DIR/hosts"
 	i=1
@@ -184,11 +198,12 @@ start() {
 		chmod 1777 "$DIR/local-nodes/n$i" # the steps' TMPDIRs (task-prolog.sh), made as their users
 		setsid unshare --uts --mount --propagation private sh -c \
 			"hostname n$i && mount --bind '$DIR/local-nodes/n$i' '$DIR/local' && mount --bind '$DIR/hosts' /etc/hosts && exec slurmd -D -N n$i -f '$DIR/slurm.conf'" \
-			>>"$DIR/log/slurmd.n$i.out" 2>&1 &
+			>>"$DIR/log/slurmd.n$i.out" 2>&1 9>&- &
 		record "slurmd-n$i" $!
 		i=$((i + 1))
 	done
-	wait_idle "$nodes" || { stop; exit 1; }
+	wait_idle "$nodes" || { exec 9>&-; stop; exit 1; }
+	exec 9>&-
 }
 
 # The jobs first (through Slurm), then the daemons, by their recorded PIDs only.
