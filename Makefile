@@ -206,11 +206,11 @@ $(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c monitor/base/sl
 
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lrt -lpthread -lm)
 
-$(B)/tests/unit: $(call obj,obj,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC))
+$(B)/tests/unit: $(call obj,obj,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC) sched/slurm/spank_streams.c)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(MONITOR_LIBS) -ljansson -lm
 
-$(B)/tests/unit-asan: $(call obj,asan,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC))
+$(B)/tests/unit-asan: $(call obj,asan,$(UNIT_SRC) $(TESTLIB_SRC) $(STATS_SRC) $(MONITOR_SRC) sched/slurm/spank_streams.c)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) -g $(SAN) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(MONITOR_LIBS) -ljansson -lm
 

@@ -25,28 +25,44 @@ void streams_close(void)
 	}
 }
 
+/* One byte and room for two descriptors: the message both ends use. */
+struct fds_msg {
+	char byte;
+	struct iovec iov;
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct msghdr msg;
+};
+
+static void fds_msg_init(struct fds_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->byte = 's';
+	m->iov.iov_base = &m->byte;
+	m->iov.iov_len = 1;
+	m->msg.msg_iov = &m->iov;
+	m->msg.msg_iovlen = 1;
+	m->msg.msg_control = m->control.buf;
+	m->msg.msg_controllen = sizeof(m->control.buf);
+}
+
 void streams_send(bool task0)
 {
 	if (task0 && pair[1] >= 0) {
 		int fds[2] = { STDOUT_FILENO, STDERR_FILENO };
-		char byte = 's';
-		union {
-			char buf[CMSG_SPACE(sizeof(fds))];
-			struct cmsghdr align;
-		} control;
-		struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
-				      .msg_controllen = sizeof(control.buf) };
+		struct fds_msg m;
 		struct cmsghdr *c;
 
-		memset(&control, 0, sizeof(control));
-		c = CMSG_FIRSTHDR(&msg);
+		fds_msg_init(&m);
+		c = CMSG_FIRSTHDR(&m.msg);
 		c->cmsg_level = SOL_SOCKET;
 		c->cmsg_type = SCM_RIGHTS;
 		c->cmsg_len = CMSG_LEN(sizeof(fds));
 		memcpy(CMSG_DATA(c), fds, sizeof(fds));
-		/* Nonblocking in effect: one byte into an empty socket's buffer never waits. */
-		while (sendmsg(pair[1], &msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR)
+		/* Never waits: one byte into an empty socket's buffer. */
+		while (sendmsg(pair[1], &m.msg, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EINTR)
 			;
 	}
 	streams_close();
@@ -55,14 +71,7 @@ void streams_send(bool task0)
 int streams_receive(int *out, int *err, int timeout_ms)
 {
 	int fds[2] = { -1, -1 }, rc = -1;
-	char byte;
-	union {
-		char buf[CMSG_SPACE(sizeof(fds))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
-			      .msg_controllen = sizeof(control.buf) };
+	struct fds_msg m;
 	struct pollfd p = { .fd = pair[0], .events = POLLIN };
 
 	if (pair[0] < 0)
@@ -72,10 +81,11 @@ int streams_receive(int *out, int *err, int timeout_ms)
 	if (pair[1] >= 0)
 		close(pair[1]);
 	pair[1] = -1;
+	fds_msg_init(&m);
 	while (poll(&p, 1, timeout_ms) < 0 && errno == EINTR)
 		;
-	if ((p.revents & POLLIN) && recvmsg(pair[0], &msg, MSG_CMSG_CLOEXEC) == 1) {
-		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	if ((p.revents & POLLIN) && recvmsg(pair[0], &m.msg, MSG_CMSG_CLOEXEC) == 1) {
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m.msg);
 
 		if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(fds))) {

@@ -34,6 +34,7 @@ int main(void)
 	srunner_add_suite(sr, capture_suite());
 	srunner_add_suite(sr, layershims_suite());
 	srunner_add_suite(sr, demangle_suite());
+	srunner_add_suite(sr, spank_streams_suite());
 	srunner_run_all(sr, CK_NORMAL);
 
 	int failed = srunner_ntests_failed(sr);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* suites — the Check suites of the unit tests, one per stats/ concept, sched/torque's parsers, and the
+/* suites — the Check suites of the unit tests, one per stats/ concept, sched/torque's parsers, the SPANK plugin's stream handoff, and the
  * monitor's stop (snapshot) on real processes. */
 #ifndef PARASTACK_TEST_SUITES_H
 #define PARASTACK_TEST_SUITES_H
@@ -33,5 +33,6 @@ Suite *capture_suite(void);
 Suite *layershims_suite(void);
 Suite *demangle_suite(void);
 Suite *discover_suite(void);
+Suite *spank_streams_suite(void);
 
 #endif
