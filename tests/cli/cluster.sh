@@ -93,12 +93,13 @@ job_processes() {
 }
 
 # wait_job_end NAME ID SECONDS OUTFILE: job_wait, a failure past the deadline (with the job's
-# output and its processes as they were then).
+# output, its processes as they were then, and a test-cluster daemon that had died).
 wait_job_end() {
 	job_wait "$2" "$3" && return 0
 	fail "$1: job $2 had not ended after $3 s (cancelled): $(tail -15 "$4" 2>/dev/null)
 $1: the job's processes at the deadline:
-$JOB_PROCS"
+$JOB_PROCS
+$1: the test cluster: $(sh tests/cluster/slurm-cluster.sh alive "$CLUSTER" 2>&1 && echo "every daemon runs")"
 	return 1
 }
 

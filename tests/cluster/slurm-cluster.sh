@@ -18,6 +18,8 @@
 #                      Slurm's qsub/qdel wrappers the cluster plays a Torque cluster
 #   slurm-cluster.sh stop DIR                   cancel its jobs, stop its daemons, keep DIR's logs
 #   slurm-cluster.sh env DIR                    print "export SLURM_CONF=…" for a shell to eval
+#   slurm-cluster.sh alive DIR                  exit 0 while every daemon runs; else name the one
+#                                               that ended, with its last lines
 #
 # Known to work with Debian 12's Slurm 22.05: slurmd -N nI under `unshare --uts` on distinct
 # ports; %n in SlurmdSpoolDir/PidFile/LogFile/TmpFS; proctrack/linuxproc, task/none;
@@ -120,14 +122,16 @@ record() {
 	echo "$2 $1 $(started_at "$2")" >>"$DIR/pids"
 }
 
-# daemons_alive: 0 while every daemon started so far runs; else 1, and which one ended is said
-# with the last lines it wrote (a slurmctld that cannot run fails the start at once, by name).
+# daemons_alive [WHILE]: 0 while every daemon started so far runs (the recorded PID, started at
+# the recorded time); else 1, and which one ended is said with the last lines it wrote (a
+# slurmctld that cannot run fails the start at once, by name; a slurmd that died under a test
+# is named beside the job that then never ended).
 daemons_alive() {
-	while read -r pid name _; do
+	while read -r pid name start; do
 		st=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$pid/status" 2>/dev/null)
-		[ -n "$st" ] && [ "$st" != Z ] && continue
+		[ -n "$st" ] && [ "$st" != Z ] && [ "$(started_at "$pid")" = "$start" ] && continue
 		log=$DIR/log/$(echo "$name" | tr - .)
-		echo "slurm-cluster: $name (pid $pid) ended while the cluster started: $(cat "$log.out" "$log.log" 2>/dev/null | tail -n 3 | tr '\n' ' ')" >&2
+		echo "slurm-cluster: $name (pid $pid) ended ${1:-while the cluster started}: $({ tail -n 2 "$log.log"; tail -n 2 "$log.out"; } 2>/dev/null | tr '\n' ' ')" >&2
 		return 1
 	done <"$DIR/pids"
 }
@@ -237,7 +241,7 @@ stop() {
 	mv "$DIR/pids" "$DIR/pids.stopped"
 }
 
-[ $# -ge 2 ] || die "usage: slurm-cluster.sh start|stop|env DIR [NODES [CPUS [pbs]]]"
+[ $# -ge 2 ] || die "usage: slurm-cluster.sh start|stop|env|alive DIR [NODES [CPUS [pbs]]]"
 cmd=$1
 DIR=$2
 shift 2
@@ -245,5 +249,6 @@ case $cmd in
 start) start "$@" ;;
 stop) stop ;;
 env) echo "export SLURM_CONF='$DIR/slurm.conf'" ;;
-*) die "unknown command '$cmd' (start, stop or env)" ;;
+alive) daemons_alive "while the cluster ran" ;;
+*) die "unknown command '$cmd' (start, stop, env or alive)" ;;
 esac
