@@ -106,11 +106,11 @@ cat >"$SUBMIT/spin.sh" <<EOF
 # A user's script, as it would be without parastack: rank 6 spins after 10 s.
 mpirun --bind-to none -x PS_FAULT=spin -x PS_FAULT_RANK=6 -x PS_FAULT_AFTER=10 $STENCIL
 EOF
-# What users' scripts run inside a job: a first command whose output goes to a file of its
-# own (the watch's lines must stay in the job's output, not land there), nested srun steps (one --overlap, two at once: their
-# tasks, with the layer, map MPI and claim ranks 0 and 1 twice while they last), a
-# multi-node mpirun of layercheck (each rank says whether the recording layer is in it and in
-# its parent) and of the stencil, and MPICH's mpiexec under Slurm.
+# What users' scripts run inside a job: a first command whose output goes to a file of its own
+# (the watch's lines must stay in the job's output, not land there), nested srun steps (one
+# --overlap, two at once: their tasks, with the layer, map MPI and claim ranks 0 and 1 twice
+# while they last), a multi-node mpirun of layercheck (each rank says whether the recording
+# layer is in it and in its parent) and of the stencil, and MPICH's mpiexec under Slurm.
 cat >"$SUBMIT/nested.sh" <<EOF
 #!/bin/sh
 #SBATCH -N 4 --ntasks-per-node=2

@@ -97,7 +97,7 @@ PlugStackConfig=$dir/plugstack.conf
 EOF
 	# The SPANK plugins the tests load (test-spank.sh writes its lines here): none by default.
 	: >"$dir/plugstack.conf"
-	[ -n "$prolog" ] && echo "TaskProlog=$prolog" >>"$dir/slurm.conf"
+	echo "TaskProlog=$prolog" >>"$dir/slurm.conf"
 	i=1
 	while [ $i -le "$nodes" ]; do
 		echo "NodeName=n$i NodeAddr=127.0.0.1 Port=$((base + i)) CPUs=$cpus RealMemory=2000 State=UNKNOWN" >>"$dir/slurm.conf"
@@ -155,7 +155,6 @@ wait_idle() {
 start() {
 	nodes=${1:-4}
 	cpus=${2:-4}
-	prolog=
 	[ "$(id -u)" -eq 0 ] || die "needs root (slurmd runs jobs as their owners)"
 	for prog in munged mungekey slurmctld slurmd sinfo unshare ss; do
 		command -v "$prog" >/dev/null || die "$prog not found; run scripts/install-deps"
