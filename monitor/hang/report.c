@@ -239,38 +239,53 @@ static void add(json_t *diag, const char *fmt, ...)
 	free(buf);
 }
 
-/* Where a rank is: its innermost application frame, with file:line when known. */
+/* "FUNC (WHERE)", then ", in LIB_FUNC (LIB)" when the rank is inside a system library's call. */
+static void position_format(char *buf, size_t len, const char *func, const char *where,
+			    const char *lib_func, const char *lib)
+{
+	int n = snprintf(buf, len, "%s (%s)", func, where);
+
+	if (lib_func && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", in %s (%s)", lib_func, lib);
+}
+
 /* Where a rank stays: its innermost frame of application code with a source position (not
  * MPI, not a system library such as libc, whose own position says nothing to the user), then
- * the library call it is in, if any: "faulty_sleep (faults.h:132), in pause (libc.so.6)". */
+ * the library call it is in, if any: "faulty_sleep (faults.h:132), in pause (libc.so.6)".
+ * A code built without -g (most installed codes) has no position: its innermost named frame
+ * and module then, "LAMMPS_NS::PairLJCut::compute(int, int) (liblammps.so.0)". */
 static void app_position(json_t *rank, char *buf, size_t len)
 {
 	size_t i;
 	json_t *f;
 	const char *lib_func = NULL, *lib = NULL;
+	bool named = false;
 
 	snprintf(buf, len, "application code");
 	json_array_foreach(json_object_get(rank, "frames"), i, f) {
-		const char *file = str(f, "file"), *mod = str(f, "module");
+		const char *file = str(f, "file"), *mod = str(f, "module"), *func = str(f, "func");
+		char where[512];
 
 		if (json_is_true(json_object_get(f, "in_mpi")))
 			continue;
 		if (mod && maps_classify_path(mod, NULL) == MODULE_RUNTIME) {
 			if (!lib_func) {
-				lib_func = str(f, "func");
+				lib_func = func;
 				lib = mod;
 			}
 			continue;
 		}
-		if (!file || !str(f, "func"))
+		if (!func)
 			continue;
-		if (lib_func)
-			snprintf(buf, len, "%s (%s:%lld), in %s (%s)", str(f, "func"), file,
-				 (long long)json_integer_value(json_object_get(f, "line")), lib_func, lib);
-		else
-			snprintf(buf, len, "%s (%s:%lld)", str(f, "func"), file,
+		if (file) {
+			snprintf(where, sizeof(where), "%s:%lld", file,
 				 (long long)json_integer_value(json_object_get(f, "line")));
-		return;
+			position_format(buf, len, func, where, lib_func, lib);
+			return;
+		}
+		if (!named)
+			position_format(buf, len, func, mod ? mod : "?", lib_func, lib);
+		named = true;
 	}
 }
 

@@ -226,6 +226,41 @@ START_TEST(position_is_the_application_frame)
 }
 END_TEST
 
+/* A code built without -g (Debian's LAMMPS): no frame has a position, so the innermost named
+ * frame of the code and its module say where the rank stays (the report said "at application
+ * code"); a position further out still wins, and a nameless frame is passed over. */
+START_TEST(position_without_debug_info_is_the_function_and_module)
+{
+	json_t *s = snapshot(3, "IN_MPI", "MPI_Send", "main > MPI_Send", "IN_MPI", "MPI_Send",
+			     "main > MPI_Send");
+	json_t *r1 = rank_obj(1, "OUT_MPI", NULL, "main > LAMMPS_NS::PairLJCut::compute(int, int)");
+	json_t *r2 = rank_obj(2, "OUT_MPI", NULL, "main > compute > nanosleep");
+
+	json_object_set_new(r1, "frames", json_pack("[{s:s, s:b}, {s:s, s:s, s:b}, {s:s, s:s, s:b}]",
+						    "module", "liblammps.so.0", "in_mpi", 0,
+						    "func", "LAMMPS_NS::PairLJCut::compute(int, int)",
+						    "module", "liblammps.so.0", "in_mpi", 0,
+						    "func", "main", "module", "lmp", "in_mpi", 0));
+	json_object_set_new(r2, "frames", json_pack("[{s:s, s:s, s:b}, {s:s, s:s, s:b}, {s:s, s:s, s:i, s:s, s:b}]",
+						    "func", "nanosleep", "module", "libc.so.6", "in_mpi", 0,
+						    "func", "compute", "module", "app", "in_mpi", 0,
+						    "func", "main", "file", "app.c", "line", 12,
+						    "module", "app", "in_mpi", 0));
+	json_array_set_new(s, 1, r1);
+	json_array_set_new(s, 2, r2);
+
+	json_t *faulty = json_pack("[i, i]", 1, 2);
+	json_t *rep = report_build(s, faulty, 1.0, json_object(), "test");
+	json_t *diag = json_object_get(rep, "diagnosis");
+
+	ck_assert(diag_has(diag, "rank 1 (host n1, pid 1001) stays in application code in every snapshot, "
+			   "at LAMMPS_NS::PairLJCut::compute(int, int) (liblammps.so.0)"));
+	ck_assert(diag_has(diag, "at main (app.c:12), in nanosleep (libc.so.6)"));
+	ck_assert(!diag_has(diag, "at application code"));
+	json_decref(rep), json_decref(faulty), json_decref(s);
+}
+END_TEST
+
 /* The merged stack tree: each distinct path once, shared frames with the union of ranks. */
 START_TEST(stack_tree_merges_paths)
 {
@@ -510,6 +545,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, rank_in_the_kernel_is_an_io_hang);
 	tcase_add_test(tc, stack_tree_merges_paths);
 	tcase_add_test(tc, position_is_the_application_frame);
+	tcase_add_test(tc, position_without_debug_info_is_the_function_and_module);
 	tcase_add_test(tc, text_report_is_bounded_whatever_the_job);
 	tcase_add_test(tc, json_report_summary_keeps_the_faulty_and_one_per_group);
 	suite_add_tcase(s, tc);
