@@ -33,7 +33,16 @@ START_TEST(cxx_names_read_as_written)
 {
 	expect_name("_ZN9LAMMPS_NS9CommBrick12forward_commEi", "LAMMPS_NS::CommBrick::forward_comm(int)");
 	expect_name("_ZN9LAMMPS_NS6Verlet3runEi", "LAMMPS_NS::Verlet::run(int)");
-	expect_name("_ZNSt6vectorIdSaIdEE9push_backERKd", "std::vector<double, std::allocator<double> >::push_back(double const&)");
+	expect_name("_ZNSt6vectorIdSaIdEE9push_backERKd", "std::vector<double, std::allocator<double>>::push_back(double const&)");
+	/* "> >" joined (a report's paths join frames with " > "), std::string as written */
+	expect_name("_ZN9LAMMPS_NS5Error3allERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEiS8_",
+		    "LAMMPS_NS::Error::all(std::string const&, int, std::string const&)");
+	expect_name("_ZNSt6vectorIS_IS_IiSaIiEESaIS1_EESaIS3_EE5clearEv",
+		    "std::vector<std::vector<std::vector<int, std::allocator<int>>, std::allocator<std::vector<int, std::allocator<int>>>>, "
+		    "std::allocator<std::vector<std::vector<int, std::allocator<int>>, std::allocator<std::vector<int, std::allocator<int>>>>>>::clear()");
+	expect_name("_ZN3fooIiEEvRKSs", "void foo<int>(std::string const&)");
+	expect_name("_ZStrsIcSt11char_traitsIcEERSt13basic_istreamIT_T0_ES6_RS3_",
+		    "std::basic_istream<char, std::char_traits<char>>& std::operator>><char, std::char_traits<char>>(std::basic_istream<char, std::char_traits<char>>&, char&)");
 	expect_name("_ZZ4mainE5count", "main::count");
 	/* asked twice: the second answer is the cache's, the same */
 	expect_name("_ZN9LAMMPS_NS6Verlet3runEi", "LAMMPS_NS::Verlet::run(int)");

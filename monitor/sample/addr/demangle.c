@@ -295,6 +295,36 @@ static bool cxx_name(const char *raw, char *out, size_t len)
 	return true;
 }
 
+/* libstdc++'s demangler writes C++98's "> >" and spells std::string out in full, so a LAMMPS
+ * frame read "Error::all(std::__cxx11::basic_string<char, std::char_traits<char>,
+ * std::allocator<char> > const&, …)". The report's paths join frames with " > ", which that
+ * space made part of the name (the stack tree split the frame in two). Tidied in place: the
+ * closers joined (">>", as C++11 writes them) and std::string named as its authors write it.
+ * Linear in the name, and the name only gets shorter. */
+static void cxx_tidy(char *s)
+{
+	static const char *const strings[] = {
+		"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>>",
+		"std::basic_string<char, std::char_traits<char>, std::allocator<char>>",
+	};
+	size_t o = 0;
+
+	for (size_t i = 0; s[i]; i++)
+		if (!(s[i] == ' ' && o > 0 && s[o - 1] == '>' && s[i + 1] == '>'))
+			s[o++] = s[i];
+	s[o] = '\0';
+	for (size_t k = 0; k < sizeof(strings) / sizeof(*strings); k++) {
+		size_t n = strlen(strings[k]);
+		char *at = s;
+
+		while ((at = strstr(at, strings[k]))) {
+			memmove(at + 11, at + n, strlen(at + n) + 1);
+			memcpy(at, "std::string", 11);
+			at += 11;
+		}
+	}
+}
+
 /* A C++ symbol: "_Z" and printable, short enough to be read in full. */
 static bool looks_cxx(const char *raw)
 {
@@ -356,6 +386,8 @@ bool demangle_name(const char *raw, char *out, size_t len)
 	if (helper.failures >= DEMANGLE_MAX_FAILURES)
 		return false;
 	ok = cxx_name(raw, buf, sizeof(buf));
+	if (ok)
+		cxx_tidy(buf);
 	/* A name the helper failed on is not asked again: each hostile name costs one helper. */
 	cache_put(slot, raw, ok ? buf : NULL);
 	if (!ok)
