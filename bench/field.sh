@@ -90,7 +90,7 @@ start_job() {
 	# shellcheck disable=SC2086
 	(cd "$dir" && exec env OMP_NUM_THREADS=1 PS_RANK_PIDS="$dir/pids" "$PARASTACK" run --seed "$RUN" \
 		--report "$dir/report.json" -- mpirun --oversubscribe --bind-to none -np "$NP" -x OMP_NUM_THREADS \
-		-x PS_RANK_PIDS $xs sh "$ROOT/bench/rank-pid.sh" $(code_cmd "$code")) >"$dir/out" 2>"$dir/err" &
+		-x PS_RANK_PIDS $xs sh "$ROOT/bench/rank-pid.sh" $(code_cmd "$code")) >"$dir/job.out" 2>"$dir/err" &
 	JOB=$!
 	STARTED="$STARTED $JOB"
 }
@@ -167,8 +167,21 @@ one() {
 	*) : >"$dir/go" ;;
 	esac
 	# A fault not fired in 5 minutes ends the run ("not fired"), without waiting out the job.
-	if fault_fired "$dir" 300; then finish_bg "$JOB" 900; else finish_bg "$JOB" 0; fi
+	unfired=no
+	if fault_fired "$dir" 300; then
+		finish_bg "$JOB" 900
+	else
+		unfired=yes
+		finish_bg "$JOB" 0
+	fi
 	[ -n "$STOPPED" ] && kill -CONT "$STOPPED" 2>/dev/null
+	# A code that failed by itself before its fault measures nothing (its input, say): the
+	# campaign stops here, with no line, so that the same command goes on once it is mended.
+	if [ "$unfired" = no ] && [ ! -s "$dir/fault" ] && [ "$RC" != 0 ]; then
+		say "field: run $RUN: $1 failed by itself (exit $RC) before its fault; its output ends:"
+		tail -n 12 "$dir/job.out" "$dir/err" >&2
+		exit 1
+	fi
 	record "$1" "$2" "$rank" "$dir"
 	keep "$dir"
 }
