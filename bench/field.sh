@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # field.sh — the field trial (issue 53): real codes nobody here wrote, from Debian's packages and
 # unmodified — LAMMPS (lmp, C++: bench/in.lj), Quantum ESPRESSO (pw.x, Fortran modules: a Si MD
-# run), CP2K (cp2k, Fortran modules: two waters, Born-Oppenheimer MD), HPCC (hpcc, C: HPL,
-# PTRANS, RandomAccess, FFT, b_eff) — and an mpi4py program (bench/field/heat.py), at FIELD_NP
+# run in k-point pools, -nk NP: without pools its ranks were in MPI 48 of 48 reads), CP2K
+# (cp2k, Fortran modules: two waters, Born-Oppenheimer MD), HPCC (hpcc, C: HPL, PTRANS,
+# RandomAccess, FFT, b_eff) — and an mpi4py program (bench/field/heat.py), at FIELD_NP
 # ranks (default 8) under `parastack run` with the defaults a user gets. For each code: healthy
 # runs watched FIELD_HEALTHY_S seconds each (stopped by the bench; the job must not be ended),
 # and faults injected from outside at a random rank and moment (seeded, BENCH_SEED):
@@ -43,7 +44,7 @@ state_params "np=$NP runs=$RUNS healthy=$HEALTHY_S/$HEALTHY_RUNS codes=$CODES fa
 code_cmd() {
 	case $1 in
 	lammps) echo "lmp -in $ROOT/bench/in.lj -var steps 100000000 -log none" ;;
-	qe) echo "pw.x -in si.in" ;;
+	qe) echo "pw.x -nk $NP -in si.in" ;;
 	cp2k) echo "cp2k -i h2o.inp" ;;
 	hpcc) echo "hpcc" ;;
 	mpi4py) echo "/usr/bin/python3 $ROOT/bench/field/heat.py" ;;
@@ -58,6 +59,14 @@ code_words() {
 	cp2k) echo "/usr/bin/cp2k libfftw3 libblas liblapack libscalapack libxc libint2" ;;
 	hpcc) echo "/usr/bin/hpcc libblas liblapack" ;;
 	mpi4py) echo "libpython3 /usr/bin/python3" ;;
+	esac
+}
+# code_skips CODE FAULT: why FAULT cannot be injected into CODE ("" when it can). pw.x posts no
+# MPI_Irecv in this run, with k-point pools or without (its FFTs use MPI_Alltoall): the
+# injector never fired in 30 and 40 s of tries; a run would only wait out "not fired".
+code_skips() {
+	case $1:$2 in
+	qe:wrong-tag-*) echo "pw.x posts no MPI_Irecv here (its FFTs use MPI_Alltoall)" ;;
 	esac
 }
 # code_inputs CODE DIR: the input files it reads from its working directory.
@@ -267,6 +276,7 @@ for code in $CODES; do
 	i=0
 	while [ "$i" -lt "$HEALTHY_RUNS" ]; do healthy "$code"; i=$((i + 1)); done
 	for fault in $FAULTS; do
+		[ -n "$(code_skips "$code" "$fault")" ] && continue
 		i=0
 		while [ "$i" -lt "$RUNS" ]; do one "$code" "$fault" </dev/null; i=$((i + 1)); done
 	done
@@ -306,7 +316,8 @@ summary() {
 \`bench/field.sh\`: $NP ranks per job on this machine's cores, \`parastack run\` with its defaults
 (the 60 s confirmation window), the codes as Debian 12 packages them, unmodified; faults from
 outside at a random rank and moment (20 s to $(pick 60 120) s in): spin (\`bench/field_spin.c\`
-writes "jmp ." at the instruction the rank's main thread is at in the code's own modules),
+writes "jmp ." at the instruction the rank's main thread is at in the code's own modules or the
+numerical libraries it computes in: FFTW, BLAS, LAPACK, ScaLAPACK; libxc, libint2 for CP2K),
 sigstop (kept where the stopped rank's \`parastack stack\` is out of MPI), and through the preloaded
 injector (\`tests/fixtures/psinject.c\`) at the rank's first matching call after that moment:
 skip-collective (an MPI_Allreduce skipped), wrong-tag-small / -large (an MPI_Irecv of ≤ 4 KiB /
@@ -321,6 +332,10 @@ Delay: from the fault to the suspicion, median (s). Readable: runs whose report 
 |---|---|---|---|---|---|---|---|---|---|---|
 EOF
 	summary
+	for code in $CODES; do for fault in $FAULTS; do
+		why=$(code_skips "$code" "$fault")
+		[ -n "$why" ] && printf '| %s | %s | not run: %s | | | | | | | | |\n' "$code" "$fault" "$why"
+	done; done
 	cat <<EOF
 
 ## Healthy runs (each code watched $HEALTHY_S s, started again when it ended by itself)
