@@ -283,7 +283,10 @@ static void app_position(json_t *rank, char *buf, size_t len)
 			position_format(buf, len, func, where, lib_func, lib);
 			return;
 		}
-		if (!named)
+		/* Nameless frames of a stripped module are already named by it: "cp2k.psmp (2 frames)". */
+		if (!named && mod && !strncmp(func, mod, strlen(mod)))
+			snprintf(buf, len, "%s", func);
+		else if (!named)
 			position_format(buf, len, func, mod ? mod : "?", lib_func, lib);
 		named = true;
 	}

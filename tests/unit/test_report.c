@@ -258,6 +258,19 @@ START_TEST(position_without_debug_info_is_the_function_and_module)
 	ck_assert(diag_has(diag, "at main (app.c:12), in nanosleep (libc.so.6)"));
 	ck_assert(!diag_has(diag, "at application code"));
 	json_decref(rep), json_decref(faulty), json_decref(s);
+
+	/* CP2K (stripped): its nameless frames folded under the module's name, said once */
+	s = snapshot(2, "IN_MPI", "MPI_Sendrecv", "main > MPI_Sendrecv", "OUT_MPI", NULL,
+		     "main > GOMP_parallel > cp2k.psmp (2 frames)");
+	json_object_set_new(json_array_get(s, 1), "frames",
+			    json_pack("[{s:s, s:s, s:b}, {s:s, s:s, s:b}]", "func", "cp2k.psmp (2 frames)",
+				      "module", "cp2k.psmp", "in_mpi", 0, "func", "GOMP_parallel",
+				      "module", "libgomp.so.1.0.0", "in_mpi", 0));
+	faulty = json_pack("[i]", 1);
+	rep = report_build(s, faulty, 1.0, json_object(), "test");
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "in every snapshot, at cp2k.psmp (2 frames)"));
+	ck_assert(!diag_has(json_object_get(rep, "diagnosis"), "(2 frames) (cp2k.psmp)"));
+	json_decref(rep), json_decref(faulty), json_decref(s);
 }
 END_TEST
 
