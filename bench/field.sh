@@ -181,21 +181,19 @@ one() {
 	*) : >"$dir/go" ;;
 	esac
 	# A fault not fired in 5 minutes ends the run ("not fired"), without waiting out the job.
-	unfired=no
 	if fault_fired "$dir" 300; then
 		finish_bg "$JOB" 900
+		# No fault and a failure: the code failed by itself, measuring nothing (its input,
+		# say). The campaign stops, with no line, so the same command goes on once mended.
+		if [ ! -s "$dir/fault" ] && [ "$RC" != 0 ]; then
+			say "field: run $RUN: $1 failed by itself (exit $RC) before its fault; its output ends:"
+			tail -n 12 "$dir/job.out" "$dir/err" >&2
+			exit 1
+		fi
 	else
-		unfired=yes
 		finish_bg "$JOB" 0
 	fi
 	[ -n "$STOPPED" ] && kill -CONT "$STOPPED" 2>/dev/null
-	# A code that failed by itself before its fault measures nothing (its input, say): the
-	# campaign stops here, with no line, so that the same command goes on once it is mended.
-	if [ "$unfired" = no ] && [ ! -s "$dir/fault" ] && [ "$RC" != 0 ]; then
-		say "field: run $RUN: $1 failed by itself (exit $RC) before its fault; its output ends:"
-		tail -n 12 "$dir/job.out" "$dir/err" >&2
-		exit 1
-	fi
 	record "$1" "$2" "$rank" "$dir"
 	keep "$dir"
 }

@@ -283,12 +283,15 @@ static void app_position(json_t *rank, char *buf, size_t len)
 			position_format(buf, len, func, where, lib_func, lib);
 			return;
 		}
-		/* Nameless frames of a stripped module are already named by it: "cp2k.psmp (2 frames)". */
-		if (!named && mod && !strncmp(func, mod, strlen(mod)))
-			snprintf(buf, len, "%s", func);
-		else if (!named)
-			position_format(buf, len, func, mod ? mod : "?", lib_func, lib);
+		if (named)
+			continue;
 		named = true;
+		/* Nameless frames of a stripped module are named by it ("cp2k.psmp (2 frames)",
+		 * "cp2k.psmp+0x24c4469", frames.c): the module is said once. */
+		if (mod && !strncmp(func, mod, strlen(mod)))
+			snprintf(buf, len, "%s", func);
+		else
+			position_format(buf, len, func, mod ? mod : "?", lib_func, lib);
 	}
 }
 

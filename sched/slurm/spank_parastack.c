@@ -13,7 +13,8 @@
  * `parastack attach --slurm-job JOB --on-hang=kill`, as the job's owner, with the task's own
  * standard output and error (handed over by the task itself: spank_streams.h), so the lines
  * and the report land in the job's output as under parastack-sbatch; it stops that process, by
- * its PID, when that task ends (the step's end at the latest). For a user's job the site's files come through a spool (spank_collect.h). A step that already runs under a watch (the
+ * its PID, when that task ends (the step's end at the latest). For a user's job the site's
+ * files come through a spool (spank_collect.h). A step that already runs under a watch (the
  * variable WATCHED_ENV in its environment: the batch step's tasks, parastack run's launchers,
  * the monitors' own step, parastack-sbatch's jobs) starts none.
  *

@@ -307,6 +307,8 @@ static void cxx_tidy(char *s)
 		"std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>>",
 		"std::basic_string<char, std::char_traits<char>, std::allocator<char>>",
 	};
+	static const char string[] = "std::string";
+	const size_t ns = sizeof(string) - 1;
 	size_t o = 0;
 
 	for (size_t i = 0; s[i]; i++)
@@ -318,9 +320,9 @@ static void cxx_tidy(char *s)
 		char *at = s;
 
 		while ((at = strstr(at, strings[k]))) {
-			memmove(at + 11, at + n, strlen(at + n) + 1);
-			memcpy(at, "std::string", 11);
-			at += 11;
+			memmove(at + ns, at + n, strlen(at + n) + 1);
+			memcpy(at, string, ns);
+			at += ns;
 		}
 	}
 }
