@@ -110,7 +110,9 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 {
 	bool moved = s->moved > 0;
 
-	c->started = s->init > 0;
+	/* Start-up lasts until something moves: a sample set that holds none of the ranks still
+	 * starting (most of a large job wait in MPI_Init while a few still load) does not end it. */
+	c->started = s->init > 0 || (c->started && !moved);
 	c->model_ready = s->model_ready;
 	c->last_ms = s->t_ms;
 	switch (c->state) {

@@ -16,7 +16,8 @@
 #define CONFIRM_DEFAULT_S 60.0     /* --confirm: covers a rank pausing 40 s in its own code */
 #define CONFIRM_GROWTH 2.0         /* the window is at least this times the longest healthy
 				    * suspicion run the job has shown */
-#define CONFIRM_INIT_GRACE_S 600.0 /* ranks inside MPI_Init are starting, not hung */
+#define CONFIRM_INIT_GRACE_S 600.0 /* ranks inside MPI_Init (torch.distributed's
+				    * init_process_group) are starting, not hung */
 #define CONFIRM_MOVES 2            /* samples showing movement that dismiss a window: one odd
 				    * sample is not enough, a job that moves shows many */
 
@@ -30,7 +31,7 @@ struct confirm_sample {
 	int moved;  /* seen to move since their previous sample (taken since the `since` round) */
 	int still;  /* waiting in MPI exactly as in their previous sample */
 	int kernel; /* in uninterruptible sleep (D) */
-	int init;   /* inside MPI_Init */
+	int init;   /* inside MPI_Init, or torch's rendezvous (modreg.c) */
 	bool model_ready; /* a model could judge a hang beginning now: the stall model has a
 			   * history, or S's could reach a verdict within a window (decide.c) */
 	bool stall_hang;    /* the stall model's verdict for this sample is a hang (stall.h) */
@@ -62,7 +63,8 @@ struct confirm {
 	int moves;             /* samples with movement since the window opened (or the hang) */
 	bool all_in_kernel;    /* some rank in D in every sample of the current stretch... */
 	int kernel_samples;    /* ...of which there was at least one */
-	bool started;          /* a rank was in MPI_Init in the latest sample */
+	bool started;          /* a rank was in MPI_Init (or torch's rendezvous) in a sample
+				* since the last that saw a rank move */
 	bool model_ready;      /* the latest sample's: the model has a history */
 	bool early;            /* the current quiet stretch began before the model had one */
 	double last_ms;

@@ -14,6 +14,9 @@
 #   exit   the rank exits with status 3 (a worker that fails: torchrun's agent restarts them all)
 # A comma list names one fault per attempt of torchrun's agent (TORCHELASTIC_RESTART_COUNT:
 # "exit,spin" fails the first attempt, spins in the restarted one; the last applies thereafter).
+# PS_LATE_RANK reaches init_process_group PS_LATE_S seconds (default 15) after the others,
+# computing until then (as a rank importing torch from a slow file system would): a healthy
+# start-up, during which the others wait in the rendezvous.
 # The faulty rank prints "rank R fault F at T" (T: seconds since the epoch) as the fault begins.
 # Each rank prints "rank R pid P" once the process group is up (PS_PRINT_PIDS set), and
 # "rank R step S loss L" every PS_PRINT_EVERY steps (default 0: never).
@@ -57,6 +60,9 @@ def main():
 
     torch.manual_seed(1234 + rank)
     torch.set_num_threads(1)
+    if rank == int(os.environ.get("PS_LATE_RANK", "-1")):
+        until = time.monotonic() + float(os.environ.get("PS_LATE_S", "15"))
+        while time.monotonic() < until: pass  # site: ddp-late
     dist.init_process_group("gloo", init_method="env://", rank=rank, world_size=world)
     if os.environ.get("PS_PRINT_PIDS"):
         print("rank %d pid %d" % (rank, os.getpid()), flush=True)

@@ -250,6 +250,29 @@ START_TEST(ranks_in_mpi_init_are_starting)
 }
 END_TEST
 
+/* Most ranks wait in the rendezvous while two still import torch: a sample set that holds
+ * none of the waiting ones (every other sample here) does not end the start-up; a rank that
+ * moves does, and a quiet stretch after it is judged by the plain window. */
+START_TEST(start_up_outlasts_samples_that_miss_it)
+{
+	struct confirm c;
+	struct confirm_sample s = { .verdict = DETECTOR_BUILDING, .still = 2 };
+
+	confirm_init(&c, 5);
+	for (s.t_ms = 0; s.t_ms < 60e3; s.t_ms += 500) {
+		s.init = (long)(s.t_ms / 500) % 2 == 0 ? 2 : 0;
+		ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	}
+	s.init = 0;
+	s.moved = 1;
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	s.moved = 0;
+	for (s.t_ms += 500; s.t_ms < 62.5e3; s.t_ms += 500)
+		ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_NOTHING);
+	ck_assert_int_eq(confirm_add(&c, &s), CONFIRM_SUSPECTED);
+}
+END_TEST
+
 START_TEST(ranks_in_the_kernel_are_an_io_hang)
 {
 	struct confirm c;
@@ -314,6 +337,7 @@ Suite *confirm_suite(void)
 	tcase_add_test(tc, a_hang_no_ready_model_suspects_is_the_evidences_after_a_window);
 	tcase_add_test(tc, an_early_hang_stays_early_when_the_model_becomes_ready);
 	tcase_add_test(tc, ranks_in_mpi_init_are_starting);
+	tcase_add_test(tc, start_up_outlasts_samples_that_miss_it);
 	tcase_add_test(tc, ranks_in_the_kernel_are_an_io_hang);
 	tcase_add_test(tc, ranks_settling_into_the_kernel);
 	suite_add_tcase(s, tc);

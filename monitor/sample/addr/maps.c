@@ -218,6 +218,16 @@ static bool is_main_mpi_library(const char *path)
 	return has_prefix_in(base_name(path), libs);
 }
 
+/* Is path a library whose start-up calls (modreg.c) say a rank is starting: torch.distributed's
+ * (its process groups and store in libtorch_cpu, gloo's rendezvous where it is a library of its
+ * own) and NCCL's? Their MPI_* names, if any, are not MPI calls. */
+static bool is_startup_library(const char *path)
+{
+	static const char *const libs[] = { "libtorch_cpu.so", "libgloo.so", "libnccl.so", NULL };
+
+	return has_prefix_in(base_name(path), libs);
+}
+
 /* Which of the rank's modules' function ranges say what an address is (maps.syms): with a
  * shared MPI library, its own mappings decide, and only a statically linked MPI (or bindings
  * compiled into the executable) needs the MPI_* ranges of application modules. */
@@ -228,7 +238,7 @@ static bool wants_symbols(const struct maps *mp, int p, bool have_mpi_module, bo
 	for (int i = 0; i < mp->len; i++)
 		app_exec |= mp->m[i].path_index == p && mp->m[i].exec && mp->m[i].kind == MODULE_APP;
 	*mpi = app_exec && !have_mpi_module;
-	return *mpi || is_main_mpi_library(mp->mods[p]->path);
+	return *mpi || is_main_mpi_library(mp->mods[p]->path) || is_startup_library(mp->mods[p]->path);
 }
 
 /* The rank's modules, each found in (or added to) the monitor's registry as the file it opens

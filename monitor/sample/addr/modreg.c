@@ -150,16 +150,33 @@ static bool name_in(const char *name, const char *const *list)
 	return false;
 }
 
+static bool prefix_in(const char *name, const char *const *list)
+{
+	for (int i = 0; list[i]; i++)
+		if (!strncmp(name, list[i], strlen(list[i])))
+			return true;
+	return false;
+}
+
 /* The start-up calls: a rank inside one of these is starting, not hung (Open MPI's and MPICH's
- * bodies of MPI_Init, and the Fortran bindings). */
+ * bodies of MPI_Init, and the Fortran bindings); and torch.distributed's, its MPI_Init
+ * (design.md §8.1): init_process_group builds the TCPStore (rank 0 waits for every worker, the
+ * others connect) and the gloo process group (a full mesh with every rank), and NCCL makes its
+ * communicator at the first collective. Ranks that import torch from a slow file system reach
+ * them minutes after the first; the ones already there wait exactly as a hung job would. The
+ * C++ names are matched as mangled: each constructor's C1/C2 forms, any signature. */
 static bool is_init_symbol(const char *name)
 {
 	static const char *const init[] = { "MPI_Init", "PMPI_Init", "MPI_Init_thread",
 		"PMPI_Init_thread", "ompi_mpi_init", "MPID_Init", "MPIR_Init_thread", "mpi_init_",
 		"pmpi_init_", "mpi_init_thread_", "pmpi_init_thread_", "ompi_init_f",
 		"ompi_init_thread_f", NULL };
+	static const char *const startup_prefixes[] = { "_ZN4c10d8TCPStoreC1E", "_ZN4c10d8TCPStoreC2E",
+		"_ZN4c10d16ProcessGroupGlooC1E", "_ZN4c10d16ProcessGroupGlooC2E",
+		"_ZN4gloo10rendezvous7Context15connectFullMeshE", "ncclCommInitRank", "pncclCommInitRank",
+		"ncclCommInitAll", "pncclCommInitAll", NULL };
 
-	return name_in(name, init);
+	return name_in(name, init) || prefix_in(name, startup_prefixes);
 }
 
 /* The MPI library's progress engines: a rank blocked for good spins in them, and what they
