@@ -189,6 +189,11 @@ static void judge_send(struct graph *g, struct node *n, struct op *o)
 	if (!d || !envelope_exact(n, o->comm, o->peer, o->tag) ||
 	    (!d->exited && (!d->rec || !counted_on(d, o->comm)))) {
 		o->v = UNKNOWN;
+		/* A send that may wait for its receive (large, synchronous, or blocking) whose
+		 * receiver's counts cannot tell: it may wait on that rank, as an undecided receive
+		 * may on its source - never "on nobody the records show". */
+		if (d && !d->exited && !small)
+			n->maybe = o->peer;
 		return;
 	}
 

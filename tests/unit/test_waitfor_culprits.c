@@ -545,6 +545,43 @@ START_TEST(waitall_on_a_new_and_an_old_envelope_names_that_rank)
 }
 END_TEST
 
+/* CP2K's ring shift of the field trial (bench/results/field-preview/cp2k-wrong-tag-large):
+ * 4 ranks, each step an MPI_Isend of 163,296 bytes (rendezvous) to the right and an MPI_Irecv
+ * from the left, then MPI_Waitall; N steps done. In step N + 1 rank 1's receive from rank 0
+ * takes a tag nobody sends, and rank 1's channel table is full on the world (its counters
+ * there incomplete; its ring envelopes, claimed at the first step, in it). Rank 1 is blocked
+ * on rank 0; rank 0's send to rank 1 is undecided (rank 1's receives on the world are not all
+ * counted) - an unproven wait on rank 1, not "rank 0 waits on nobody". Rank 1 is named. */
+#define SHIFT_BYTES 163296
+
+static void isend_req(json_t *rank, int slot, int peer, int tag, int bytes)
+{
+	json_array_append_new(json_object_get(json_object_get(rank, "record"), "requests"),
+			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:I, s:i}", "slot", slot, "func",
+					"MPI_Isend", "comm", WORLD, "peer", peer, "tag", tag, "bytes", bytes,
+					"persistent", 0, "at", "cp2k.psmp+0x27c51a0", "step", (json_int_t)1, "tid", 100));
+}
+
+START_TEST(an_undecided_large_send_waits_on_its_receiver)
+{
+	const long long n = 300;
+	json_t *s = ring4(60, "cp2k.psmp+0x2793a00");
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = json_array_get(s, r);
+		int right = (r + 1) % 4, left = (r + 3) % 4;
+
+		chan(x, WORLD, right, 13, n + 1, 0, 0);
+		chan(x, WORLD, left, 13, 0, r == 1 ? n : n + 1, n);
+		isend_req(x, 4, right, 13, SHIFT_BYTES);
+		irecv_req(x, 5, left, r == 1 ? 31999 : 13, SHIFT_BYTES, "cp2k.psmp+0x27c5200");
+		waits_on(x, "MPI_Waitall", json_pack("[i, i]", 4, 5), "cp2k.psmp+0x2793a96");
+	}
+	incomplete(json_array_get(s, 1), WORLD);
+	expect(s, "[1]", 1, "likely", "its receive waits for a message its peer never sent");
+}
+END_TEST
+
 /* 20 ranks in a ring of 20 two-member communicators, each waiting in its own: more positions
  * than the order rule reads (ORDER_MAX_POS): it steps aside, the analysis still ends. */
 START_TEST(more_positions_than_the_order_rule_reads)
@@ -628,6 +665,7 @@ Suite *waitfor_culprits_suite(void)
 	tcase_add_test(t, halo_receive_with_a_wrong_tag_names_the_receiver);
 	tcase_add_test(t, halo_send_with_a_wrong_tag_names_the_sender);
 	tcase_add_test(t, waitall_on_a_new_and_an_old_envelope_names_that_rank);
+	tcase_add_test(t, an_undecided_large_send_waits_on_its_receiver);
 	tcase_add_test(t, more_positions_than_the_order_rule_reads);
 	tcase_add_test(t, more_than_half_named_narrows_to_the_odd_position);
 	suite_add_tcase(s, t);
