@@ -360,8 +360,8 @@ static const char *cycle_cause(struct graph *g, int c, int size, json_t *cycles,
 	}
 	if (unproven) {
 		json_decref(js);
-		wf_say(g->diag, "possible deadlock (a wait unproven: a rank's counters are incomplete): ranks %s, "
-		       "each waiting for the next: %s", text, sites);
+		wf_say(g->diag, "possible deadlock (a wait unproven: counters incomplete, or wildcard receives "
+		       "that may have taken the message): ranks %s, each waiting for the next: %s", text, sites);
 	} else {
 		json_array_append_new(cycles, js);
 		wf_say(g->diag, "deadlock: ranks %s%s, each waiting for the next: %s", text, len > CYCLE_SHOWN ?

@@ -35,7 +35,7 @@ struct node {
 	bool send_new;  /* a blocked send of the first message on its envelope */
 	bool send_old;  /* a blocked send on an envelope it sent on before */
 	char blocked_on[320]; /* the blocked operation, for sentences */
-	int maybe;      /* a peer it may wait on, unproven (its or that peer's counters incomplete), or ANY - 1 */
+	int maybe;      /* a peer it may wait on, unproven (counters incomplete, wildcard receives), or ANY - 1 */
 	bool maybe_edge; /* with no proven wait, its one edge is that unproven one (waitfor_cause.c) */
 	bool late;      /* it has not entered a collective that others wait in */
 	int hub;        /* the pending collective it waits in (g->hubs), or -1 */

@@ -85,6 +85,12 @@ static bool takes_from(long long peer, long long tag, const struct op *o, int se
 	return (peer == self || peer == ANY) && (tag == o->tag || tag == ANY);
 }
 
+/* A receive of exactly o's envelope, from self. */
+static bool takes_exactly(long long peer, long long tag, const struct op *o, int self)
+{
+	return peer == self && tag == o->tag;
+}
+
 /* My sends to o's destination with o's tag. */
 static bool my_sends(long long peer, long long tag, const struct op *o, int self)
 {
@@ -198,14 +204,21 @@ static void judge_send(struct graph *g, struct node *n, struct op *o)
 	}
 
 	long long mine = chan_sum(n->rec, o->comm, "sent", my_sends, o, n->rank);
+	long long exact = d->exited ? 0 : chan_sum(d->rec, o->comm, "posted", takes_exactly, o, n->rank);
 	long long posted = d->exited ? 0 : chan_sum(d->rec, o->comm, "posted", takes_from, o, n->rank);
 
-	if (posted >= mine)
+	/* Receives of this very envelope take only these messages; a wildcard receive may have
+	 * taken one of them or another rank's (HPCC's RandomAccess posts 100,000 of them): they
+	 * can tell "blocked" (too few even with them) but not "satisfied". */
+	if (exact >= mine)
 		o->v = SATISFIED;
-	else if (!o->request || o->sync || o->bytes > RENDEZVOUS_SURE)
-		o->v = BLOCKED;
-	else
+	else if (posted < mine)
+		o->v = !o->request || o->sync || o->bytes > RENDEZVOUS_SURE ? BLOCKED : UNKNOWN;
+	else {
 		o->v = UNKNOWN;
+		if (!small && !d->exited)
+			n->maybe = o->peer;
+	}
 }
 
 static void op_from(struct op *o, const char *func, json_t *x, bool request)

@@ -554,12 +554,12 @@ END_TEST
  * counted) - an unproven wait on rank 1, not "rank 0 waits on nobody". Rank 1 is named. */
 #define SHIFT_BYTES 163296
 
-static void isend_req(json_t *rank, int slot, int peer, int tag, int bytes)
+static void isend_req(json_t *rank, int slot, int peer, int tag, int bytes, const char *at)
 {
 	json_array_append_new(json_object_get(json_object_get(rank, "record"), "requests"),
 			      json_pack("{s:i, s:s, s:s, s:i, s:i, s:i, s:b, s:s, s:I, s:i}", "slot", slot, "func",
 					"MPI_Isend", "comm", WORLD, "peer", peer, "tag", tag, "bytes", bytes,
-					"persistent", 0, "at", "cp2k.psmp+0x27c51a0", "step", (json_int_t)1, "tid", 100));
+					"persistent", 0, "at", at, "step", (json_int_t)1, "tid", 100));
 }
 
 START_TEST(an_undecided_large_send_waits_on_its_receiver)
@@ -573,12 +573,52 @@ START_TEST(an_undecided_large_send_waits_on_its_receiver)
 
 		chan(x, WORLD, right, 13, n + 1, 0, 0);
 		chan(x, WORLD, left, 13, 0, r == 1 ? n : n + 1, n);
-		isend_req(x, 4, right, 13, SHIFT_BYTES);
+		isend_req(x, 4, right, 13, SHIFT_BYTES, "cp2k.psmp+0x27c51a0");
 		irecv_req(x, 5, left, r == 1 ? 31999 : 13, SHIFT_BYTES, "cp2k.psmp+0x27c5200");
 		waits_on(x, "MPI_Waitall", json_pack("[i, i]", 4, 5), "cp2k.psmp+0x2793a96");
 	}
 	incomplete(json_array_get(s, 1), WORLD);
 	expect(s, "[1]", 1, "likely", "its receive waits for a message its peer never sent");
+}
+END_TEST
+
+/* HPCC's ring exchange of the field trial (bench/results/field-preview/hpcc-wrong-tag-large): 4
+ * ranks, each step Isends of 2 MB to both neighbours (tag 200 rightwards, 201 leftwards), the
+ * matching Irecvs, MPI_Waitall, then an MPI_Allreduce; RandomAccess had every rank post 5,000
+ * receives of any source and tag before, all taken. In step N + 1 rank 2's receive from rank 1
+ * takes a tag nobody sends. Ranks 0 and 3 finished the step and wait in the Allreduce; rank 1's
+ * send to rank 2 waits - too few receives of its envelope, and the wildcard ones may have taken
+ * another rank's messages: undecided, not satisfied. Rank 2 is named, not rank 1. */
+START_TEST(wildcard_receives_leave_a_large_send_undecided)
+{
+	const long long n = 1000, wild = 5000;
+	json_t *s = ring4(60, "hpcc+0x2de94");
+
+	for (int r = 0; r < 4; r++) {
+		json_t *x = json_array_get(s, r);
+		int right = (r + 1) % 4, left = (r + 3) % 4;
+		/* Messages each rank sent rightwards and leftwards, and took from each side. */
+		long long to_right = n + 1, to_left = n + 1;
+		long long from_left = r == 2 ? n : n + 1, from_right = n + 1;
+
+		chan(x, WORLD, right, 200, to_right, 0, 0);
+		chan(x, WORLD, left, 201, to_left, 0, 0);
+		chan(x, WORLD, left, 200, 0, from_left, from_left);
+		chan(x, WORLD, right, 201, 0, from_right, from_right);
+		chan(x, WORLD, -1, -1, 0, wild, wild);
+		if (r == 0 || r == 3) {
+			comm_count(x, WORLD, 4, "0-3", 61, "MPI_Allreduce", "hpcc+0x2de94");
+			waits_in(x, WORLD, "MPI_Allreduce", 61, "hpcc+0x2de94");
+		}
+	}
+	json_t *r1 = json_array_get(s, 1), *r2 = json_array_get(s, 2);
+
+	chan(r2, WORLD, 1, 31999, 0, 1, 0);
+	isend_req(r1, 4, 2, 200, 2000000, "hpcc+0x2e295");
+	waits_on(r1, "MPI_Waitall", json_pack("[i]", 4), "hpcc+0x2e2d0");
+	irecv_req(r2, 5, 1, 31999, 2000000, "hpcc+0x2e240");
+	waits_on(r2, "MPI_Waitall", json_pack("[i]", 5), "hpcc+0x2e2d0");
+	expect(s, "[2]", 2, "likely", "its receive waits for a message its peer never sent");
 }
 END_TEST
 
@@ -666,6 +706,7 @@ Suite *waitfor_culprits_suite(void)
 	tcase_add_test(t, halo_send_with_a_wrong_tag_names_the_sender);
 	tcase_add_test(t, waitall_on_a_new_and_an_old_envelope_names_that_rank);
 	tcase_add_test(t, an_undecided_large_send_waits_on_its_receiver);
+	tcase_add_test(t, wildcard_receives_leave_a_large_send_undecided);
 	tcase_add_test(t, more_positions_than_the_order_rule_reads);
 	tcase_add_test(t, more_than_half_named_narrows_to_the_odd_position);
 	suite_add_tcase(s, t);
