@@ -18,8 +18,8 @@
 # computing until then (as a rank importing torch from a slow file system would): a healthy
 # start-up, during which the others wait in the rendezvous.
 # The faulty rank prints "rank R fault F at T" (T: seconds since the epoch) as the fault begins.
-# Each rank prints "rank R pid P" once the process group is up (PS_PRINT_PIDS set), and
-# "rank R step S loss L" every PS_PRINT_EVERY steps (default 0: never).
+# Each rank prints "rank R pid P" and "rank R joined at T" once the process group is up
+# (PS_PRINT_PIDS set), and "rank R step S loss L" every PS_PRINT_EVERY steps (default 0: never).
 import os
 import signal
 import sys
@@ -66,6 +66,7 @@ def main():
     dist.init_process_group("gloo", init_method="env://", rank=rank, world_size=world)
     if os.environ.get("PS_PRINT_PIDS"):
         print("rank %d pid %d" % (rank, os.getpid()), flush=True)
+        print("rank %d joined at %.3f" % (rank, time.time()), flush=True)
 
     model = DistributedDataParallel(torch.nn.Sequential(
         torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)))
