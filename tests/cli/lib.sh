@@ -28,6 +28,17 @@ proc_started_at() {
 	awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null
 }
 
+# proc_started_before PID UNIXTIME: the process under PID started before UNIXTIME (seconds, a
+# fraction allowed), so it is not one that got the PID later. Its start is in clock ticks after
+# boot; UNIXTIME becomes seconds after boot by the uptime now (btime is whole seconds, and the
+# clock drifts from it).
+proc_started_before() {
+	_ticks=$(proc_started_at "$1")
+	[ -n "$_ticks" ] || return 1
+	awk -v t="$_ticks" -v hz="$(getconf CLK_TCK)" -v when="$2" -v now="$(date +%s.%N)" \
+		'{ exit !(t / hz < $1 - (now - when)) }' /proc/uptime
+}
+
 # remember PID: note which process PID is now, for proc_ours ("gone" if it has already ended).
 remember() {
 	_at=$(proc_started_at "$1")

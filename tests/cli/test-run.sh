@@ -32,12 +32,16 @@ prun_collect() { psrun_collect "$1"; }
 # jreport_file FILE JQ-EXPR NAME: a JSON file satisfies a jq expression.
 jreport_file() { if jq -e "$2" "$1" >/dev/null 2>&1; then ok; else fail "$3: jq '$2' false on $1"; fi; }
 
-# expect_job_gone NAME: every rank pid in the report is gone (the job was really ended).
+# expect_job_gone NAME: every rank pid in the report is gone (the job was really ended). A run
+# is collected minutes after it ended, and PIDs are reused (pid_max 32768): a process under a
+# rank's PID that started after the hang was detected is another one (a later job's rank).
 expect_job_gone() {
 	alive=""
+	detected=$(jq -r '.detected_at // empty' "$REPORT" 2>/dev/null)
 	for p in $(jq -r '.ranks[].pid' "$REPORT" 2>/dev/null); do
 		s=$(proc_state "$p")
-		[ -n "$s" ] && [ "$s" != Z ] && alive="$alive $p"
+		[ -n "$s" ] && [ "$s" != Z ] && proc_started_before "$p" "${detected:-0}" &&
+			alive="$alive $p($s, started $(proc_started_at "$p") ticks after boot)"
 	done
 	if [ -z "$alive" ]; then ok; else fail "$1: ranks still running after the kill:$alive"; fi
 }
