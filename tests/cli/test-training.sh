@@ -41,13 +41,15 @@ torchrun_later() {
 }
 
 # expect_job_ended NAME: each rank of the last run (its "rank R pid P" lines) gone, or (still
-# exiting) untraced; with a restart, the last attempt's.
+# exiting) untraced; with a restart, the last attempt's. A process under that PID that started
+# after the run's output was last written is another one (PIDs are reused), so the rank is gone.
 expect_job_ended() {
+	ended=$(stat -c %.9Y "$TMP/$1.later.out" 2>/dev/null || echo 0)
 	for r in 0 1 2 3; do
 		p=$(rank_pid "$TMP/$1.later.out" "$r" | tail -1)
 		if [ -z "$p" ]; then
 			fail "$1: rank $r never printed its PID"
-		elif [ -z "$(proc_state "$p")" ]; then
+		elif [ -z "$(proc_state "$p")" ] || ! proc_started_before "$p" "$ended"; then
 			ok
 		else
 			expect_untraced "$1: rank $r" "$p"
