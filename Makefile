@@ -59,7 +59,7 @@ STATS_SRC    := $(wildcard stats/*.c)
 LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
 MONITOR_MPI_SRC := monitor/job/comm.c monitor/daemon/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
-	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/gather.c \
+	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/proof.c monitor/daemon/gather.c \
 	monitor/daemon/source_ptrace.c monitor/daemon/site.c
 # The Slurm lookups link libslurm: only the programs that ask Slurm take them. Built without
 # Slurm (SLURM=no), each lookup answers "built without Slurm" instead (lookup_slurm_none.c).
@@ -87,6 +87,7 @@ $(if $(WITH_SLURM),,$(info parastack: SLURM=$(SLURM): building without libslurm 
 # The recording layer preloaded into the ranks (record/), found next to the programs in the
 # build tree and in LIBDIR/parastack once installed.
 RECORD_LIB := $(B)/libparastack-mpi.so
+RECORD_PY := $(B)/python/sitecustomize.py $(B)/python/parastack_torchrec.py
 # Slurm's task prolog that preloads it into srun's tasks (launcher/layer_place.c), installed
 # beside it.
 TASK_PROLOG := $(B)/parastack-task-prolog
@@ -106,10 +107,11 @@ APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded 
 	$(B)/tests/apps/halo_cxx $(B)/tests/apps/halo_cxx-stripped $(B)/tests/apps/heat_mod $(B)/tests/apps/heat_mod-stripped
 FIXTURES := $(APPS) $(B)/tests/libparastack-mpi-asan.so $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/dstate $(B)/tests/evilname $(B)/tests/remap $(B)/tests/libremap_a.so $(B)/tests/libremap_b.so \
-	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so
+	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so \
+	$(B)/tests/pylayout
 
 .PHONY: all check unit cli fuzz install uninstall clean deps demo bench check-repeat cli-build FORCE
-all: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH) $(SPANK_PLUGIN)
+all: $(PROGRAMS) $(RECORD_LIB) $(RECORD_PY) $(TASK_PROLOG) $(RECORD_MPICH) $(SPANK_PLUGIN)
 
 # The recording layer's regular part, generated from one description of the MPI API
 # (record/mpi.api): its wrappers, and the list of functions the monitor reads too.
@@ -159,8 +161,15 @@ $(B)/mpiobj/%.o: %.c $(CONFIG_H) | $(GEN)/psrec_funcs.h
 $(B)/parastack-monitor: $(call obj,mpiobj,$(MONITOR_MPI_SRC)) $(call obj,obj,$(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)$(MPICC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
+# torch.distributed's collective record: python/ beside the layer, put on a Python rank's
+# PYTHONPATH by the layer (record/python_path.c).
+$(B)/python/%.py: record/python/%.py
+	@mkdir -p $(@D)
+	$(call say,COPY,$@)cp $< $@
+
 # The layer's compilation units (record/layer.h has the map), the generated wrappers last.
-RECORD_UNITS := record/layer.c record/channels.c record/requests.c record/start.c record/fortran.c $(GEN)/record_wrappers.c
+RECORD_UNITS := record/layer.c record/channels.c record/requests.c record/start.c record/fortran.c record/python_path.c \
+	$(GEN)/record_wrappers.c
 RECORD_SRC := $(RECORD_UNITS) record/layer.h record/record_format.h $(GEN_FILES)
 $(RECORD_LIB): $(RECORD_SRC)
 	@mkdir -p $(@D)
@@ -193,7 +202,7 @@ $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(SLURM_SRC) $(STA
 $(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/base/options.c monitor/base/install_paths.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-$(SPANK_PLUGIN): $(call obj,pic,sched/slurm/spank_parastack.c sched/slurm/spank_collect.c sched/slurm/spank_streams.c monitor/base/options.c monitor/base/layershims.c \
+$(SPANK_PLUGIN): $(call obj,pic,sched/slurm/spank_parastack.c sched/slurm/spank_collect.c sched/slurm/spank_streams.c monitor/base/options.c monitor/base/layershims.c monitor/base/runtimes.c \
 		monitor/base/promfile.c monitor/sample/safe/trustedpath.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ -lm
 
@@ -312,6 +321,12 @@ $(B)/tests/mpi_states_f: tests/fixtures/mpi_states_f.f90
 	@mkdir -p $(@D)
 	$(call say,MPIF90,$@)mpif90 -O1 -g -o $@ $<
 
+# parastack's CPython layout tables, printed for test-python to hold against each interpreter's
+# headers (tests/tools/pyoffsets.c, compiled there against them).
+$(B)/tests/pylayout: $(call obj,obj,tests/tools/pylayout.c monitor/sample/stop/pylayouts.c)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
+
 $(B)/tests/sample_loop: $(call obj,obj,tests/tools/sample_loop.c $(MONITOR_SRC) $(STATS_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) -lm
@@ -349,7 +364,7 @@ $(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/base/pidlist.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/sample/addr/maps.c monitor/sample/addr/modreg.c monitor/sample/safe/procfs.c
+$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/sample/addr/maps.c monitor/sample/addr/modreg.c monitor/base/runtimes.c monitor/sample/safe/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
@@ -357,13 +372,13 @@ $(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c monitor/base/lookup_torque.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-$(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/stop/pyframes.c monitor/sample/addr/maps.c monitor/sample/addr/modreg.c \
+$(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/stop/pyframes.c monitor/sample/stop/pylayouts.c monitor/sample/addr/maps.c monitor/sample/addr/modreg.c monitor/base/runtimes.c \
 		monitor/sample/safe/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
 # What a rank controls: its record, read into the report and the wait-for analysis.
-RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c \
+RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/sample/stop/record_area.c monitor/base/runtimes.c monitor/hang/record_check.c monitor/hang/ranges.c \
 	monitor/sample/safe/textsafe.c monitor/sample/safe/watchdog.c monitor/sample/safe/fscreds.c \
 	monitor/sample/safe/procfs.c monitor/sample/safe/identity.c monitor/sample/addr/symbolize.c \
 	monitor/sample/addr/maps.c monitor/sample/addr/modreg.c monitor/sample/addr/demangle.c \
@@ -382,6 +397,11 @@ $(B)/fuzz/fuzz_snapclass: tests/fuzz/fuzz_snapclass.c $(RECORD_READER_SRC) \
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson -lstdc++
 
+$(B)/fuzz/fuzz_torchrec: tests/fuzz/fuzz_torchrec.c $(RECORD_READER_SRC) \
+		$(filter-out monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/hang/cores.c,$(wildcard monitor/hang/*.c)) $(GEN)/psrec_funcs.h
+	@mkdir -p $(@D)
+	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson -lstdc++
+
 $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c monitor/base/options.c $(STATS_SRC)
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lm
@@ -391,7 +411,8 @@ $(B)/fuzz/fuzz_demangle: tests/fuzz/fuzz_demangle.c monitor/sample/addr/demangle
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lstdc++
 
 FUZZ_TARGETS := $(B)/fuzz/fuzz_demangle $(B)/fuzz/fuzz_options $(B)/fuzz/fuzz_trace $(B)/fuzz/fuzz_pidlist $(B)/fuzz/fuzz_procfs \
-	$(B)/fuzz/fuzz_torque $(B)/fuzz/fuzz_pyframes $(B)/fuzz/fuzz_record $(B)/fuzz/fuzz_waitfor $(B)/fuzz/fuzz_snapclass
+	$(B)/fuzz/fuzz_torque $(B)/fuzz/fuzz_pyframes $(B)/fuzz/fuzz_record $(B)/fuzz/fuzz_waitfor $(B)/fuzz/fuzz_snapclass \
+	$(B)/fuzz/fuzz_torchrec
 fuzz: $(FUZZ_TARGETS)
 	@sh tests/fuzz/run.sh $(B)
 
@@ -416,7 +437,7 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 
 # What the command-line tests run. The bench programs are built here too, so a change cannot
 # leave them broken unnoticed.
-cli-build: $(PROGRAMS) $(RECORD_LIB) $(TASK_PROLOG) $(RECORD_MPICH) $(MPICH_APPS) $(B)/tests/tracegen $(FIXTURES) \
+cli-build: $(PROGRAMS) $(RECORD_LIB) $(RECORD_PY) $(TASK_PROLOG) $(RECORD_MPICH) $(MPICH_APPS) $(B)/tests/tracegen $(FIXTURES) \
 	$(B)/bench/sample_cost $(B)/bench/trace_eval $(B)/bench/model_eval $(B)/bench/record_micro \
 	$(B)/bench/parastack-monitor-sim
 
@@ -459,6 +480,8 @@ install: all
 	install -m 755 $(RECORD_LIB) $(TASK_PROLOG) $(SPANK_PLUGIN) $(DESTDIR)$(LIBDIR)/parastack/
 	$(if $(RECORD_MPICH),install -d $(DESTDIR)$(LIBDIR)/parastack/mpich)
 	$(if $(RECORD_MPICH),install -m 755 $(RECORD_MPICH) $(DESTDIR)$(LIBDIR)/parastack/mpich/)
+	install -d $(DESTDIR)$(LIBDIR)/parastack/python
+	install -m 644 $(RECORD_PY) $(DESTDIR)$(LIBDIR)/parastack/python/
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
@@ -471,6 +494,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,parastack parastack-monitor parastack-sbatch parastack-qsub)
 	rm -f $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(RECORD_LIB)) $(DESTDIR)$(LIBDIR)/parastack/$(notdir $(TASK_PROLOG))
 	rm -f $(DESTDIR)$(LIBDIR)/parastack/spank_parastack.so
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/parastack/python/,$(notdir $(RECORD_PY)))
+	-rmdir $(DESTDIR)$(LIBDIR)/parastack/python 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/parastack/mpich/,libparastack-mpi.so parastack-task-prolog)
 	-rmdir $(DESTDIR)$(LIBDIR)/parastack/mpich 2>/dev/null
 	-rmdir $(DESTDIR)$(LIBDIR)/parastack 2>/dev/null

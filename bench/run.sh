@@ -47,6 +47,8 @@ section overhead
 section detection
 section livesinmpi
 section culprits
+section wrapper-exec
+section pyversions
 section traces
 section scale
 section memory
@@ -68,6 +70,8 @@ The evidence behind parastack's claims (design.md §6), measured the way the Par
 | [detection.md](detection.md) | AC_h, AC_f, PR_f, response delay, live false alarms; LAMMPS faulted unmodified | Tables 6-8, 10, Fig. 9 |
 | [livesinmpi.md](livesinmpi.md) | hangs in jobs that live in MPI (8 and 16 ranks on 2 cores): which detector suspected, delays, the sampling achieved; their healthy runs | — |
 | [culprits.md](culprits.md) | culprit accuracy of communication hangs: 4 applications, 7 kinds of fault injected from outside, with and without the layer: AC_f, PR_f, wrong certain claims | — |
+| [wrapper-exec.md](wrapper-exec.md) | ranks started through a wrapper script whose \`exec "$@"\` comes late on one rank (NPB FT's shape, 16 ranks, a skipped Alltoall): the skipping rank named, every rank sampled, before and after issue 72 | — |
+| [python-versions.md](python-versions.md) | the sample's cost for a Python rank on every CPython 3.8-3.13 (pyenv's, Debian's 3.11) beside a C rank in the same run, 5 runs (issue 66) | §3.3 |
 | [false-alarms.md](false-alarms.md) | healthy traces replayed over thousands of seeds | §7.1 II |
 | [timeouts.md](timeouts.md) | fixed timeouts (Table 1 settings) and \`mpirun --timeout\` beside ParaStack | Tables 1, 9 |
 | [scale.md](scale.md) | cost and messages per sample as the job grows, 8-node Slurm cluster; a hang report's time, leader memory and bytes at 1 k, 10 k and 100 k simulated ranks | §3.3 |

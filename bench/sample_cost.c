@@ -9,7 +9,8 @@
  * With a Python interpreter as third argument, a CPython rank's stop with and without the walk
  * of its Python frames (pyframes.h).
  *
- * usage: sample_cost CALLCHAIN_BINARY [SAMPLES [PYTHON]] */
+ * usage: sample_cost CALLCHAIN_BINARY [SAMPLES [PYTHON]]
+ *        SAMPLE_COST_PYTHONS=1 sample_cost CALLCHAIN_BINARY SAMPLES PYTHON...  (a C rank, then each) */
 #include <errno.h>
 #include <libunwind-ptrace.h>
 #include <signal.h>
@@ -298,7 +299,8 @@ static void measure_python(const char *python, int samples, int64_t *with, int64
 	if (layout) { /* the label's frame count, read once more with the target running */
 		struct pyframe_raw f[PY_MAX_FRAMES];
 
-		pyframes = pyframes_walk(layout, t.py.runtime, pid, pyframes_read_process, &pid, f, PY_MAX_FRAMES);
+		pyframes = pyframes_walk(layout, t.py.runtime, pid, t.snap.regs.fs_base, pyframes_read_process, &pid, f,
+					 PY_MAX_FRAMES);
 	}
 	t.py.layout = layout;
 	target_close(&t);
@@ -318,6 +320,28 @@ static void measure_python(const char *python, int samples, int64_t *with, int64
 	       "with and without it on one target.\n", med - base);
 }
 
+/* SAMPLE_COST_PYTHONS=1: a C rank (the call chain spinning, 1 thread, ~43 frames) and then each
+ * interpreter given after SAMPLES, in one run: bench/pyversions.sh's rows. */
+static int pythons_only(const char *callchain, int samples, int npy, char **pythons, int64_t *v, int64_t *held,
+			int64_t *whole)
+{
+	int64_t *w = calloc((size_t)samples, sizeof(int64_t));
+	pid_t pid = start_target(callchain, "spin", 1, 34);
+	int frames = 0, n = pid > 0 ? measure_parastack(pid, samples, v, held, whole, &frames) : 0;
+
+	printf("| method | threads | frames | median us | p99 us | x native only | samples |\n");
+	printf("|---|---|---|---|---|---|---|\n");
+	row("C rank (call chain, spinning)", 1, frames, v, n, n ? quantile_us(v, n, 0.5) : 0);
+	if (pid > 0)
+		stop_target(pid);
+	for (int i = 0; w && i < npy; i++) {
+		printf("| %s | | | | | | |\n", pythons[i]);
+		measure_python(pythons[i], samples, w, v);
+	}
+	free(w);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -330,6 +354,9 @@ int main(int argc, char **argv)
 	int64_t *held = calloc((size_t)samples, sizeof(int64_t));
 	int64_t *whole = calloc((size_t)samples, sizeof(int64_t));
 	static const int depths[] = { 4, 34 };
+
+	if (getenv("SAMPLE_COST_PYTHONS"))
+		return pythons_only(argv[1], samples, argc > 3 ? argc - 3 : 0, argv + 3, v, held, whole);
 	/* SAMPLE_COST_ONLY_PARASTACK: the parastack rows alone (A/B runs of two builds). */
 	int only_parastack = getenv("SAMPLE_COST_ONLY_PARASTACK") != NULL;
 	int have_eu = system("command -v eu-stack >/dev/null 2>&1") == 0;

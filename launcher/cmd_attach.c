@@ -50,6 +50,8 @@ static const char attach_usage[] =
 	"                        1,024 ranks, summary above\n"
 	"  --no-record           leave the recording layer's records unread (by default the report\n"
 	"                        uses them when the job's ranks have libparastack-mpi.so loaded)\n"
+	"  --no-proof            a hang the records prove (a deadlock cycle, a collective mismatch)\n"
+	"                        waits the confirmation window too, instead of ending at once\n"
 	"  --core-dir DIR        before acting on a hang, write core files (gdb's gcore) of the\n"
 	"                        faulty ranks and of one rank per stack group in DIR\n"
 	"  --report FILE         write the JSON report to FILE (on the first node of the job)\n"

@@ -61,6 +61,8 @@ static const char run_usage[] =
 	"                        1,024 ranks, summary above\n"
 	"  --no-record           do not preload the recording layer (libparastack-mpi.so) into the\n"
 	"                        ranks; a communication hang is then diagnosed from stacks alone\n"
+	"  --no-proof            a hang the records prove (a deadlock cycle, a collective mismatch)\n"
+	"                        waits the confirmation window too, instead of ending at once\n"
 	"  --core-dir DIR        before ending a hung job, write core files (gdb's gcore) of the\n"
 	"                        faulty ranks and of one rank per stack group in DIR\n"
 	"  --report FILE         write the JSON report to FILE\n"

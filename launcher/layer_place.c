@@ -138,6 +138,23 @@ static int place_hydra(struct layer_placement *p, char **argv, const char *lib)
 	return layer_adopt_argv(p, out, o, "-genv LD_PRELOAD (the layer built against MPICH)");
 }
 
+/* A Python launcher (torchrun, a job script's python) starts its workers with no MPI launcher
+ * between, so no layer puts the torch.distributed collective record (python/ beside the layer,
+ * record/python_path.c) on their PYTHONPATH: the launcher's environment carries it to them,
+ * after the user's own entries. */
+static void place_python_record(struct layer_placement *p, const char *lib)
+{
+	const char *slash = strrchr(lib, '/'), *old = getenv("PYTHONPATH");
+	char *dir = slash ? layer_keepf(p, "%.*s/python", (int)(slash - lib), lib) : NULL;
+	char probe[PATH_MAX];
+
+	if (!dir || snprintf(probe, sizeof(probe), "%s/sitecustomize.py", dir) >= (int)sizeof(probe) ||
+	    access(probe, R_OK) < 0 || (old && strstr(old, dir)))
+		return;
+	p->env[p->nenv][0] = "PYTHONPATH";
+	p->env[p->nenv++][1] = old && *old ? layer_keepf(p, "%s:%s", old, dir) : dir;
+}
+
 /* A launcher parastack does not read (a job script): shims for the Open MPI launchers it may
  * run, first in PATH. */
 static int place_shims(struct layer_placement *p, const char *lib)
@@ -159,6 +176,7 @@ static int place_shims(struct layer_placement *p, const char *lib)
 	p->env[p->nenv++][1] = p->tmpdir;
 	p->env[p->nenv][0] = SHIM_LIB_ENV;
 	p->env[p->nenv++][1] = lib;
+	place_python_record(p, lib);
 	p->how = "shims for mpirun, mpiexec and orterun first in the job's PATH";
 	return p->env[0][1] ? 0 : -1;
 }

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#define LAYER_ENV_MAX 4
+#define LAYER_ENV_MAX 6
 #define LAYER_STRS_MAX 64
 
 struct layer_placement {

@@ -103,7 +103,8 @@ static void open_window(struct confirm *c, const struct confirm_sample *s,
  * ended only by a rank that moves. */
 static bool still_suspicious(const struct confirm *c, const struct confirm_sample *s)
 {
-	return c->basis == CONFIRM_BY_EVIDENCE || s->hang_ongoing || s->stall_ongoing;
+	return c->basis == CONFIRM_BY_EVIDENCE || c->basis == CONFIRM_BY_RECORDS || s->hang_ongoing ||
+	       s->stall_ongoing;
 }
 
 enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s)
@@ -174,12 +175,30 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 	return CONFIRM_NOTHING;
 }
 
+void confirm_prove(struct confirm *c, double t_ms)
+{
+	if (c->state == WATCHING) {
+		c->suspicions++;
+		c->suspected_ms = t_ms;
+	}
+	c->state = HUNG;
+	c->basis = CONFIRM_BY_RECORDS;
+	c->deadline_ms = t_ms;
+	c->moves = 0;
+}
+
+bool confirm_quiet_for(const struct confirm *c, double t_ms, double quiet_ms)
+{
+	return c->state != HUNG && c->quiet_since_ms >= 0 && c->evidence > 0 && t_ms - c->quiet_since_ms >= quiet_ms;
+}
+
 const char *confirm_basis_name(enum confirm_basis b)
 {
 	switch (b) {
 	case CONFIRM_BY_MODEL: return "model";
 	case CONFIRM_BY_STALL: return "stall model";
 	case CONFIRM_BY_EVIDENCE: return "progress evidence";
+	case CONFIRM_BY_RECORDS: return "records";
 	}
 	return "unknown";
 }

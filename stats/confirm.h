@@ -50,6 +50,7 @@ enum confirm_basis {
 	CONFIRM_BY_MODEL,    /* the model of S suspected; the window confirmed */
 	CONFIRM_BY_STALL,    /* the stall model (nothing moved for too long) suspected */
 	CONFIRM_BY_EVIDENCE, /* no model verdict: nothing moved for a whole window */
+	CONFIRM_BY_RECORDS,  /* the recording layer's records prove it, on two snapshots (issue 68) */
 };
 
 struct confirm {
@@ -78,9 +79,16 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 /* A hang it confirmed was found to move after all (the check after --confirm 0): watching
  * goes on, as after CONFIRM_MOVED. */
 void confirm_dismiss(struct confirm *c, double t_ms);
+/* The records prove a hang at t_ms (the caller checked them on two snapshots): confirmed now,
+ * whatever the window says; the window stays for hangs only the stacks show. */
+void confirm_prove(struct confirm *c, double t_ms);
+/* Has the current quiet stretch lasted quiet_ms with evidence (ranks still in MPI), nothing
+ * moved since? The caller's cue to read the records early. */
+bool confirm_quiet_for(const struct confirm *c, double t_ms, double quiet_ms);
 /* The window in force now, in ms (grows with the job's longest healthy suspicion run). */
 double confirm_window_ms(const struct confirm *c, double longest_healthy_ms);
-/* The report's and replay's word for a basis: "model", "stall model", "progress evidence". */
+/* The report's and replay's word for a basis: "model", "stall model", "progress evidence",
+ * "records". */
 const char *confirm_basis_name(enum confirm_basis b);
 /* The confirmed hang was one of ranks stuck in the kernel (every sample of the window). */
 bool confirm_is_io(const struct confirm *c);

@@ -2,6 +2,7 @@
 /* layershims — the shims' directory, made and removed, and the files a shim looks into
  * (layershims.h). */
 #include "layershims.h"
+#include "runtimes.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -88,7 +89,9 @@ bool layershims_needs_mpich(const char *path)
 {
 	size_t n = 0;
 	char *text = layershims_read_file(path, &n);
-	bool yes = text && n >= 4 && !memcmp(text, "\177ELF", 4) && memmem(text, n, "libmpich", 8) != NULL;
+	/* Its DT_NEEDED names MPICH's library: the rank library's file name, "libmpich". */
+	const char *lib = runtime_named("MPICH")->rank_libs[0] + 1;
+	bool yes = text && n >= 4 && !memcmp(text, "\177ELF", 4) && memmem(text, n, lib, strlen(lib)) != NULL;
 
 	free(text);
 	return yes;

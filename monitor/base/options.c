@@ -321,6 +321,9 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 	case WOPT_NO_RECORD:
 		w->no_record = true;
 		return 0;
+	case WOPT_NO_PROOF:
+		w->no_proof = true;
+		return 0;
 	case WOPT_QUIET:
 		w->quiet = true;
 		return 0;
@@ -446,6 +449,8 @@ void watch_options_words(const struct watch_options *w, struct watch_words *out)
 	words_add(out, w->kill_on_hang ? "--on-hang=kill" : "--on-hang=report");
 	if (w->no_record)
 		words_add(out, "--no-record");
+	if (w->no_proof)
+		words_add(out, "--no-proof");
 	if (w->quiet)
 		words_add(out, "--quiet");
 	if (w->progress_s > 0)

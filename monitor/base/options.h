@@ -77,6 +77,7 @@ struct watch_options {
 	bool confirm_given;
 	double confirm_s;           /* --confirm: the confirmation window (monitor's default if not given) */
 	bool no_record;             /* --no-record: no recording layer (run: not preloaded) */
+	bool no_proof;              /* --no-proof: a hang the records prove waits the window too */
 	const char *core_dir;       /* --core-dir: absolute path, or NULL */
 	const char *report_dir;     /* --report-dir: the site's copy of every report (absolute), or NULL */
 	const char *metrics_dir;    /* --metrics-dir: node_exporter's textfile directory (absolute), or NULL */
@@ -104,6 +105,7 @@ enum watch_option {
 	WOPT_REPORT_RANKS,
 	WOPT_REPORT_DIR,
 	WOPT_METRICS_DIR,
+	WOPT_NO_PROOF,
 };
 
 /* getopt_long entries of the model options and the watch options: the one table of both, for
@@ -114,6 +116,7 @@ enum watch_option {
 	{ "trace", required_argument, NULL, WOPT_TRACE },                                        \
 	{ "confirm", required_argument, NULL, WOPT_CONFIRM },                                    \
 	{ "no-record", no_argument, NULL, WOPT_NO_RECORD },                                      \
+	{ "no-proof", no_argument, NULL, WOPT_NO_PROOF },                                        \
 	{ "core-dir", required_argument, NULL, WOPT_CORE_DIR },                                  \
 	{ "quiet", no_argument, NULL, WOPT_QUIET },                                              \
 	{ "progress", required_argument, NULL, WOPT_PROGRESS },                                  \

@@ -51,6 +51,7 @@ static const char monitor_usage[] =
 	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
 	"  --confirm SECONDS   confirmation window after a suspicion (default 60; 0: act at once)\n"
 	"  --no-record         leave the recording layer's records unread in the report\n"
+	"  --no-proof          confirm a hang the records prove over the whole window too\n"
 	"  --quiet             only suspicions, hangs and the report (no what-is-watched or summary\n"
 	"                      lines)\n"
 	"  --progress SECONDS  a status line this often\n"

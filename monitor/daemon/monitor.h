@@ -82,12 +82,18 @@ struct monitor {
 	double window_wall, began_wall, suspected_wall, confirmed_wall;
 	double last_progress_wall; /* the last sample, before a suspicion, above the threshold (0: none) */
 	double quiet_at_suspicion_s; /* the stall model's quiet stretch when it raised the suspicion */
+	char waits_in[64];           /* what the ranks waited in at the suspicion: "MPI", "gloo" */
 	FILE *trace;
 	double t0_ms;
 	bool reported;          /* a hang has been reported in this watch */
 	bool said_two_runs;     /* two MPI runs at once was said (round_two_runs) */
 	double init_since_ms;   /* a sampled rank inside MPI_Init in every sample since (monotonic; -1: not) */
 	bool said_startup;      /* a long start-up was said, in this round (pipeline.c) */
+	/* proof.c: reading the records early, for a hang they prove (issue 68). */
+	double proof_next_ms, proof_gap_ms; /* the next probe no sooner (decision time), and the gap */
+	bool proof_off;                     /* no record to read: never probed again */
+#define PROOF_TEXT_MAX 160
+	char proof[PROOF_TEXT_MAX];         /* what proved the reported hang */
 	/* output.c: what sampling cost, over the whole watch (bench/ reads it from the report). */
 	long cost_samples, cost_messages, cost_stopped;
 	double cost_ms_sum, cost_ms_max;

@@ -7,9 +7,11 @@
 #include "../base/exitcodes.h"
 #include "../hang/report.h"
 #include "../hang/report_summary.h"
+#include "../hang/runtime_word.h"
 #include "../hang/snapclass.h"
 #include "output.h"
 #include "gather.h"
+#include "proof.h"
 #include "site.h"
 
 /* The snapshot gap: near the sampling interval, within bounds. */
@@ -38,6 +40,10 @@ static json_t *steps_json(const struct monitor *m)
 			    json_real(m->last_progress_wall) : json_null());
 	if (m->conf.basis == CONFIRM_BY_STALL)
 		json_object_set_new(steps, "quiet_at_suspicion_s", json_real(m->quiet_at_suspicion_s));
+	if (m->conf.basis == CONFIRM_BY_RECORDS) {
+		json_object_set_new(steps, "proof", json_string(m->proof));
+		json_object_set_new(steps, "recheck_s", json_real(PROOF_RECHECK_MS / 1e3));
+	}
 	return steps;
 }
 
@@ -109,14 +115,22 @@ static int diagnose(struct monitor *m)
 	return 1;
 }
 
+/* What one snapshot shows now, for a suspicion's line (and the runtime its ranks wait in). */
+static void suspicion_summary(struct monitor *m, char *what, size_t len)
+{
+	json_t *snap = gather_all(m, false);
+
+	report_summary(snap, what, len);
+	report_runtime_word(snap, m->waits_in, sizeof(m->waits_in));
+	json_decref(snap);
+}
+
 /* Step 1, suspect: one line in the job output now, with what one snapshot shows. */
 static void announce_suspicion(struct monitor *m, double window_ms)
 {
-	json_t *snap = gather_all(m, false);
 	char what[512], when[32];
 
-	report_summary(snap, what, sizeof(what));
-	json_decref(snap);
+	suspicion_summary(m, what, sizeof(what));
 	output_clock_text(m->window_wall + window_ms / 1e3, when, sizeof(when));
 	if (m->conf.basis == CONFIRM_BY_EVIDENCE)
 		log_say("suspected hang — %s; nothing has moved for %.0f s%s — confirming; %s at %s unless "
@@ -180,6 +194,53 @@ static void note_startup(struct monitor *m, double t, const struct sample_counts
 		c->live, CONFIRM_INIT_GRACE_S / 2, CONFIRM_INIT_GRACE_S);
 }
 
+/* Step 3, act: a confirmed hang (at sample time t; dt its decision time) diagnosed and
+ * reported. MONITOR_EXIT_HANG to end the job, else 0. */
+static int act_on_hang(struct monitor *m, double t, double dt)
+{
+	m->confirmed_wall = wall_at(t);
+	if (m->conf.window_ms == 0 && m->conf.basis != CONFIRM_BY_RECORDS) {
+		m->window_wall = m->began_wall = m->suspected_wall = m->confirmed_wall;
+		m->suspicions_total++; /* no window: suspected and confirmed at once */
+	}
+	if (!diagnose(m)) {
+		confirm_dismiss(&m->conf, dt);
+		trace_event(m, t, TRACE_EVENT_SLOWDOWN);
+		return 0;
+	}
+	trace_event(m, t, TRACE_EVENT_HANG);
+	m->reported = true;
+	return m->w.kill_on_hang ? MONITOR_EXIT_HANG : 0;
+}
+
+/* The records prove the hang (proof.c, two snapshots): said in one line, confirmed now. */
+static int act_on_proof(struct monitor *m, double t, double dt)
+{
+	double quiet_s = (dt - m->conf.quiet_since_ms) / 1e3;
+	const char *act = m->w.kill_on_hang ? "the job is ended" : "it is reported";
+
+	if (m->conf.state == CONFIRMING) {
+		log_say("the suspected hang is proven by the records: %s (the same, no record changed, on a second "
+			"snapshot %.0f s later) — confirmed without the rest of the window; %s", m->proof,
+			PROOF_RECHECK_MS / 1e3, act);
+	} else {
+		char what[512];
+
+		suspicion_summary(m, what, sizeof(what));
+		/* No suspicion was raised: the quiet stretch is where the hang began. */
+		m->suspected_wall = wall_at(t);
+		m->window_wall = m->began_wall = m->suspected_wall - quiet_s;
+		m->suspicions_total++;
+		trace_event(m, t, TRACE_EVENT_SUSPECT);
+		log_say("suspected hang — %s; nothing has moved for %.0f s and the records prove it: %s (the same, "
+			"no record changed, on a second snapshot %.0f s later) — confirmed without the window; %s",
+			what, quiet_s, m->proof, PROOF_RECHECK_MS / 1e3, act);
+	}
+	confirm_prove(&m->conf, dt);
+	/* Confirmed now, after the second snapshot, not at the sample that called for it. */
+	return act_on_hang(m, mono_ms(), dt);
+}
+
 int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 {
 	struct decide_input in = { .t_ms = t - m->t0_ms, .out = c->out, .live = c->live,
@@ -192,6 +253,9 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 	detector_get_info(m->det, &di);
 	note_progress(m, t, c->out, &di);
 	note_startup(m, t, c);
+	/* A suspicion raised by this very sample is said first; the next sample may prove it. */
+	if (ev == CONFIRM_NOTHING && proof_due(m, in.t_ms, c) && proof_check(m, in.t_ms, m->proof, sizeof(m->proof)))
+		return act_on_proof(m, t, in.t_ms);
 	switch (ev) {
 	case CONFIRM_SUSPECTED:
 		/* Progress counts only between samples taken from now on. */
@@ -209,26 +273,17 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 		announce_suspicion(m, m->conf.deadline_ms - m->conf.suspected_ms);
 		return 0;
 	case CONFIRM_MOVED:
-		log_say("the suspected hang moved on (%s); watching goes on",
-		    c->moved ? "a rank waiting in MPI got further" : "the sampled ranks compute again");
+		if (c->moved)
+			log_say("the suspected hang moved on (a rank waiting in %s got further); watching goes on",
+				m->waits_in[0] ? m->waits_in : "MPI");
+		else
+			log_say("the suspected hang moved on (the sampled ranks compute again); watching goes on");
 		/* decide_step dismissed both models' runs. */
 		m->since = 0;
 		trace_event(m, t, TRACE_EVENT_SLOWDOWN);
 		return 0;
 	case CONFIRM_HANG:
-		m->confirmed_wall = wall_at(t);
-		if (m->conf.window_ms == 0) {
-			m->window_wall = m->began_wall = m->suspected_wall = m->confirmed_wall;
-			m->suspicions_total++; /* no window: suspected and confirmed at once */
-		}
-		if (!diagnose(m)) {
-			confirm_dismiss(&m->conf, in.t_ms);
-			trace_event(m, t, TRACE_EVENT_SLOWDOWN);
-			return 0;
-		}
-		trace_event(m, t, TRACE_EVENT_HANG);
-		m->reported = true;
-		return m->w.kill_on_hang ? MONITOR_EXIT_HANG : 0;
+		return act_on_hang(m, t, in.t_ms);
 	case CONFIRM_RESOLVED:
 		log_say("the hang reported earlier is over: the job moves again; watching goes on");
 		m->since = 0;

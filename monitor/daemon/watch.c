@@ -11,6 +11,7 @@
 #include "../base/signals.h"
 #include "gather.h"
 #include "pipeline.h"
+#include "proof.h"
 #include "../job/job.h"
 #include "output.h"
 
@@ -136,6 +137,7 @@ static bool wait_until(struct monitor *m, double until)
 		if (left <= 0)
 			return true;
 		snapshot_reap_pending();
+		job_note_programs(&m->job);
 		sleep_ms(left < 250 ? left : 250);
 	}
 }
@@ -162,6 +164,7 @@ static enum round_end leader_loop(struct monitor *m)
 	m->decide = (struct decide){ m->det, &m->stall, &m->conf, false };
 	m->init_since_ms = -1;
 	m->said_startup = false;
+	proof_init(m);
 	for (;; k++) {
 		if (!wait_until(m, next))
 			return ROUND_NO_HANG;
@@ -189,10 +192,12 @@ static enum round_end leader_loop(struct monitor *m)
 	}
 }
 
-/* Threads seized but not yet stopped (in the kernel) are detached as soon as they stop. */
-static void reap_pending(void)
+/* Threads seized but not yet stopped (in the kernel) are detached as soon as they stop; ranks
+ * that have become their program since are noted (job is the follower's). */
+static void reap_pending(void *job)
 {
 	snapshot_reap_pending();
+	job_note_programs(job);
 }
 
 /* Serve the leader until it says stop (0, CMD_STOP) or discover again (CMD_AGAIN). */
@@ -206,7 +211,7 @@ static int follower_loop(struct monitor *m)
 			active |= job_local_index(&m->job, m->sets.set[k][i]) >= 0;
 	for (;;) {
 		int cmd = comm_wait_cmd(ranks, MAX_RANKS, &n, active ? ACTIVE_POLL_MS : IDLE_POLL_MS,
-					m->stop, reap_pending);
+					m->stop, reap_pending, &m->job);
 		struct sample_counts c = { 0 };
 
 		if (cmd == CMD_SAMPLE && n >= 2) {

@@ -8,6 +8,9 @@
  *     the others wait, else the one stack group smaller than every other, stopped somewhere
  *     else than the rest (STAT's reading of equivalence classes). Evidence "likely" when some
  *     ranks have records, "stacks" when none has.
+ *   - never a rank on the ground that it could not be read (not sampled, its record unreadable):
+ *     where the records leave only such a rank, they name no culprit (wait_for.unknown); its
+ *     stack, where it has one, is evidence as any rank's, and a rank not sampled is in no group.
  * Each culprit: {"rank", "evidence", "why"}. */
 #include "culprits.h"
 #include "report_util.h"
@@ -67,7 +70,8 @@ static void minority_culprits(json_t *snap, json_t *groups, json_t *culprits, co
 	json_array_foreach(groups, i, g) {
 		long long n = json_integer_value(json_object_get(g, "count"));
 
-		if (same(str(g, "state"), "EXITED"))
+		/* Ranks not sampled are no group of their own: nothing says where they are. */
+		if (same(str(g, "state"), "EXITED") || same(str(g, "state"), "UNKNOWN"))
 			continue;
 		total += n;
 		if (least < 0 || n < least) {
@@ -99,7 +103,7 @@ static bool any_record(json_t *snap)
 	json_t *r;
 
 	json_array_foreach(snap, i, r)
-		if (json_object_get(r, "record"))
+		if (json_object_get(r, "record") || json_object_get(r, "collectives"))
 			return true;
 	return false;
 }
@@ -164,7 +168,7 @@ static json_t *positions(json_t *snap)
 	json_array_foreach(snap, i, r) {
 		char key[700];
 
-		if (same(str(r, "state"), "EXITED"))
+		if (same(str(r, "state"), "EXITED") || same(str(r, "state"), "UNKNOWN"))
 			continue;
 		position_of(r, key, sizeof(key));
 		if (!json_object_get(by, key))

@@ -9,7 +9,6 @@
 
 #include "../../record/record_format.h"
 #include "../sample/addr/demangle.h"
-#include "../sample/safe/fscreds.h"
 #include "../sample/safe/textsafe.h"
 #include "record_check.h"
 #include "ranges.h"
@@ -54,12 +53,8 @@ static __thread struct psrec_area *area_copy;
  * version. */
 static struct psrec_area *read_area(const struct target *t)
 {
-	struct fscreds saved;
-	uint64_t addr;
+	uint64_t addr = target_record_area(t);
 
-	fscreds_enter(t->uid, t->gid, &saved);
-	addr = maps_symbol_address(&t->maps, "libparastack-mpi", PSREC_SYMBOL);
-	fscreds_leave(&saved);
 	if (!addr)
 		return NULL;
 

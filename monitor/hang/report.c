@@ -3,14 +3,19 @@
 #include "report.h"
 #include "mpirecord.h"
 #include "../sample/addr/maps.h"
+#include "../base/runtimes.h"
 #include "../sample/print/mpiname.h"
 #include "ranges.h"
 #include "snapclass.h"
+#include "report_path.h"
 #include "report_util.h"
+#include "runtime_word.h"
 #include "waitfor.h"
 #include "culprits.h"
+#include "torchwait.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -40,7 +45,7 @@ static bool in_kernel(json_t *r)
 
 void report_compact_rank(json_t *rank)
 {
-	static const char *const kept[] = { "rank", "host", "pid", "state", "mpi_call", "path", "stopped",
+	static const char *const kept[] = { "rank", "host", "pid", "state", "mpi_call", "path", "runtime", "site", "stopped",
 					    "in_kernel", "wchan" };
 	const char *k;
 	json_t *v;
@@ -179,8 +184,9 @@ json_t *report_groups(json_t *snap)
 		snprintf(k, sizeof(k), "%s|%s", str(o, "state"), str(o, "path") ? str(o, "path") : "");
 		g = json_object_get(byk, k);
 		if (!g) {
-			g = json_pack("{s:[], s:s?, s:s?, s:O}", "rank_list", "state", str(o, "state"),
-				      "path", str(o, "path"), "mpi_call", json_object_get(o, "mpi_call"));
+			g = json_pack("{s:[], s:s?, s:s?, s:O, s:s?, s:s?}", "rank_list", "state", str(o, "state"),
+				      "path", str(o, "path"), "mpi_call", json_object_get(o, "mpi_call"), "runtime",
+				      str(o, "runtime"), "site", str(o, "site"));
 			json_object_set_new(byk, k, g);
 		}
 		json_array_append_new(json_object_get(g, "rank_list"), json_integer(rank_of(o)));
@@ -309,7 +315,7 @@ static void diagnose_computation(json_t *snap, json_t *faulty, json_t *diag)
 		app_position(rank, pos, sizeof(pos));
 		if (json_is_true(json_object_get(rank, "in_kernel")))
 			add(diag, "rank %lld (host %s, pid %lld) is blocked in the kernel (uninterruptible sleep, wait "
-			    "channel %s) in every snapshot: a hung file system or device, not the MPI job itself",
+			    "channel %s) in every snapshot: a hung file system or device, not the job's communication",
 			    (long long)json_integer_value(r), str(rank, "host"),
 			    (long long)json_integer_value(json_object_get(rank, "pid")),
 			    str(rank, "wchan") ? str(rank, "wchan") : "?");
@@ -327,7 +333,7 @@ static void diagnose_computation(json_t *snap, json_t *faulty, json_t *diag)
 }
 
 /* Sentences about what the ranks in MPI wait for. */
-static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
+static void diagnose_waits(json_t *groups, json_t *diag, bool computation, const char *word, bool recorded)
 {
 	size_t i;
 	json_t *g;
@@ -349,10 +355,21 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		if (!same(state, "IN_MPI") || !call)
 			continue;
 		ngroups_mpi++;
-		add(diag, "rank%s %s %s blocked in %s (%s)",
-		    json_integer_value(json_object_get(g, "count")) > 1 ? "s" : "", str(g, "ranks"),
-		    json_integer_value(json_object_get(g, "count")) > 1 ? "are" : "is", call,
-		    str(g, "path"));
+
+		char head[400], path[REPORT_LINE_MAX + 1];
+		int hn = snprintf(head, sizeof(head), "rank%s %s %s blocked in %s%s%s",
+				  json_integer_value(json_object_get(g, "count")) > 1 ? "s" : "", str(g, "ranks"),
+				  json_integer_value(json_object_get(g, "count")) > 1 ? "are" : "is", call,
+				  str(g, "site") ? ", called at " : "", str(g, "site") ? str(g, "site") : "");
+
+		/* Below the call site, which the sentence names already; in what is left of the line
+		 * once the text prints it after "    - ". */
+		const char *below = str(g, "site") ? strstr(str(g, "path"), str(g, "site")) : NULL;
+
+		below = below && strstr(below, " > ") ? strstr(below, " > ") + 3 : str(g, "path");
+		report_path_short(below, NULL, hn + 50 < REPORT_LINE_MAX ? REPORT_LINE_MAX - (size_t)hn - 9 : 40,
+				  path, sizeof(path));
+		add(diag, "%s (%s)", head, path);
 		if (!mpiname_of(call, api, sizeof(api))) {
 			/* Named from a frame of a library with no MPI routine in it (gloo's, a
 			 * stripped MPI's): a library the rank waits in, not an MPI call. */
@@ -379,18 +396,23 @@ static void diagnose_waits(json_t *groups, json_t *diag, bool computation)
 		add(diag, "rank(s) %s already called MPI_Finalize while others still wait: they left the computation early",
 		    final_ranks);
 	if (exited)
-		add(diag, "rank(s) %s died while the others still wait in MPI: a crash, not an ordinary hang",
-		    exited);
+		add(diag, "rank(s) %s died while the others still wait in %s: a crash, not an ordinary hang",
+		    exited, word);
 	if (first_coll && np2p > 0 && !computation)
 		add(diag, "some ranks wait in a collective while others wait in point-to-point calls: a rank skipped the collective, or waits for a message from a rank inside it");
 	if (!first_coll && np2p > 0 && !final_ranks && !exited && !computation)
 		add(diag, "every waiting rank is in point-to-point communication: a communication deadlock or a message that was never sent — check that each receive has a matching send");
-	if (lib && !computation)
-		add(diag, "ranks wait in %s, not at an MPI call%s: which call each waits in is its own frames' "
-		    "(a Python rank's line)", lib, strstr(lib, "gloo") ?
-		    " (gloo runs torch.distributed's collectives and send/recv)" : "");
+	/* Where a collective record names each call, the frames need not be pointed to. */
+	bool unnamed = lib && !computation && !recorded;
+
+	if (unnamed && runtime_about(word))
+		add(diag, "ranks wait in %s (%s), not at a call it names: %s; which call each waits in is "
+		    "its own frames' (a Python rank's line)", word, lib, runtime_about(word));
+	else if (unnamed)
+		add(diag, "ranks wait in %s, not at an MPI call: which call each waits in is its own frames' "
+		    "(a Python rank's line)", lib);
 	if (computation && ngroups_mpi > 0)
-		add(diag, "the ranks waiting in MPI wait for the faulty rank(s): they are not the cause");
+		add(diag, "the ranks waiting in %s wait for the faulty rank(s): they are not the cause", word);
 }
 
 /* One line per dead rank: how it ended. */
@@ -414,7 +436,10 @@ json_t *report_diagnose(json_t *snap, json_t *groups, json_t *faulty)
 
 	if (json_array_size(faulty) > 0)
 		diagnose_computation(snap, faulty, diag);
-	diagnose_waits(groups, diag, json_array_size(faulty) > 0);
+	char word[64];
+
+	diagnose_waits(groups, diag, json_array_size(faulty) > 0, report_runtime_word(snap, word, sizeof(word)),
+		       torchwait_any_record(snap));
 	return diag;
 }
 
@@ -575,7 +600,7 @@ json_t *report_build_listing(json_t *snap, json_t *faulty, double detected_at, j
 	/* A dead rank leaves the others waiting for messages: a communication hang, with its cause. */
 	const char *type = !live_faulty ? "communication" : all_in_kernel ? "io" : "computation";
 	json_t *listed = all_ranks || live_faulty ? NULL : summary_listed(groups, faulty);
-	json_t *wf = !live_faulty ? waitfor_analyze_listing(snap, listed) : NULL;
+	json_t *wf = !live_faulty ? torchwait_merge(waitfor_analyze_listing(snap, listed), snap) : NULL;
 
 	json_decref(listed);
 
@@ -603,6 +628,9 @@ json_t *report_build_listing(json_t *snap, json_t *faulty, double detected_at, j
 				   report_faulty, "detected_at", detected_at, "ranks", snap, "groups", groups,
 				   "diagnosis", diag, "model", model, "next_step", next, "action", action);
 
+	char word[64];
+
+	json_object_set_new(report, "runtime", json_string(report_runtime_word(snap, word, sizeof(word))));
 	json_object_set_new(report, "tree", tree);
 	json_object_set_new(report, "culprits", culprits);
 	if (note)
@@ -646,7 +674,8 @@ void report_summary(json_t *snap, char *buf, size_t len)
 	else if ((n = ranks_where(snap, out_of_mpi, ranks, sizeof(ranks))) > 0)
 		snprintf(buf, len, "computation error, rank%s %s", n > 1 ? "s" : "", ranks);
 	else
-		snprintf(buf, len, "communication error: every rank waits in MPI");
+		snprintf(buf, len, "communication error: every rank waits in %s",
+			 report_runtime_word(snap, ranks, sizeof(ranks)));
 }
 
 json_t *report_none(json_t *model, bool watched)

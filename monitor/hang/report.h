@@ -21,7 +21,8 @@ static inline void report_ranges(const int *ranks, int n, char *buf, size_t len)
 void report_sort_by_rank(json_t *ranks);
 /* A snapshot is an array of rank objects or its class form (snapclass.h). */
 /* A rank object cut to what the checks between snapshots read (report_moved, report_faulty,
- * report_summary): rank, host, pid, state, MPI call, path, stopped, in the kernel. */
+ * report_summary): rank, host, pid, state, MPI call, path, runtime, Python site, stopped, in
+ * the kernel. */
 void report_compact_rank(json_t *rank);
 /* Did any rank move between two snapshots? Why, in why. A rank moved
  * if it went from one MPI call to another, or from MPI back into application code — except

@@ -7,9 +7,11 @@
  * for the rest, which the JSON report holds whole. */
 #include "report.h"
 #include "ranges.h"
+#include "report_path.h"
 #include "report_util.h"
 #include "../sample/print/frames.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,19 +26,29 @@ static bool utc_text(json_t *t, const char *format, char *buf, size_t len)
 }
 
 /* The three steps, in one line: when it was suspected, and how it was confirmed. */
-static void report_print_confirmation(FILE *out, json_t *c)
+/* What the job's ranks wait in, for sentences (report_runtime_word): "MPI", "gloo". */
+static const char *job_word(json_t *report)
+{
+	return str(report, "runtime") ? str(report, "runtime") : "MPI";
+}
+
+static void report_print_confirmation(FILE *out, json_t *c, const char *word)
 {
 	double window = json_real_value(json_object_get(c, "window_s"));
 
 	if (!json_is_object(c))
 		return;
-	if (same(str(c, "basis"), "progress evidence"))
-		fprintf(out, "  confirmed: no rank waiting in MPI moved for %.0f s (the hang began before a "
+	if (same(str(c, "basis"), "records"))
+		fprintf(out, "  confirmed: proven by the records — %s; the same, no rank's record changed, on a "
+			"second snapshot %.0f s later (the window is kept for hangs only the stacks show)\n",
+			str(c, "proof") ? str(c, "proof") : "?", json_number_value(json_object_get(c, "recheck_s")));
+	else if (same(str(c, "basis"), "progress evidence"))
+		fprintf(out, "  confirmed: no rank waiting in %s moved for %.0f s (the hang began before a "
 			"model could judge it: no model verdict needed)\n",
-			window);
+			word, window);
 	else if (window > 0)
-		fprintf(out, "  confirmed: no rank waiting in MPI moved in the %.0f s after the suspicion\n",
-			window);
+		fprintf(out, "  confirmed: no rank waiting in %s moved in the %.0f s after the suspicion\n",
+			word, window);
 	else
 		fprintf(out, "  confirmed at once (--confirm 0)\n");
 
@@ -50,7 +62,8 @@ static void report_print_confirmation(FILE *out, json_t *c)
 	    utc_text(json_object_get(c, "suspected_at"), "%H:%M:%S", suspected, sizeof(suspected)) &&
 	    utc_text(json_object_get(c, "confirmed_at"), "%H:%M:%S UTC", confirmed, sizeof(confirmed))) {
 		double b = json_number_value(json_object_get(c, "began_at"));
-		const char *since = same(str(c, "basis"), "progress evidence") ? "nothing has moved since" :
+		const char *since = same(str(c, "basis"), "progress evidence") || same(str(c, "basis"), "records") ?
+				    "nothing has moved since" :
 				    b == json_number_value(json_object_get(c, "last_progress_at")) ?
 				    "the last progress seen" : "when the suspicion's window opened";
 
@@ -103,10 +116,13 @@ static void print_tree_level(FILE *out, json_t *children, int depth, int max, in
 		if (*lines >= max) {
 			(*left)++;
 		} else {
-			char line[REPORT_TEXT_MAX_LINE];
+			char line[REPORT_TEXT_MAX_LINE], frame[REPORT_LINE_MAX + 1];
+			int pad = 40 - depth * 2 > 8 ? 40 - depth * 2 : 8;
 
-			snprintf(line, sizeof(line), "%*s%-*s %s", depth * 2, "", 40 - depth * 2 > 8 ? 40 - depth * 2 : 8,
-				 str(c, "frame"), str(c, "ranks"));
+			/* One frame in what is left of a line once indented and followed by its ranks. */
+			report_path_short(str(c, "frame"), NULL, REPORT_LINE_MAX > depth * 2 + 64 ? REPORT_LINE_MAX - depth * 2 - 64 : 40,
+					  frame, sizeof(frame));
+			snprintf(line, sizeof(line), "%*s%-*s %s", depth * 2, "", pad, frame, str(c, "ranks"));
 			print_bounded(out, "    ", line);
 			(*lines)++;
 		}
@@ -225,6 +241,21 @@ static void print_culprits(FILE *out, json_t *culprits)
 #define PRINTED_STACKS 4     /* faulty ranks whose frames are shown: one per distinct path */
 #define PRINTED_FRAMES 16
 
+/* The state a group's line shows: IN_MPI in the words of the runtime it waits in (IN_GLOO);
+ * the JSON keeps IN_MPI. */
+static const char *group_state(json_t *g)
+{
+	static __thread char buf[32];
+	const char *w = str(g, "runtime");
+
+	if (!same(str(g, "state"), "IN_MPI") || !w || same(w, "MPI"))
+		return str(g, "state") ? str(g, "state") : "?";
+	snprintf(buf, sizeof(buf), "IN_%s", w);
+	for (char *c = buf; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	return buf;
+}
+
 static void print_groups(FILE *out, json_t *groups)
 {
 	size_t i;
@@ -237,8 +268,14 @@ static void print_groups(FILE *out, json_t *groups)
 			fprintf(out, "    … and %zu more groups (the JSON report has them all)\n", json_array_size(groups) - i);
 			break;
 		}
-		snprintf(line, sizeof(line), "rank%s %-12s %-8s %s", json_integer_value(json_object_get(v, "count")) > 1 ?
-			 "s" : " ", str(v, "ranks"), str(v, "state"), str(v, "path"));
+		char path[REPORT_LINE_MAX + 1];
+		int head = snprintf(line, sizeof(line), "rank%s %-12s %-8s ",
+				    json_integer_value(json_object_get(v, "count")) > 1 ? "s" : " ", str(v, "ranks"),
+				    group_state(v));
+
+		report_path_short(str(v, "path"), str(v, "site"), head + 44 < REPORT_LINE_MAX ? REPORT_LINE_MAX - 4 - (size_t)head : 40,
+				  path, sizeof(path));
+		snprintf(line + head, sizeof(line) - (size_t)head, "%s", path);
 		print_bounded(out, "    ", line);
 	}
 }
@@ -337,6 +374,7 @@ void report_print(FILE *out, json_t *report)
 {
 	char when[64] = "?";
 	json_t *m = json_object_get(report, "model"), *v;
+	json_t *unknown = json_object_get(json_object_get(report, "wait_for"), "unknown");
 	size_t i;
 
 	utc_text(json_object_get(report, "detected_at"), "%Y-%m-%d %H:%M:%S UTC", when, sizeof(when));
@@ -362,8 +400,12 @@ void report_print(FILE *out, json_t *report)
 		free(r);
 		free(ranks);
 		print_culprits(out, json_object_get(report, "culprits"));
+	} else if (json_array_size(unknown)) {
+		json_array_foreach(unknown, i, v)
+			print_bounded(out, "  faulty rank(s): unknown — ", str(v, "why"));
 	} else {
-		fprintf(out, "  faulty rank(s): none in application code: every live rank waits in MPI\n");
+		fprintf(out, "  faulty rank(s): none in application code: every live rank waits in %s\n",
+			job_word(report));
 	}
 	print_groups(out, json_object_get(report, "groups"));
 	print_tree(out, json_object_get(report, "tree"));
@@ -384,7 +426,7 @@ void report_print(FILE *out, json_t *report)
 			json_real_value(json_object_get(m, "e")), json_real_value(json_object_get(m, "q")),
 			json_real_value(json_object_get(m, "alpha")));
 	report_print_stall(out, json_object_get(report, "confirmation"), json_object_get(m, "stall"));
-	report_print_confirmation(out, json_object_get(report, "confirmation"));
+	report_print_confirmation(out, json_object_get(report, "confirmation"), job_word(report));
 	json_array_foreach(json_object_get(report, "cores"), i, v)
 		fprintf(out, "  core of rank %lld (host %s, pid %lld): %s%s\n",
 			(long long)json_integer_value(json_object_get(v, "rank")), str(v, "host"),

@@ -2,6 +2,7 @@
 /* report_util — the small readers report.c, report_text.c and culprits.c share (report_util.h). */
 #include "report_util.h"
 
+
 /* The rank's object in a snapshot: snapshots are sorted by rank (report_sort_by_rank), so a
  * binary search, which keeps reports of large jobs linear; a linear look when unsorted. */
 json_t *report_find_rank(json_t *snap, int rank)

@@ -26,4 +26,5 @@ static inline bool same(const char *a, const char *b)
 /* The rank's object in a snapshot (sorted by rank: a binary search), or NULL. */
 json_t *report_find_rank(json_t *snap, int rank);
 
+
 #endif

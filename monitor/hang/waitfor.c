@@ -128,12 +128,36 @@ static void check_collective(struct graph *g, const char *id, long long seq, jso
 	free(sides);
 }
 
+/* The members of hub p that could not be read, as a clause for the diagnosis ("; rank 15 could
+ * not be read (…): whether it entered is unknown"), into buf. */
+static void unread_clause(struct graph *g, const int *unread, int nunread, char *buf, size_t len)
+{
+	char why[700];
+
+	buf[0] = '\0';
+	if (nunread == 0)
+		return;
+
+	char *r = wf_ranges_of(unread, nunread);
+
+	wf_unread_why(wf_node_of(g, unread[0]), why, sizeof(why));
+	if (nunread == 1)
+		snprintf(buf, len, "; rank %s could not be read %s: whether it entered is unknown", r ? r : "?", why);
+	else
+		snprintf(buf, len, "; ranks %s could not be read (rank %d: %s): whether they entered is unknown",
+			 r ? r : "?", unread[0], why);
+	free(r);
+}
+
 /* Collective number seq on id, waited in by n: who entered, who has not (and what they do),
- * described once in pending and the diagnosis. */
+ * described once in pending and the diagnosis. A member that could not be read (wf_unread) is
+ * neither: nothing proves it has not entered. Where it is all that is left, the culprit is
+ * unknown (wf_unknown_add). */
 static void pend_describe(struct graph *g, struct node *n, struct hub *p, json_t *pending)
 {
 	json_t *c = n->call, *comm = wf_comm_of(n->rec, p->id);
 	int nm = 0, *members = wf_parse_ranges(wf_str(comm, "members"), &nm), *in = NULL, nin = 0;
+	int *unread = NULL, nunread = 0;
 
 	for (int m = 0; m < nm; m++) {
 		struct node *o = wf_node_of(g, members[m]);
@@ -141,12 +165,19 @@ static void pend_describe(struct graph *g, struct node *n, struct hub *p, json_t
 
 		if (o && o->call && wf_is(wf_str(o->call, "comm"), p->id) && wf_int(o->call, "coll_seq") == p->seq)
 			wf_push_int(&in, &nin, members[m]);
-		else if (!o || wf_gone(o) || !oc || wf_int(oc, "coll_seq") < p->seq)
+		else if (!o || wf_unread(o))
+			wf_push_int(&unread, &nunread, members[m]);
+		else if (wf_gone(o) || !oc || wf_int(oc, "coll_seq") < p->seq)
 			wf_push_int(&p->out, &p->nout, members[m]);
 	}
+
+	char name[128], *rin = wf_ranges_of(in, nin), unread_text[900];
+	const char *at = wf_str(c, "at") ? wf_str(c, "at") : "?";
+
+	wf_comm_name(comm, p->id, name, sizeof(name));
+	unread_clause(g, unread, nunread, unread_text, sizeof(unread_text));
 	if (p->nout > 0) {
-		char name[128], *rin = wf_ranges_of(in, nin), *rout = wf_ranges_of(p->out, p->nout), detail[4096] = "";
-		const char *at = wf_str(c, "at") ? wf_str(c, "at") : "?";
+		char *rout = wf_ranges_of(p->out, p->nout), detail[4096] = "";
 
 		for (int m = 0; m < p->nout && m < 8; m++) {
 			char what[600];
@@ -155,16 +186,22 @@ static void pend_describe(struct graph *g, struct node *n, struct hub *p, json_t
 			snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), "%srank %d %s",
 				 m ? "; " : "", p->out[m], what);
 		}
-		wf_comm_name(comm, p->id, name, sizeof(name));
 		json_array_append_new(pending, json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}", "comm", p->id,
 							 "coll_seq", (json_int_t)p->seq, "call", wf_str(c, "func"),
 							 "at", at, "entered", rin ? rin : "", "not_entered", rout ? rout : ""));
-		wf_say(g->diag, "rank%s %s wait%s in %s #%lld on %s (at %s), which rank%s %s %s not entered: %s",
+		wf_say(g->diag, "rank%s %s wait%s in %s #%lld on %s (at %s), which rank%s %s %s not entered: %s%s",
 		    nin > 1 ? "s" : "", rin ? rin : "?", nin > 1 ? "" : "s", wf_str(c, "func"), p->seq, name, at,
-		    p->nout > 1 ? "s" : "", rout ? rout : "?", p->nout > 1 ? "have" : "has", detail);
-		free(rin);
+		    p->nout > 1 ? "s" : "", rout ? rout : "?", p->nout > 1 ? "have" : "has", detail, unread_text);
 		free(rout);
+	} else if (nunread > 0) {
+		char what[600];
+
+		snprintf(what, sizeof(what), "in %s #%lld on %s (at %s) for", wf_str(c, "func"), p->seq, name, at);
+		for (int m = 0; m < nunread; m++)
+			wf_unknown_add(g, unread[m], nunread, rin ? rin : "?", what);
 	}
+	free(rin);
+	free(unread);
 	free(in);
 	free(members);
 }
@@ -466,6 +503,7 @@ json_t *waitfor_analyze_listing(json_t *snap, json_t *listed)
 		mismatch_culprits(mismatches, culprits);
 		wf_culprits_unique(culprits);
 		why = "their collective call does not match the other ranks'";
+		g.proof = "a collective call that does not match the other ranks'";
 	} else {
 		why = wf_causes(&g, cycles, culprits);
 	}
@@ -489,6 +527,10 @@ json_t *waitfor_analyze_listing(json_t *snap, json_t *listed)
 
 	if (listed)
 		json_object_set_new(out, "waits_omitted", json_integer(omitted));
+	if (g.unknown)
+		json_object_set_new(out, "unknown", g.unknown);
+	if (g.proof)
+		json_object_set_new(out, "proof", json_string(g.proof));
 
 	for (int k = 0; k < g.count; k++)
 		free(g.n[k].waits);

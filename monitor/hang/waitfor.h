@@ -13,7 +13,9 @@
 /* The analysis of a snapshot (an array of rank objects, sorted by rank), or NULL when no rank
  * has a record. The object: "waits" (each waiting rank and what it waits for), "cycles",
  * "collectives" (pending ones and who has not entered), "mismatches", "unmatched", "requests"
- * (started, never completed), "faulty_ranks" (whom every other rank waits on), "why", and
+ * (started, never completed), "faulty_ranks" (whom every other rank waits on), "why", "proof" (where the records alone
+ * prove the hang: a collective mismatch, a cycle of proven waits, a rank gone that others are
+ * proven to wait for; absent otherwise), and
  * "diagnosis" (sentences for the report). */
 json_t *waitfor_analyze(json_t *snap);
 /* The same, its "waits" cut to the culprits' and those of the ranks listed (a JSON array of

@@ -146,6 +146,12 @@ static const char *lone_cause(struct graph *g, struct waiters *wv, struct node *
 
 	if (!who)
 		return NULL;
+	/* Waited for (an unproven wait leads to it) but not read: no record is no evidence. */
+	if (wf_unread(x)) {
+		wf_unknown_add(g, x->rank, 1, who, "for");
+		free(who);
+		return NULL;
+	}
 	wf_doing(x, what, sizeof(what));
 	if (wf_gone(x)) {
 		wf_culprit(culprits, x->rank, evidence, "rank %d %s while rank%s %s wait%s for it", x->rank,
@@ -585,6 +591,33 @@ static bool is_sink(struct graph *g, const int *by, int from, int to, int c, boo
 	return sink;
 }
 
+/* Does sink component c prove the hang by the records alone (issue 68: a proven hang is acted
+ * on at once)? A deadlock: each member blocked on another member, every wait proven by complete
+ * counters - no wildcard, no unproven edge, no counter missing - or inside a collective the
+ * others have not entered; or a rank that left while others are proven to wait for it. A
+ * component whose sink is a rank still running (computing, or in a call no record explains)
+ * proves nothing: a slow rank would look the same. */
+static const char *sink_proof(struct graph *g, const int *by, int from, int to, const char *cause, bool p2p_only)
+{
+	if (!cause)
+		return NULL;
+	if (to - from == 1) {
+		struct node *x = &g->n[by[from]];
+
+		return wf_gone(x) && (x->exited || (x->rec && !x->unsure)) ?
+		       "a rank left while the others wait for it" : NULL;
+	}
+	for (int k = from; k < to; k++) {
+		struct node *n = &g->n[by[k]];
+
+		if (!n->rec || !n->counted || n->unsure || n->or_wait || n->maybe_edge || n->satisfied ||
+		    wf_gone(n) || !(n->blocked || n->hub >= 0))
+			return NULL;
+	}
+	return p2p_only ? "ranks blocked in receives or sends wait for each other in a cycle, every wait proven by the counters" :
+	       "ranks wait in a collective that others have not entered, who wait for ranks inside it, every wait proven";
+}
+
 const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
 {
 	const char *why = NULL;
@@ -623,6 +656,8 @@ const char *wf_causes(struct graph *g, json_t *cycles, json_t *culprits)
 			r = mixed_cause(g, c, culprits);
 
 		why = why ? why : r;
+		if (!g->proof)
+			g->proof = sink_proof(g, by, start[c], start[c + 1], r, p2p_only);
 	}
 	wf_waiters_free(g, &wv);
 	free(hub_done);

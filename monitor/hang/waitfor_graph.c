@@ -241,6 +241,43 @@ void wf_doing(struct node *n, char *buf, size_t len)
 		snprintf(buf, len, "waits in %s at %s", wf_str(c, "func"), wf_site(n, c, site, sizeof(site)));
 }
 
+void wf_unread_why(const struct node *n, char *buf, size_t len)
+{
+	const char *path = n ? wf_str(n->obj, "path") : NULL;
+	json_t *unreadable = n ? json_object_get(n->obj, "record_unreadable") : NULL;
+
+	if (!n)
+		snprintf(buf, len, "(it is not in the snapshot: its monitor did not answer)");
+	else if (wf_is(wf_str(n->obj, "state"), "UNKNOWN") && path && path[0] == '(')
+		snprintf(buf, len, "%s", path);
+	else if (unreadable)
+		snprintf(buf, len, "(its record was unreadable: %s)",
+			 json_is_string(unreadable) ? json_string_value(unreadable) : "it failed its check");
+	else if (json_is_false(json_object_get(n->obj, "recording_layer")))
+		snprintf(buf, len, "(it runs without the recording layer)");
+	else
+		snprintf(buf, len, "(it has no record)");
+}
+
+void wf_unknown_add(struct graph *g, int rank, int alike, const char *waiters, const char *what)
+{
+	bool many = strchr(waiters, ',') || strchr(waiters, '-');
+	char why[1600], unread[700], which[80] = "the only rank that could be the cause";
+
+	if (!g->unknown)
+		g->unknown = json_array();
+	if (wf_find(g->unknown, "rank", rank))
+		return;
+	wf_unread_why(wf_node_of(g, rank), unread, sizeof(unread));
+
+	if (alike > 1)
+		snprintf(which, sizeof(which), "one of %d ranks that could be the cause", alike);
+	snprintf(why, sizeof(why), "rank%s %s wait%s %s rank %d, %s, but rank %d could not be read %s: the records "
+		 "cannot name the culprit", many ? "s" : "", waiters, many ? "" : "s", what, rank, which, rank, unread);
+	json_array_append_new(g->unknown, json_pack("{s:i, s:s}", "rank", rank, "why", why));
+	wf_say(g->diag, "%s", why);
+}
+
 void wf_culprit(json_t *culprits, int rank, const char *evidence, const char *fmt, ...)
 {
 	char why[1400];

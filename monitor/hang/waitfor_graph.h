@@ -59,6 +59,8 @@ struct graph {
 	struct hub *hubs;
 	int nhubs;
 	json_t *diag;
+	json_t *unknown; /* where the only candidate could not be read: {rank, why} (wf_unknown_add) */
+	const char *proof; /* what proves the hang by the records alone (wf_causes), or NULL */
 };
 
 /* A JSON object's string member (NULL when absent), its integer member (0), string equality
@@ -75,6 +77,23 @@ static inline bool wf_gone(const struct node *n)
 {
 	return n->exited || n->finalizing;
 }
+
+/* Could the rank not be read: alive, with no record (not sampled, its record unreadable, no
+ * layer)? Then nothing proves where it is: "no record" is not "has not entered", so it is never
+ * late in a collective nor a culprit on that absence (issue 72). */
+static inline bool wf_unread(const struct node *n)
+{
+	return !n->rec && !wf_gone(n);
+}
+
+/* Why rank n could not be read, as a clause: "(not sampled: …)", "(its record was unreadable:
+ * …)"; n NULL: a rank not in the snapshot. */
+void wf_unread_why(const struct node *n, char *buf, size_t len);
+
+/* The culprit is unknown: the ranks waiters wait (what: "in MPI_Alltoall #12 … for", "for") for
+ * rank, the only one that could be the cause (one of alike such ranks), which could not be read.
+ * Said once in the diagnosis and kept in g->unknown. */
+void wf_unknown_add(struct graph *g, int rank, int alike, const char *waiters, const char *what);
 
 /* The node of a rank, or NULL when the rank is not in the job. */
 struct node *wf_node_of(struct graph *g, int rank);

@@ -223,7 +223,7 @@ int comm_last_cmd_source(void)
 }
 
 int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag,
-		  void (*idle)(void))
+		  void (*idle)(void *), void *idle_arg)
 {
 	int *msg = malloc((size_t)(max + 2) * sizeof(int));
 	MPI_Request req;
@@ -241,7 +241,7 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 		}
 		if (!done) {
 			if (idle)
-				idle();
+				idle(idle_arg);
 			sleep_ms(poll_ms);
 		}
 	}

@@ -74,11 +74,11 @@ int comm_recv_counts(int from, long round, double deadline_ms, struct sample_cou
  * time (json null when it does not parse). */
 json_t *comm_recv_json(int from, double deadline_ms);
 
-/* Follower side: wait for the next command (checking every poll_ms, and calling idle, when
- * not NULL, each time); for CMD_SAMPLE, ranks holds the round, the since-round, then the n - 2
+/* Follower side: wait for the next command (checking every poll_ms, and calling idle(idle_arg),
+ * when not NULL, each time); for CMD_SAMPLE, ranks holds the round, the since-round, then the n - 2
  * ranks. Returns the command, or 0 when stop_flag became set while waiting. */
 int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_flag,
-		  void (*idle)(void));
+		  void (*idle)(void *), void *idle_arg);
 /* The monitor the last command came from (the leader, or a parent in the tree). */
 int comm_last_cmd_source(void);
 void comm_send_counts(long round, const struct sample_counts *c, const char *codes, int n);

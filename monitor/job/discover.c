@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../base/runtimes.h"
 #include "../sample/safe/procfs.h"
 
 
@@ -21,12 +22,10 @@ static int compare_rank(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* The shared objects that make a process carrying only SLURM_PROCID a rank: an MPI library, or
- * gloo (torch.distributed on CPUs, design.md §8.1). Narrower than the libraries a sample counts
- * as communication (maps.c): mpirun and orted map libopen-pal and libopen-rte, and carry the
- * batch shell's SLURM_PROCID, without being ranks. */
-static const char *const comm_libraries[] = { "/libmpi", "/libpmpi", "/libmpich", "/libgloo", NULL };
-
+/* A process carrying only SLURM_PROCID is a rank when it maps a runtime's rank library
+ * (runtimes.c): narrower than the libraries a sample counts as communication, since mpirun
+ * and orted map libopen-pal and libopen-rte, and carry the batch shell's SLURM_PROCID, without
+ * being ranks. */
 bool discover_maps_comm(pid_t pid)
 {
 	char path[64], line[4096];
@@ -39,8 +38,7 @@ bool discover_maps_comm(pid_t pid)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
-		for (int i = 0; !found && comm_libraries[i]; i++)
-			found = strstr(line, comm_libraries[i]) != NULL;
+		found = runtime_of_rank_path(line) != NULL;
 	fclose(f);
 	return found;
 }
@@ -264,6 +262,13 @@ int discover_env_roots(const char *name, const char *value, pid_t *out, int max)
 	pid_list_free(&match);
 	free(matched.slot);
 	return n;
+}
+
+int discover_rank(pid_t pid)
+{
+	struct proc_launch l;
+
+	return runs_this_program(pid) ? -1 : rank_of(pid, &l);
 }
 
 int discover_descendants(pid_t root, struct job_proc *out, int max)

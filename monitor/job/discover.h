@@ -39,6 +39,10 @@ int discover_env_roots(const char *name, const char *value, pid_t *out, int max)
  * libgloo*)? */
 bool discover_maps_comm(pid_t pid);
 
+/* The rank pid carries by the rules above, or -1 when it is no rank (a monitor, torchrun's
+ * agent, no rank in its environment). */
+int discover_rank(pid_t pid);
+
 /* Ranks descended from root (the launcher), or -1 with errno ESRCH when root itself is gone. */
 int discover_descendants(pid_t root, struct job_proc *out, int max);
 

@@ -189,21 +189,6 @@ void job_find_owner(struct job *j)
 	ownedfile_owner(j->uid, j->gid, &j->files_owner);
 }
 
-/* A rank is the owner's process: its real and effective uid both the job's owner. */
-static int check_owner(const struct job *j, const struct job_proc *p)
-{
-	struct proc_ids ids;
-
-	if (identity_ids(p->pid, &ids) < 0)
-		return 0; /* gone: target_open says so */
-	if (ids.ruid == j->uid && ids.euid == j->uid)
-		return 0;
-	fprintf(stderr, "parastack: rank %d (pid %d) runs as uid %d (effective %d), not as the job's owner "
-		"(uid %d): parastack watches only the owner's processes\n", p->rank, (int)p->pid, (int)ids.ruid,
-		(int)ids.euid, (int)j->uid);
-	return -1;
-}
-
 int job_open_targets(struct job *j, const struct job_proc *local, int nlocal)
 {
 	char err[512];
@@ -212,7 +197,7 @@ int job_open_targets(struct job *j, const struct job_proc *local, int nlocal)
 	j->local_rank = calloc((size_t)nlocal + 1, sizeof(int));
 	j->prog = calloc((size_t)nlocal + 1, sizeof(*j->prog));
 	for (int i = 0; i < nlocal; i++) {
-		if (check_owner(j, &local[i]) < 0)
+		if (job_check_owner(j, &local[i]) < 0)
 			return -1;
 		enum target_status st = target_open(&j->targets[i], local[i].pid, err, sizeof(err));
 
@@ -336,13 +321,30 @@ void job_end_listed(struct job *j)
 		signal_listed(j->pids[i].pid, &j->pid_ids[i], SIGKILL);
 }
 
+void job_note_programs(struct job *j)
+{
+	double now = mono_ms();
+
+	/* A simulated job's ranks are scripted; and a follower polls every ACTIVE_POLL_MS, far more
+	 * often than a rank starts its program. */
+	if (j->source != &job_source_ptrace || now < j->programs_next_ms)
+		return;
+	j->programs_next_ms = now + NOTE_PROGRAMS_MS;
+	for (int i = 0; j->targets && i < j->nlocal; i++)
+		if (!j->targets[i].was_program && !target_note_program(&j->targets[i]))
+			job_refind_child(j, i);
+}
+
 /* One ptrace sample of local rank k (target.c): stopped for microseconds and let go. */
 static int ptrace_sample(struct job *j, int k, struct rank_sample *s)
 {
 	struct target *t = &j->targets[k];
 	char err[512];
+	enum target_status st = target_sample(t, &s->state, NULL, err, sizeof(err));
 
-	if (target_sample(t, &s->state, NULL, err, sizeof(err)) != TARGET_OK)
+	if (st == TARGET_CHANGED && job_refind_exec(j, k))
+		st = target_sample(t, &s->state, NULL, err, sizeof(err));
+	if (st != TARGET_OK)
 		return -1;
 	s->in_kernel = t->in_kernel;
 	s->in_init = t->in_init;

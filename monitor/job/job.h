@@ -21,6 +21,7 @@
 
 #define MAX_RANKS 65536
 #define GRACE_MS 5000   /* job_end_listed: SIGTERM to SIGKILL */
+#define NOTE_PROGRAMS_MS 250 /* job_note_programs: at most this often */
 
 struct job;
 
@@ -78,6 +79,7 @@ struct job {
 	int *local_rank;
 	int nlocal;
 	bool said_full; /* the node's ranks past MAX_RANKS have been said to be left out */
+	double programs_next_ms; /* when job_note_programs looks again (mono_ms) */
 };
 
 /* The launcher can only be seen from its own node; elsewhere it counts as alive. */
@@ -100,6 +102,29 @@ void job_find_owner(struct job *j);
 /* The targets of this node's ranks, each the owner's process; -1 after one line otherwise, -2
  * (nothing said) when a rank has exited since it was found. */
 int job_open_targets(struct job *j, const struct job_proc *local, int nlocal);
+
+/* refind.c. A rank is the owner's process: its real and effective uid both the job's owner; 0,
+ * or -1 after one line saying whose it is. */
+int job_check_owner(const struct job *j, const struct job_proc *p);
+
+/* Local rank k was found while still its wrapper (a script's `exec "$@"`, env, numactl, a
+ * container's init) and has exec'd the program since: the same process (same start and owner),
+ * still the launcher's rank of the same number, never seen in its communication library. Then it
+ * is opened again as that program, its progress history cleared: true. A rank that was the
+ * program and then exec'd (the hostile-job rule, design.md §10), one that changed owner, and
+ * the ranks the user listed by PID stay as they are: "not sampled". */
+bool job_refind_exec(struct job *j, int k);
+
+/* Local rank k, not yet its program, may be a wrapper running the program as its child: the
+ * nearest descendant carrying the same rank that is its program (target_note_program's signs)
+ * becomes the rank. At most once a second per rank; not for ranks listed by PID. */
+void job_refind_child(struct job *j, int k);
+
+/* Between samples, at most every NOTE_PROGRAMS_MS: note which local ranks have become their
+ * program since (target_note_program), so that a rank out of the sample sets that exec's after
+ * MPI_Init is still held to the hostile-job rule, and follow a wrapper to its child
+ * (job_refind_child). Reads 8 bytes of each rank not yet known to be its program; none stopped. */
+void job_note_programs(struct job *j);
 
 /* Index of a local rank in targets, or -1. */
 int job_local_index(const struct job *j, int rank);

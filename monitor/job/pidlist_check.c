@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "discover.h"
+#include "../base/runtimes.h"
 #include "../sample/safe/procfs.h"
 
 static int compare_int(const void *a, const void *b)
@@ -47,9 +48,11 @@ int pidlist_check(const struct pid_entry *e, struct proc_identity *id, char *err
 		return -1;
 	}
 	if (!discover_maps_comm(e->pid)) {
-		snprintf(err, len, "PID %d: maps no communication library (libmpi, libmpich, libgloo); is it a "
-			 "rank of an MPI or torch.distributed job?",
-			 (int)e->pid);
+		char libs[200];
+
+		runtime_rank_library_list(libs, sizeof(libs));
+		snprintf(err, len, "PID %d: maps no communication library (%s); is it a rank of an MPI or "
+			 "torch.distributed job?", (int)e->pid, libs);
 		return -1;
 	}
 	if (identity_read(e->pid, id) < 0) {

@@ -103,7 +103,7 @@ def main():
         y = torch.randint(0, 10, (32,))
         opt.zero_grad()
         loss = loss_fn(model(x), y)
-        loss.backward()  # site: ddp-backward (the gradient all-reduce)
+        loss.backward()  # DDP's gradient all-reduce  # site: ddp-backward
         opt.step()
         step += 1
         if every and step % every == 0:

@@ -86,7 +86,13 @@ job_processes() {
 			     for (i = 1; i <= NR; i++)
 				     if (!(pid[i] in mine) && (ppid[i] in mine)) { mine[pid[i]] = 1; grew = 1 }
 			} while (grew)
-			for (i = 1; i <= NR; i++) if (pid[i] in mine) print line[i]
+			# The programs of the job first, the launchers and monitors after: an excerpt
+			# of a failure (CI keeps a part of the output) shows where the ranks were.
+			for (pass = 0; pass < 2; pass++)
+				for (i = 1; i <= NR; i++) {
+					infra = line[i] ~ /slurmstepd|orted|srun |mpirun|parastack-monitor|parastack run|slurm_script/
+					if ((pid[i] in mine) && infra == pass) print substr(line[i], 1, 160)
+				}
 		}' | while read -r pid rest; do
 		printf '  %s %s tracer %s\n' "$pid" "$rest" "$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)"
 	done

@@ -325,6 +325,20 @@ jreport() {
 	if jq -e "$2" "$REPORT" >/dev/null 2>&1; then ok; else fail "$1: jq '$2' false on $(jq -c '{verdict,hang_type,faulty_ranks,groups,diagnosis}' "$REPORT" 2>&1 | head -c 1500)"; fi
 }
 
+# expect_trainer_shape NAME TEXT: a training job's report ($REPORT, and its text in TEXT: the
+# job's output) read as a trainer reads it (issue 67): every stack group at its ranks' Python
+# call site; gloo the runtime named; no line of the groups, the tree or the diagnosis over 200
+# bytes; no sentence of parastack's about MPI (the job has none).
+expect_trainer_shape() {
+	jreport "$1: every stack group at a Python call site" '[.groups[] | .site // "" | test("[.]py:[0-9]+[)]$")] | all'
+	jreport "$1: gloo, the runtime the report names" '.runtime == "gloo"'
+	long=$(printf '%s\n' "$2" | awk '/^  stack groups:/ { on = 1 } /^  rank [0-9]+ on / || /^  model:/ { on = 0 }
+		on && length($0) > 200 { print length($0) ": " $0 }')
+	if [ -n "$long" ]; then fail "$1: lines over 200 bytes: $long"; else ok; fi
+	said=$(printf '%s\n' "$2" | sed -n '/^parastack: /p; /HANG DETECTED/,/^  action:/p' | grep -w "MPI")
+	if [ -n "$said" ]; then fail "$1: a sentence about MPI: $said"; else ok; fi
+}
+
 # expect_grep NAME PATTERN TEXT
 expect_grep() {
 	if printf '%s' "$3" | grep -q -- "$2"; then ok; else fail "$1: /$2/ not in: $3"; fi
@@ -354,7 +368,9 @@ expect_agree() {
 	want_ranks=$(jq -r '[.faulty_ranks[]] | reduce .[] as $r ([];
 		if length > 0 and (.[-1][1] + 1) == $r then .[-1][1] = $r else . + [[$r, $r]] end)
 		| map(if .[0] == .[1] then "\(.[0])" else "\(.[0])-\(.[1])" end) | join(",")' "$REPORT" 2>/dev/null)
-	[ -n "$want_ranks" ] || want_ranks="none in application code"
+	# No culprit: "unknown — …" where the records leave only a rank that could not be read.
+	[ -n "$want_ranks" ] || want_ranks=$(jq -r 'if (.wait_for.unknown | length) > 0 then "unknown — "
+		else "none in application code" end' "$REPORT" 2>/dev/null)
 	problems=""
 	printf '%s\n' "$ERR" | grep -q -- "HANG DETECTED at .* — $want_type error" || problems="$problems; headline not '$want_type'"
 	printf '%s\n' "$ERR" | grep -q -x -- "  faulty rank(s): $want_ranks.*" ||

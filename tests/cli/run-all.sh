@@ -27,8 +27,8 @@ trap 'exit 1' TERM INT HUP
 # The files, longest first (seconds of the last full runs; a new file goes at the end until it is
 # measured): a long file started last would end the run alone.
 SLOW="test-run test-livesinmpi test-slurm test-spank test-record test-attach test-package test-hostile
-test-scale test-culprits test-python test-install test-stack test-readme test-training test-mpich test-torque test-launch
-test-coverage"
+test-scale test-culprits test-python test-interpreters test-install test-stack test-readme test-training test-mpich
+test-torque test-launch test-coverage"
 files=""
 for n in $SLOW; do [ -f "$dir/$n.sh" ] && files="$files $n"; done
 for t in "$dir"/test-*.sh; do

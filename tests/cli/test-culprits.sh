@@ -11,7 +11,10 @@
 #   - LAMMPS's halo in C++ (MPI_Irecv, a blocking MPI_Send of ~30 KB, MPI_Wait) with one
 #     envelope's tag wrong, on the receiving or the sending side: that side is named;
 #   - NPB FT's shape at 16 ranks (tests/apps/subcomm.c): a rank that skipped a collective on a
-#     duplicate of the world and went on to one on the world is named alone;
+#     duplicate of the world and went on to one on the world is named alone; the same through a
+#     wrapper script whose exec comes late on one rank (found again as the program), or that
+#     runs the program as its child (the child watched); a rank that exec's another program
+#     after discovery: not sampled, not blamed (issue 72);
 #   - without the layer: the stacks' culprit, and a rank in MPI_Finalize named with and without.
 # Every report's text and JSON are checked to agree. Every run has a hard timeout.
 . "$(dirname "$0")/lib.sh"
@@ -74,6 +77,59 @@ jreport "FT, rank 5 skips an Alltoall on a duplicate: rank 5 alone, certain" '.f
 expect_grep "FT: the first culprit line is rank 5's, with the two collectives" "^    rank 5, certain: rank 5 went on to MPI_Reduce #[0-9]* on MPI_COMM_WORLD .* without entering MPI_Alltoall #12 on communicator" "$ERR"
 expect_grep "FT: the order each side kept" "15 ranks call the two in that order, rank 5 the other way round" "$ERR"
 expect_agree "FT: text and JSON"
+
+# The same through a wrapper script that ends in `exec "$@"` (issue 72), as users wrap ranks for
+# numactl, a container or a module: rank 15's wrapper waits 2 s first, so discovery meets it as
+# the shell every run (it carries the rank's variables, and the preloaded layer maps libmpi). It
+# is found again as the program after its exec: rank 5 named alone, certain, every rank sampled.
+WRAP=$TMP/slow-exec.sh
+printf '#!/bin/sh\n[ "$OMPI_COMM_WORLD_RANK" = 15 ] && sleep 2\nexec "$@"\n' >"$WRAP"
+chmod +x "$WRAP"
+psrun ftwrap 180 -- --seed 3 --confirm 5 -- mpirun --oversubscribe -np 16 -x LD_PRELOAD="$INJ" -x PS_SHAPE=dup \
+	-x PS_INJECT_FUNC=alltoall -x PS_INJECT_KIND=skip -x PS_INJECT_RANK=5 -x PS_INJECT_CALL=12 \
+	"$WRAP" "$BUILD/tests/apps/subcomm"
+expect_status "FT through a late exec: the job was ended" 86
+jreport "FT through a late exec: rank 5 alone, certain" '.faulty_ranks == [5] and .culprits[0].evidence == "certain"'
+jreport "FT through a late exec: every rank sampled, rank 15 as the program" \
+	'([.ranks[] | select(.state == "UNKNOWN")] == []) and ([.ranks[] | select(.rank == 15) | .path] | .[0] | test("run_dup"))'
+expect_agree "FT through a late exec: text and JSON"
+
+# A wrapper that runs the program as its child rather than exec'ing it (`numactl ./app`, `sh -c
+# 'time ./app'`): each rank is first found as the shell; the program below it, once it is its
+# program (past MPI_Init), is watched instead. Before, the shells were watched, never in MPI, and
+# the hang went unseen. Rank 1 calls MPI_Finalize early; with the layer and without it.
+printf '#!/bin/sh\n"$@"\n' >"$TMP/child-wrap.sh"
+chmod +x "$TMP/child-wrap.sh"
+for layer in record no-record; do
+	opt=""
+	[ "$layer" = no-record ] && opt=--no-record
+	psrun "childwrap_${layer%-*}" 120 PS_COMM=finalize -- $opt --seed 3 --confirm 5 -- mpirun --oversubscribe -np 4 \
+		"$TMP/child-wrap.sh" "$BUILD/tests/apps/commfaults"
+	expect_status "a wrapper running the program as its child ($layer): the hang found, the job ended" 86
+	jreport "a wrapper running the program as its child ($layer): rank 1, the programs watched" \
+		'.faulty_ranks == [1] and ([.ranks[].path | test("^main > ")] | all)'
+done
+
+# The hostile-job rule stays for a rank that was the program (past MPI_Init) and then exec'd
+# another program of its owner's (sleep), after discovery: not sampled, and not blamed on that
+# absence — the culprit is said to be unknown, for that rank and why.
+psrun_later ftexec 180 -- --seed 3 --confirm 5 --trace "$TMP/ftexec.trace" -- mpirun --oversubscribe -np 16 \
+	-x LD_PRELOAD="$INJ" -x PS_SHAPE=dup -x PS_INJECT_FUNC=alltoall -x PS_INJECT_KIND=exec -x PS_INJECT_RANK=3 \
+	-x PS_INJECT_CALL=1 -x PS_INJECT_WHEN="$TMP/ftexec.go" "$BUILD/tests/apps/subcomm"
+# The exec once the watch has 2 s of samples (polled from the trace, with a deadline).
+deadline=$(($(date +%s) + 120))
+until awk '!/^#/ && $1 >= 2000 { found = 1 } END { exit !found }' "$TMP/ftexec.trace" 2>/dev/null ||
+	[ "$(date +%s)" -ge "$deadline" ]; do sleep 0.2; done
+touch "$TMP/ftexec.go"
+psrun_collect ftexec
+expect_status "a rank exec'd after discovery: the job was ended" 86
+jreport "a rank exec'd after discovery: not sampled" \
+	'[.ranks[] | select(.state == "UNKNOWN") | .rank] == [3] and ([.ranks[] | select(.rank == 3) | .path] | .[0] | test("runs another program"))'
+jreport "a rank exec'd after discovery: not blamed, the culprit unknown for it" \
+	'.faulty_ranks == [] and [.wait_for.unknown[].rank] == [3] and (.wait_for.unknown[0].why | test("rank 3 could not be read"))'
+expect_grep "a rank exec'd after discovery: the text says the culprit is unknown" \
+	"^  faulty rank(s): unknown — ranks 0-2,4-15 wait in MPI_Alltoall #[0-9]* on .* for rank 3" "$ERR"
+expect_agree "a rank exec'd after discovery: text and JSON"
 
 # Without the layer, the stacks alone: the culprit carries "stacks".
 REPORT=$TMP/halo-norecord.json

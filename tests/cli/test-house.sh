@@ -43,4 +43,35 @@ broken "a .c included" record/layer.c '#include "channels.c"' \
 # Two files of one floor that include each other's headers: a circle, though no floor is crossed.
 broken "a circle of files" monitor/hang/ranges.c '#include "report.h"' \
 	"a circle of files: .*monitor/hang/ranges -> monitor/hang/report"
+
+# One table of communication runtimes (issue 67): outside monitor/base/runtimes.c no string of
+# the code (comments aside) names a runtime's library or frames; a copy that names one is caught.
+runtime_names() {
+	python3 - "$1" <<'PY'
+import os, re, sys
+root = sys.argv[1]
+names = re.compile(r"libgloo|libnccl|libmpich|libmpi[._\x22]|libpmpi|libopen-pal|libopen-rte|libucp|libuct|"
+                   r"libfabric|libpsm|libhcoll|ProcessGroupGloo|ProcessGroupNCCL|TCPStore|connectFullMesh|ncclComm|"
+                   r"ncclProxy|opal_progress|ompi_|MPID_|MPIR_|ucp_worker|uct_worker|_ZN4c10d|_ZN4gloo")
+comment = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+literal = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+for top in ("monitor", "launcher", "sched", "stats"):
+    for d, _, files in os.walk(os.path.join(root, top)):
+        for f in files:
+            path = os.path.join(d, f)
+            if not f.endswith((".c", ".h")) or path.endswith("monitor/base/runtimes.c"):
+                continue
+            code = comment.sub(" ", open(path, errors="replace").read())
+            for lit in literal.findall(code):
+                if names.search(lit):
+                    print("%s: %s" % (os.path.relpath(path, root), lit))
+PY
+}
+named=$(runtime_names "$ROOT")
+if [ -n "$named" ]; then fail "a runtime named outside the runtimes table: $named"; else ok; fi
+copy
+printf 'static const char *const x[] = { "libgloo", 0 };\n' >>"$TMP/house/monitor/job/discover.c"
+named=$(runtime_names "$TMP/house")
+expect_grep "a runtime's library named in discover.c is caught" 'monitor/job/discover.c: "libgloo"' "$named"
+
 finish

@@ -60,6 +60,8 @@ INSTALLED="parastack-slurm-plugin parastack"
 run /usr/bin/parastack --version
 expect_grep "installed: the layer's place" "recording layer: */usr/lib/[a-z0-9_-]*/parastack$" "$OUT"
 if dpkg -L parastack-slurm-plugin | grep -q '/usr/lib/[a-z0-9_-]*/parastack/spank_parastack\.so$'; then ok; else fail "the plugin package does not hold the plugin"; fi
+# torch.distributed's collective record beside the layer, where the layer looks (issue 67).
+if dpkg -L parastack | grep -q '/usr/lib/[a-z0-9_-]*/parastack/python/sitecustomize\.py$'; then ok; else fail "the package does not hold python/sitecustomize.py beside the layer"; fi
 
 # The demo's job under the installed program.
 PARASTACK=/usr/bin/parastack psrun demo 240 PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=8 -- --confirm 5 \

@@ -66,7 +66,8 @@ prun_later healthy PS_ITERS=300 -- stencil
 prun_later quiet PS_ITERS=300 -- stencil --quiet --progress 2
 prun_later phases PS_ITERS=14 -- phases
 prun_later busyhealthy PS_ITERS=400 -- busywait
-prun_later early PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=1 -- stencil --confirm 10
+# --no-proof: the evidence's path (the records would prove this skip at once: issue 68, below).
+prun_later early PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=1 -- stencil --confirm 10 --no-proof
 prun_later allio PS_FAULT=io PS_FAULT_RANK=-1 PS_FAULT_AFTER=3 -- stencil --confirm 10
 prun_later sleep PS_FAULT=sleep PS_FAULT_RANK=0 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 prun_later fortran PS_FAULT=spin PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- solver $FAST
@@ -161,6 +162,11 @@ jreport "deadlock: diagnosis" '[.diagnosis[] | select(test("point-to-point"))] |
 prun_collect skip
 expect_hang "skipped collective" communication '[1]'
 jreport "skip: collective vs point-to-point" '[.diagnosis[] | select(test("skipped the collective"))] | length == 1'
+# Issue 68: the records prove it (a collective the others wait in, the skipper blocked on a rank
+# inside it): confirmed on a second snapshot, without the window.
+jreport "skip: proven by the records" '.confirmation.basis == "records" and (.confirmation.proof | test("collective")) and .confirmation.recheck_s == 1'
+expect_grep "skip: the suspicion line says the records prove it" "and the records prove it: .* — confirmed without the window" "$ERR"
+expect_grep "skip: the report says so" "confirmed: proven by the records" "$ERR"
 
 prun_collect exit
 expect_hang "early exit" communication '[3]'

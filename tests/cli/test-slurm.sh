@@ -148,15 +148,25 @@ if [ -n "$star" ] && [ "$star" = "$tree" ]; then ok; else fail "tree: the flat s
 # stopped stays in a tracing stop until then: only the tracer can let it go). --on-hang=report
 # keeps the job for that look; the test ends it. The monitor is found among the job's own
 # processes on n3, as Slurm lists them (its steps' PIDs, through libslurm).
-submit stopped PS_PRINT_PIDS=1 PS_FAULT=deadlock PS_FAULT_RANK=6 PS_FAULT_AFTER=15 -- --fanout 2 --on-hang=report \
+# --no-proof: the records prove this deadlock, and a proven hang is reported with its suspicion
+# line (issue 68); the window is what this test stops a monitor in.
+submit stopped PS_PRINT_PIDS=1 PS_FAULT=deadlock PS_FAULT_RANK=6 PS_FAULT_AFTER=15 -- --fanout 2 --on-hang=report --no-proof \
 	--report=stopped.json solve.sh
 OUTFILE=$SUBMIT/slurm-$JOB_stopped.out
-wait_for "$OUTFILE" "suspected hang" 240 || true
+# n3's monitor found while the job runs, before the suspicion: on a loaded node the Slurm lookup
+# takes seconds, and found after the suspicion line the stop could come after the 5-s window
+# and its last snapshot (both full suites of this session at 7ea9dca, on a loaded machine: every
+# rank in the report, nobody missing).
 mon=""
-for p in $("$PROBE" pids "$JOB_stopped" n3 2>/dev/null); do
-	[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$BUILD/parastack-monitor" ] && mon=$p
+deadline=$(($(date +%s) + 240))
+while [ -z "$mon" ] && [ "$(date +%s)" -lt "$deadline" ] && ! grep -q "suspected hang" "$OUTFILE" 2>/dev/null; do
+	for p in $("$PROBE" pids "$JOB_stopped" n3 2>/dev/null); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$BUILD/parastack-monitor" ] && mon=$p
+	done
+	[ -n "$mon" ] || sleep 0.5
 done
 if [ -n "$mon" ]; then ok; else fail "stopped: no monitor among job $JOB_stopped's processes on n3"; fi
+wait_for "$OUTFILE" "suspected hang" 240 || true
 stopped_at=$(date +%s)
 [ -n "$mon" ] && kill -STOP "$mon"
 wait_for "$OUTFILE" "HANG DETECTED" 120 || true
@@ -215,7 +225,7 @@ if SLURM_CONF=$CLUSTER/slurm.conf scontrol show job "$JOB_exit3" | grep -q "JobN
 TORCH=0
 if /usr/bin/python3 -c 'import torch.distributed' 2>/dev/null; then
 	TORCH=1
-	submit train PS_SECONDS=600 PS_CKPT_AT=-1 PS_FAULT=spin PS_FAULT_RANK=5 PS_FAULT_AFTER=20 -- train.sh
+	submit train PS_SECONDS=600 PS_CKPT_AT=-1 PS_FAULT=recv PS_FAULT_RANK=5 PS_FAULT_AFTER=20 -- train.sh
 else
 	skip "srun training job: Debian's python3-torch is not installed (scripts/install-deps --test)"
 fi
@@ -246,9 +256,11 @@ if [ $TORCH = 1 ]; then
 	SRC=tests/apps/ddp_train.py
 	expect_state "srun training" "$JOB_train" CANCELLED -
 	expect_grep "srun training: 8 ranks on 4 nodes" "watching 8 ranks on 4 node(s)" "$OUTPUT"
-	jreport "srun training: rank 5 on n3 spins, a computation hang" '.hang_type == "computation" and .faulty_ranks == [5] and (.ranks[] | select(.rank == 5) | .host == "n3")'
-	expect_grep "srun training: its Python line" "rank 5 (host n3, pid [0-9]*) stays in application code in every snapshot, at spin_forever ([^ ]*ddp_train.py:$(line ddp-spin))" "$OUTPUT"
-	jreport "srun training: the others wait in gloo" '[.groups[] | select(.ranks == "0-4,6-7") | .mpi_call] == ["libgloo.so.0.5.0"]'
+	# The DDP job of test-training, rank 5 on n3 waiting in dist.recv: the same report shape.
+	jreport "srun training: rank 5 on n3 named, certain, from the collective record" '.faulty_ranks == [5] and .culprits[0].evidence == "certain" and (.ranks[] | select(.rank == 5) | .host == "n3")'
+	expect_grep "srun training: behind on DDP's gradient all-reduce, by number" "rank 5, certain: behind on the default group: it has entered [0-9]* DDP gradient all-reduces and waits in recv from rank 6 at ddp_train.py:$(line ddp-recv), while ranks 0-4,6-7 wait in DDP gradient all-reduce #[0-9]* at ddp_train.py:$(line ddp-backward)" "$OUTPUT"
+	jreport "srun training: the others at their Python line, in gloo" '[.groups[] | select(.ranks == "0-4,6-7") | .mpi_call == "libgloo.so.0.5.0" and (.site | test("ddp_train[.]py:'"$(line ddp-backward)"'[)]$"))] == [true]'
+	expect_trainer_shape "srun training" "$OUTPUT"
 fi
 
 # --- launch lines in a job script: the layer in every rank (Slurm's task prolog for srun, the

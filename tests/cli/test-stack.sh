@@ -118,8 +118,13 @@ if LATE_INIT=300 mpirun_start "$TMP/late" 3 "$FIX/mpi_states"; then
 	deadline=$(($(date +%s) + 30))
 	until "$FIX/sample_loop" --fingerprint "$(rank_pid "$TMP/late" 1)" 1 | grep -q ' init 1 ' ||
 		[ "$(date +%s)" -ge "$deadline" ]; do sleep 0.1; done
-	run "$FIX/sample_loop" --fingerprint "$(rank_pid "$TMP/late" 1)" 5 50
-	if [ "$(printf '%s\n' "$OUT" | grep -c ' init 1 ')" -eq 5 ]; then ok; else fail "rank in MPI_Init not seen there: $OUT"; fi
+	# Five samples in a row; a sample a loaded machine cuts short (a thread slow to stop ends
+	# sample_loop) is taken again, until a deadline (a suite on a loaded machine: one sample
+	# printed, then sample_loop ended).
+	deadline=$(($(date +%s) + 60))
+	until run "$FIX/sample_loop" --fingerprint "$(rank_pid "$TMP/late" 1)" 5 50; [ "$RC" -eq 0 ] ||
+		[ "$(date +%s)" -ge "$deadline" ]; do sleep 0.5; done
+	if [ "$(printf '%s\n' "$OUT" | grep -c ' init 1 ')" -eq 5 ]; then ok; else fail "rank in MPI_Init not seen there: $OUT $ERR"; fi
 	# A watch says why it suspects nothing for so long: ranks in MPI_Init past the window.
 	start "$TMP/late.watch" "$PARASTACK" attach --pids "$(rank_pid "$TMP/late" 0),$(rank_pid "$TMP/late" 1),$(rank_pid "$TMP/late" 2)" --seed 3 --confirm 5
 	WATCH=$BG

@@ -35,6 +35,12 @@ int main(void)
 	srunner_add_suite(sr, layershims_suite());
 	srunner_add_suite(sr, demangle_suite());
 	srunner_add_suite(sr, spank_streams_suite());
+	srunner_add_suite(sr, unread_ranks_suite());
+	srunner_add_suite(sr, refind_suite());
+	srunner_add_suite(sr, pylayouts_suite());
+	srunner_add_suite(sr, runtimes_suite());
+	srunner_add_suite(sr, report_path_suite());
+	srunner_add_suite(sr, torchwait_suite());
 	srunner_run_all(sr, CK_NORMAL);
 
 	int failed = srunner_ntests_failed(sr);

@@ -34,5 +34,11 @@ Suite *layershims_suite(void);
 Suite *demangle_suite(void);
 Suite *discover_suite(void);
 Suite *spank_streams_suite(void);
+Suite *unread_ranks_suite(void);
+Suite *refind_suite(void);
+Suite *runtimes_suite(void);
+Suite *report_path_suite(void);
+Suite *torchwait_suite(void);
+Suite *pylayouts_suite(void);
 
 #endif

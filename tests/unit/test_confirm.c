@@ -320,12 +320,40 @@ START_TEST(ranks_settling_into_the_kernel)
 }
 END_TEST
 
+/* The records prove a hang (issue 68): the quiet stretch is the cue (its evidence, its length),
+ * the proof confirms at once, basis "records"; only movement resolves it (no model run to end). */
+START_TEST(a_proof_confirms_without_the_window)
+{
+	struct confirm c;
+
+	confirm_init(&c, 60);
+	ck_assert_int_eq(feed(&c, 1, DETECTOR_HEALTHY, 1, 0), CONFIRM_NOTHING);
+	ck_assert(!confirm_quiet_for(&c, 1e3, 2000));
+	ck_assert_int_eq(feed(&c, 1.5, DETECTOR_HEALTHY, 0, 0), CONFIRM_NOTHING);
+	ck_assert(!confirm_quiet_for(&c, 1.5e3, 0)); /* no evidence yet: ranks computing */
+	for (double t = 2; t <= 4; t += 0.5)
+		ck_assert_int_eq(feed(&c, t, DETECTOR_HEALTHY, 0, 2), CONFIRM_NOTHING);
+	/* The stretch counts from the last sample that saw nothing move (1.5 s). */
+	ck_assert(!confirm_quiet_for(&c, 3e3, 2000));
+	ck_assert(confirm_quiet_for(&c, 3.5e3, 2000));
+	confirm_prove(&c, 4e3);
+	ck_assert_int_eq(c.state, HUNG);
+	ck_assert_str_eq(confirm_basis_name(c.basis), "records");
+	ck_assert_int_eq(c.suspicions, 1);
+	ck_assert(!confirm_quiet_for(&c, 5e3, 0)); /* reported: no second probe */
+	ck_assert_int_eq(feed(&c, 5, DETECTOR_HEALTHY, 0, 2), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 6, DETECTOR_HEALTHY, 1, 1), CONFIRM_NOTHING);
+	ck_assert_int_eq(feed(&c, 7, DETECTOR_HEALTHY, 1, 1), CONFIRM_RESOLVED);
+}
+END_TEST
+
 Suite *confirm_suite(void)
 {
 	Suite *s = suite_create("confirm");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, suspicion_then_confirmation_after_the_window);
+	tcase_add_test(tc, a_proof_confirms_without_the_window);
 	tcase_add_test(tc, a_rank_that_moves_dismisses);
 	tcase_add_test(tc, the_faulty_ranks_set_does_not_dismiss);
 	tcase_add_test(tc, no_confirmation_without_evidence);

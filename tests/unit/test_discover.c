@@ -13,26 +13,7 @@
 
 #include "suites.h"
 #include "../../monitor/job/discover.h"
-
-/* A shell in its own process group running script with the environment env (NULL-terminated). */
-static pid_t start_tree(const char *script, char *const env[])
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		setpgid(0, 0);
-		execle("/bin/sh", "sh", "-c", script, (char *)NULL, env);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	return pid;
-}
-
-static void stop_tree(pid_t pid)
-{
-	kill(-pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
+#include "../lib/proctree.h"
 
 /* Discover below root until want ranks are found (the shell starts its children) or 10 s pass. */
 static int discover_until(pid_t root, int want, struct job_proc *out, int max)
@@ -49,25 +30,29 @@ START_TEST(torchrun_agent_is_no_rank_its_workers_are)
 	char *env[] = { "PATH=/usr/bin:/bin", "OMPI_COMM_WORLD_RANK=1", "OMPI_COMM_WORLD_SIZE=2", NULL };
 	/* Node 1's agent (rank 1 of mpirun's two) starting workers 2 and 3 of four, as torchrun does:
 	 * each worker inherits the agent's OMPI_COMM_WORLD_RANK. */
-	pid_t agent = start_tree("env TORCHELASTIC_RUN_ID=j RANK=2 WORLD_SIZE=4 sleep 30 & "
+	pid_t agent = proctree_start("env TORCHELASTIC_RUN_ID=j RANK=2 WORLD_SIZE=4 sleep 30 & "
 				 "env TORCHELASTIC_RUN_ID=j RANK=3 WORLD_SIZE=4 sleep 30 & wait", env);
 	struct job_proc p[8];
-	int n = discover_until(agent, 2, p, 8);
+	int n = 0;
 
+	/* Until the workers are started: before its exec, a worker is a forked copy of the agent's
+	 * shell, carrying rank 1 and no TORCHELASTIC_RUN_ID (seen on a loaded machine). */
+	for (int i = 0; i < 200 && !((n = discover_until(agent, 2, p, 8)) == 2 && p[0].rank == 2); i++)
+		nanosleep(&(struct timespec){ 0, 50 * 1000 * 1000 }, NULL);
 	ck_assert_int_eq(n, 2);
 	ck_assert_int_eq(p[0].rank, 2);
 	ck_assert_int_eq(p[1].rank, 3);
 	ck_assert_int_eq(p[0].world_size, 4);
 	ck_assert_int_ne(p[0].pid, agent);
 	ck_assert_int_ne(p[1].pid, agent);
-	stop_tree(agent);
+	proctree_stop(agent);
 }
 END_TEST
 
 /* The shell started with env running script is the one rank below itself: rank, of size. */
 static void expect_only_itself(const char *script, char *const env[], int rank, int size)
 {
-	pid_t root = start_tree(script, env);
+	pid_t root = proctree_start(script, env);
 	struct job_proc p[8];
 
 	/* Give the shell its children first: they must not change what it is. */
@@ -79,7 +64,7 @@ static void expect_only_itself(const char *script, char *const env[], int rank, 
 	ck_assert_int_eq(p[0].pid, root);
 	ck_assert_int_eq(p[0].rank, rank);
 	ck_assert_int_eq(p[0].world_size, size);
-	stop_tree(root);
+	proctree_stop(root);
 }
 
 START_TEST(a_workers_own_children_are_helpers)
@@ -105,12 +90,12 @@ START_TEST(slurm_procid_alone_is_no_rank)
 {
 	/* srun's task without a communication library mapped (a batch shell, srun itself). */
 	char *env[] = { "PATH=/usr/bin:/bin", "SLURM_PROCID=0", "SLURM_NTASKS=1", NULL };
-	pid_t shell = start_tree("sleep 30 & wait", env);
+	pid_t shell = proctree_start("sleep 30 & wait", env);
 	struct job_proc p[8];
 
 	nanosleep(&(struct timespec){ 0, 200 * 1000 * 1000 }, NULL);
 	ck_assert_int_eq(discover_descendants(shell, p, 8), 0);
-	stop_tree(shell);
+	proctree_stop(shell);
 }
 END_TEST
 

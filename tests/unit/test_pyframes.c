@@ -95,7 +95,7 @@ START_TEST(a_chain_read_and_described)
 	int line = 0;
 
 	image(0);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 2);
 	ck_assert(!f[0].entry && f[1].entry);
 	ck_assert(pyframes_describe(L, read_mem, NULL, &f[0], file, sizeof(file), func, sizeof(func), &line));
 	ck_assert_str_eq(file, "f.py");
@@ -105,13 +105,13 @@ START_TEST(a_chain_read_and_described)
 	/* The same frames read through the thread's data-stack chunk in one piece. */
 	p64(512 + 296, BASE + 1024);
 	p64(512 + 304, BASE + 1024 + 512);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 2);
 	ck_assert(f[0].code == BASE + 2048 && f[1].entry);
 	/* A chunk the reader refuses (out of the image): frame by frame still. */
 	p64(512 + 304, BASE + 1024 + 100000);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 2);
 	/* Another thread: none of its frames. */
-	ck_assert_int_eq(pyframes_walk(L, BASE, 43, read_mem, NULL, f, PY_MAX_FRAMES), 0);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 43, 0, read_mem, NULL, f, PY_MAX_FRAMES), 0);
 	ck_assert_ptr_null(pyframes_layout(99));
 }
 END_TEST
@@ -126,14 +126,14 @@ START_TEST(corrupt_memory_stops_cleanly)
 
 	/* A chain that loops: bounded by the frames asked for. */
 	image(BASE + 1024);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, read_mem, NULL, f, PY_MAX_FRAMES), PY_MAX_FRAMES);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), PY_MAX_FRAMES);
 	/* A previous pointer out of the image: the frames read so far. */
 	image(0xdeadbeef);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 2);
 	/* A huge line table: no line, the names still. */
 	image(0);
 	memcpy(mem + 3584 + 16, &huge, 8);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 2);
 	ck_assert(pyframes_describe(L, read_mem, NULL, &f[0], file, sizeof(file), func, sizeof(func), &line));
 	ck_assert_int_eq(line, -1);
 	/* A string longer than the buffer, of garbage: cut, printable. */
@@ -145,8 +145,8 @@ START_TEST(corrupt_memory_stops_cleanly)
 	ck_assert(!pyframes_describe(L, read_mem, NULL, &f[0], file, sizeof(file), func, sizeof(func), &line) ||
 		  f[0].code != 0x1);
 	/* No runtime: nothing. */
-	ck_assert_int_eq(pyframes_walk(L, 0, 42, read_mem, NULL, f, PY_MAX_FRAMES), 0);
-	ck_assert_int_eq(pyframes_walk(NULL, BASE, 42, read_mem, NULL, f, PY_MAX_FRAMES), 0);
+	ck_assert_int_eq(pyframes_walk(L, 0, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 0);
+	ck_assert_int_eq(pyframes_walk(NULL, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 0);
 }
 END_TEST
 

@@ -140,6 +140,15 @@ static bool waits_for_is(json_t *wf, int rank, const char *want)
 	return !strcmp(want, "none");
 }
 
+/* Does the analysis say the records prove the hang (issue 68: a proven hang is confirmed at
+ * once), with words containing want? NULL: no proof. */
+static bool proof_is(json_t *wf, const char *want)
+{
+	const char *p = json_string_value(json_object_get(wf, "proof"));
+
+	return want ? p && strstr(p, want) : !p;
+}
+
 START_TEST(no_records_no_analysis)
 {
 	json_t *s = json_pack("[{s:i, s:s}]", "rank", 0, "state", "IN_MPI");
@@ -164,6 +173,7 @@ START_TEST(p2p_cycle_is_a_deadlock)
 	ck_assert_int_eq(json_array_size(json_object_get(wf, "cycles")), 1);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(wf, "collectives"), 0),
 							   "not_entered")), "0-1");
+	ck_assert(proof_is(wf, "wait for each other in a cycle"));
 	json_decref(wf);
 	json_decref(s);
 }
@@ -182,6 +192,7 @@ START_TEST(different_counts_are_a_mismatch)
 	json_t *m = json_array_get(json_object_get(wf, "mismatches"), 0);
 
 	ck_assert(faulty_is(wf, "[2]"));
+	ck_assert(proof_is(wf, "collective call that does not match"));
 	ck_assert_int_eq(json_integer_value(json_object_get(m, "coll_seq")), 7);
 	ck_assert_int_eq(json_array_size(json_object_get(m, "sides")), 2);
 	json_decref(wf);
@@ -228,6 +239,7 @@ START_TEST(rank_in_finalize_is_waited_for)
 	json_t *wf = waitfor_analyze(s);
 
 	ck_assert(faulty_is(wf, "[1]"));
+	ck_assert(proof_is(wf, "a rank left"));
 	json_decref(wf);
 	json_decref(s);
 }
@@ -333,6 +345,8 @@ START_TEST(halo_waitall_names_the_held_rank_not_a_cycle)
 	ck_assert(waits_for_is(wf, 0, "[]"));
 	ck_assert(waits_for_is(wf, 1, "[2]"));
 	ck_assert(waits_for_is(wf, 3, "[2]"));
+	/* Certain that they wait for rank 2, but rank 2 may yet come out of its call: no proof. */
+	ck_assert(proof_is(wf, NULL));
 	json_decref(wf);
 	json_decref(s);
 }
@@ -381,6 +395,7 @@ START_TEST(any_source_blocks_only_when_no_member_sent)
 		json_t *wf = waitfor_analyze(s);
 
 		ck_assert(waits_for_is(wf, 0, taken == 4 ? "[]" : "[1,2]"));
+		ck_assert(proof_is(wf, NULL)); /* a wildcard: the hang is never proven */
 		json_decref(wf);
 		json_decref(s);
 	}
@@ -567,6 +582,28 @@ START_TEST(a_peer_without_counters_is_no_proof)
 
 	ck_assert(waits_for_is(wf, 1, "[]"));
 	ck_assert_int_eq(json_array_size(json_object_get(wf, "cycles")), 0);
+	ck_assert(proof_is(wf, NULL));
+	json_decref(wf);
+	json_decref(s);
+}
+END_TEST
+
+/* A slow rank, not a hung one: the others wait in a Barrier it has not entered while it computes
+ * (no call in its record). The records are certain whom they wait for and prove nothing: only
+ * the window can tell a rank computing for long from one spinning for good. */
+START_TEST(a_rank_computing_proves_nothing)
+{
+	json_t *s = json_array();
+
+	for (int r = 0; r < 4; r++)
+		json_array_append_new(s, r == 3 ? rank_rec(r, 4, NULL, -2, 0, 0, 0, 11, NULL) :
+					   rank_rec(r, 4, "MPI_Barrier", -2, 0, 12, 0, 12, NULL));
+	json_object_set_new(json_array_get(s, 3), "state", json_string("OUT_MPI"));
+
+	json_t *wf = waitfor_analyze(s);
+
+	ck_assert(faulty_is(wf, "[3]"));
+	ck_assert(proof_is(wf, NULL));
 	json_decref(wf);
 	json_decref(s);
 }
@@ -628,6 +665,7 @@ Suite *waitfor_suite(void)
 	tcase_add_test(tc, a_late_rank_held_by_another_late_rank_is_not_named);
 	tcase_add_test(tc, a_rank_maybe_held_by_a_culprit_is_not_named);
 	tcase_add_test(tc, a_peer_without_counters_is_no_proof);
+	tcase_add_test(tc, a_rank_computing_proves_nothing);
 	tcase_add_test(tc, without_records_the_stacks_name_the_culprit);
 	suite_add_tcase(s, tc);
 	return s;

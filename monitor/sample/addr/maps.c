@@ -2,6 +2,7 @@
 /* maps — parsing /proc/PID/maps, classifying modules by file name, and collecting the address
  * ranges of MPI_* functions from the symbol tables of application modules (libelf). */
 #include "maps.h"
+#include "../../base/runtimes.h"
 #include "../safe/procfs.h"
 
 #include <errno.h>
@@ -13,17 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Shared objects of the communication libraries (name prefixes): MPI implementations and the
- * fabrics beneath them; parastack's own recording layer, whose MPI_* wrappers are the
- * application's MPI calls; and gloo, torch.distributed's CPU collectives (design.md §8.1): a
- * training rank's process-group thread runs each collective in it (waitRecv while a peer is
- * missing) and DDP's backward waits for that thread. MODULE_MPI names the kind for all. */
-static const char *const mpi_prefixes[] = {
-	"libparastack-mpi", "libmpi", "libpmpi", "libopen-pal", "libopen-rte", "libmpich", "libmpl.", "libmca_common_",
-	"mca_", "libucp", "libuct", "libucs", "libfabric", "libpsm", "libhcoll", "libmxm",
-	"libnccl-net", "libgloo", NULL,
-};
 
 /* Libraries that hold no application code: a thread whose whole stack lies in these (and in
  * MPI) is a runtime helper thread and does not decide a rank's state. */
@@ -90,7 +80,7 @@ enum module_kind maps_classify_path(const char *path, const char *exe)
 
 	const char *base = base_name(path);
 
-	if (has_prefix_in(base, mpi_prefixes) || has_extra_mpi_prefix(base))
+	if (runtime_of_library(base) || has_extra_mpi_prefix(base))
 		return MODULE_MPI;
 	if (has_prefix_in(base, runtime_prefixes))
 		return MODULE_RUNTIME;
@@ -206,28 +196,6 @@ uint64_t maps_symbol_address(const struct maps *mp, const char *file_prefix, con
 	return addr;
 }
 
-/* Is path one of the MPI libraries that hold MPI_Init or a progress engine? */
-static bool is_main_mpi_library(const char *path)
-{
-	/* parastack's own recording layer too: its MPI_Test* wrappers are the polling calls the
-	 * application makes, its MPI_Init wrapper the start-up it is in. */
-	static const char *const libs[] = { "libmpi.so", "libmpich.so", "libopen-pal.so",
-					    "libucp.so", "libuct.so", "libmpi_mpifh.so", "libmpi_usempi",
-					    "libmpifort.so", "libparastack-mpi.so", NULL };
-
-	return has_prefix_in(base_name(path), libs);
-}
-
-/* Is path a library whose start-up calls (modreg.c) say a rank is starting: torch.distributed's
- * (its process groups and store in libtorch_cpu, gloo's rendezvous where it is a library of its
- * own) and NCCL's? Their MPI_* names, if any, are not MPI calls. */
-static bool is_startup_library(const char *path)
-{
-	static const char *const libs[] = { "libtorch_cpu.so", "libgloo.so", "libnccl.so", NULL };
-
-	return has_prefix_in(base_name(path), libs);
-}
-
 /* Which of the rank's modules' function ranges say what an address is (maps.syms): with a
  * shared MPI library, its own mappings decide, and only a statically linked MPI (or bindings
  * compiled into the executable) needs the MPI_* ranges of application modules. */
@@ -238,7 +206,8 @@ static bool wants_symbols(const struct maps *mp, int p, bool have_mpi_module, bo
 	for (int i = 0; i < mp->len; i++)
 		app_exec |= mp->m[i].path_index == p && mp->m[i].exec && mp->m[i].kind == MODULE_APP;
 	*mpi = app_exec && !have_mpi_module;
-	return *mpi || is_main_mpi_library(mp->mods[p]->path) || is_startup_library(mp->mods[p]->path);
+	/* The runtimes' own libraries: their start-up and progress calls (runtimes.c). */
+	return *mpi || runtime_reads_symbols(base_name(mp->mods[p]->path));
 }
 
 /* The rank's modules, each found in (or added to) the monitor's registry as the file it opens

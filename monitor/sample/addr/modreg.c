@@ -2,6 +2,7 @@
 /* modreg — one entry per mapped file for the whole monitor, and the ELF scan that finds the
  * ranges of MPI's functions in it (modreg.h). */
 #include "modreg.h"
+#include "../../base/runtimes.h"
 
 #include <ctype.h>
 #include <gelf.h>
@@ -142,55 +143,6 @@ static bool is_mpi_symbol(const char *name)
 	       !strncmp(name, "mpi_", 4) || !strncmp(name, "pmpi_", 5);
 }
 
-static bool name_in(const char *name, const char *const *list)
-{
-	for (int i = 0; list[i]; i++)
-		if (!strcmp(name, list[i]))
-			return true;
-	return false;
-}
-
-static bool prefix_in(const char *name, const char *const *list)
-{
-	for (int i = 0; list[i]; i++)
-		if (!strncmp(name, list[i], strlen(list[i])))
-			return true;
-	return false;
-}
-
-/* The start-up calls: a rank inside one of these is starting, not hung (Open MPI's and MPICH's
- * bodies of MPI_Init, and the Fortran bindings); and torch.distributed's, its MPI_Init
- * (design.md §8.1): init_process_group builds the TCPStore (rank 0 waits for every worker, the
- * others connect) and the gloo process group (a full mesh with every rank), and NCCL makes its
- * communicator at the first collective. Ranks that import torch from a slow file system reach
- * them minutes after the first; the ones already there wait exactly as a hung job would. The
- * C++ names are matched as mangled: each constructor's C1/C2 forms, any signature. */
-static bool is_init_symbol(const char *name)
-{
-	static const char *const init[] = { "MPI_Init", "PMPI_Init", "MPI_Init_thread",
-		"PMPI_Init_thread", "ompi_mpi_init", "MPID_Init", "MPIR_Init_thread", "mpi_init_",
-		"pmpi_init_", "mpi_init_thread_", "pmpi_init_thread_", "ompi_init_f",
-		"ompi_init_thread_f", NULL };
-	static const char *const startup_prefixes[] = { "_ZN4c10d8TCPStoreC1E", "_ZN4c10d8TCPStoreC2E",
-		"_ZN4c10d16ProcessGroupGlooC1E", "_ZN4c10d16ProcessGroupGlooC2E",
-		"_ZN4gloo10rendezvous7Context15connectFullMeshE", "ncclCommInitRank", "pncclCommInitRank",
-		"ncclCommInitAll", "pncclCommInitAll", NULL };
-
-	return name_in(name, init) || prefix_in(name, startup_prefixes);
-}
-
-/* The MPI library's progress engines: a rank blocked for good spins in them, and what they
- * call changes from one sample to the next (design.md §4, the fingerprint). */
-static bool is_progress_symbol(const char *name)
-{
-	static const char *const engines[] = { "opal_progress", "ucp_worker_progress",
-		"uct_worker_progress", "MPID_Progress_wait", "MPID_Progress_test",
-		"MPIDI_CH3I_Progress", "MPIDI_progress_test", "MPIDI_Progress_test",
-		"MPIR_Progress_hook_exec_all", NULL };
-
-	return name_in(name, engines);
-}
-
 /* MPI's polling calls (MPI_Test*, MPI_Iprobe, ...; their PMPI_ and Fortran names): a rank that
  * loops over them waits as surely as one blocked in MPI_Wait. */
 static bool is_polling_symbol(const char *name)
@@ -200,8 +152,10 @@ static bool is_polling_symbol(const char *name)
 	char base[64];
 	size_t n;
 
-	if (!strncasecmp(name, "ompi_", 5) && (n = strlen(name)) > 7 && !strcmp(name + n - 2, "_f"))
-		snprintf(base, sizeof(base), "mpi_%.*s", (int)(n - 7), name + 5);
+	const char *stem;
+
+	if ((n = runtime_mpi_stem(name, &stem)))
+		snprintf(base, sizeof(base), "mpi_%.*s", (int)n, stem);
 	else
 		snprintf(base, sizeof(base), "%s", name + (tolower((unsigned char)name[0]) == 'p'));
 	n = strlen(base);
@@ -235,9 +189,9 @@ bool modreg_first_load(Elf *elf, uint64_t *vaddr)
 /* One function symbol into the lists it belongs to. */
 static void scan_symbol(struct module *m, const char *name, uint64_t start, uint64_t end)
 {
-	if (is_init_symbol(name))
+	if (runtime_is_startup_symbol(name))
 		ranges_push(&m->init, start, end);
-	if (is_progress_symbol(name))
+	if (runtime_is_progress_symbol(name))
 		ranges_push(&m->progress, start, end);
 	if (is_polling_symbol(name))
 		ranges_push(&m->polling, start, end);

@@ -3,6 +3,7 @@
 #include "capture.h"
 #include "frames.h"
 #include "mpiname.h"
+#include "../../base/runtimes.h"
 #include "../safe/procfs.h"
 
 #include <stdio.h>
@@ -14,16 +15,23 @@
 #define SETTLE_BUDGET_NS 10000000000LL /* and for all of them, in any minute */
 #define SETTLE_PERIOD_NS 60000000000LL
 
+static const struct thread_stack *main_thread(const struct thread_stack *th, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (th[i].main)
+			return &th[i];
+	return NULL;
+}
+
 /* The thread that decides the rank: a counted thread in MPI, else the main thread. */
 static const struct thread_stack *deciding_thread(const struct thread_stack *th, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (th[i].counted && th[i].in_mpi)
 			return &th[i];
-	for (int i = 0; i < n; i++)
-		if (th[i].main)
-			return &th[i];
-	return n ? &th[0] : NULL;
+	const struct thread_stack *m = main_thread(th, n);
+
+	return m ? m : n ? &th[0] : NULL;
 }
 
 static json_t *frame_object(const struct frame_view *v)
@@ -66,65 +74,133 @@ static void call_from_frame(const struct frame_view *v, char *call, size_t len)
 	snprintf(call, len, "%.*s", (int)(n < len ? n : len - 1), name);
 }
 
-/* Frames innermost first; path from main (or the outermost frame) to the MPI call. */
-static void describe(struct target *t, struct symbolizer *sy, const struct thread_stack *th,
-		     json_t *rank)
+/* What one thread's frames say, for the report. */
+struct thread_view {
+	json_t *frames;                /* innermost first */
+	char call[96];                 /* the communication call it is in, or "" */
+	char path[2048];               /* from main (or the outermost frame) to the call */
+	char site[300];                /* its innermost frame of the program's own Python, or "" */
+	const struct runtime *runtime; /* whose library the call is in (NULL: none, or unknown) */
+	const struct runtime *worker;  /* the runtime whose worker thread this is, or NULL */
+};
+
+static const char *module_file(const char *module)
 {
-	json_t *frames = json_array();
-	char call[96] = "", path[2048] = "";
-	const char *names[TARGET_MAX_FRAMES * 2];
-	int nnames = 0, mpi_at = -1;
-	static struct frame_view v[TARGET_MAX_FRAMES * 2];
-	static char labels[TARGET_MAX_FRAMES * 2][300];
-	int nv = th ? frames_view(t, sy, th, v, TARGET_MAX_FRAMES * 2) : 0;
+	const char *slash = strrchr(module, '/');
 
-	for (int i = 0; i < nv; i++, nnames++) {
-		struct sym_frame *f = &v[i].f;
+	return slash ? slash + 1 : module;
+}
 
-		json_array_append_new(frames, frame_object(&v[i]));
-		/* A Python frame is known by its function and line: "relax (solver.py:31)". */
-		if (v[i].python && f->line)
-			snprintf(labels[i], sizeof(labels[i]), "%.200s (%.60s:%d)", f->func, f->module, f->line);
-		else
-			snprintf(labels[i], sizeof(labels[i]), "%s", f->func);
-		names[nnames] = labels[i];
-		if (v[i].in_mpi)
-			mpi_at = nnames; /* the outermost MPI frame: the call the app made */
-	}
-	/* The MPI call: the outermost MPI frame with an API name, searching inward from it. */
-	for (int i = mpi_at; i >= 0 && !call[0]; i--)
-		mpiname_of(names[i], call, sizeof(call));
-	if (mpi_at >= 0 && !call[0])
-		call_from_frame(&v[mpi_at], call, sizeof(call));
-
-	/* Path: from main (frames above it are the C runtime) down to the MPI call, or to the
-	 * innermost application frame when out of MPI. Without a main (a stripped program's main
-	 * that tail-called its library), from the frame the C runtime's start calls. */
+/* Where the path starts: main (frames above it are the C runtime), else the frame the C
+ * runtime's start calls (a stripped program's main that tail-called its library), else the
+ * outermost frame that is no C start. */
+static int path_top(const char *const *names, int n)
+{
 	int top = -1, start = -1;
 
-	for (int i = 0; i < nnames; i++) {
+	for (int i = 0; i < n; i++) {
 		if (frames_is_main(names[i]))
 			top = i;
 		if (start < 0 && i > 0 && frames_is_c_start(names[i]))
 			start = i - 1;
 	}
 	if (top < 0)
-		top = start >= 0 ? start : nnames - 1;
+		top = start >= 0 ? start : n - 1;
 	/* No main (an interpreter whose own frames gave way to the Python ones): the C runtime's
 	 * start frames are not the user's. */
 	while (top > 0 && (!strcmp(names[top], "_start") || !strncmp(names[top], "__libc_start", 12)))
 		top--;
+	return top;
+}
 
-	int bottom = mpi_at >= 0 ? mpi_at + 1 : 0;
+/* th's view; with to_program, its path ends at its innermost frame outside the C runtime (a
+ * main thread waiting for a worker waits in pthread_cond_wait: the frame above it says for
+ * what). */
+static void view_thread(struct target *t, struct symbolizer *sy, const struct thread_stack *th,
+			bool to_program, struct thread_view *out)
+{
+	const char *names[TARGET_MAX_FRAMES * 2];
+	int at[TARGET_MAX_FRAMES * 2]; /* names[k] is v[at[k]]'s */
+	int mpi_at = -1, nn = 0;
+	static struct frame_view v[TARGET_MAX_FRAMES * 2];
+	static char labels[TARGET_MAX_FRAMES * 2][300];
+	int nv = th ? frames_view(t, sy, th, v, TARGET_MAX_FRAMES * 2) : 0;
+
+	memset(out, 0, sizeof(*out));
+	out->frames = json_array();
+	for (int i = 0; i < nv; i++) {
+		struct sym_frame *f = &v[i].f;
+
+		json_array_append_new(out->frames, frame_object(&v[i]));
+		if (v[i].recorder) /* parastack's own wrapper: not the program's path */
+			continue;
+		/* A Python frame is known by its function and line: "relax (solver.py:31)". */
+		if (v[i].python && f->line)
+			snprintf(labels[i], sizeof(labels[i]), "%.200s (%.60s:%d)", f->func, f->module, f->line);
+		else
+			snprintf(labels[i], sizeof(labels[i]), "%s", f->func);
+		at[nn] = i;
+		names[nn] = labels[i];
+		if (v[i].in_mpi)
+			mpi_at = nn; /* the outermost communication frame: the call the app made */
+		if (v[i].python && !v[i].library && f->line && !out->site[0])
+			snprintf(out->site, sizeof(out->site), "%.299s", labels[i]);
+		if (!out->worker && !v[i].python)
+			out->worker = runtime_of_worker_frame(f->func);
+		nn++;
+	}
+	/* The call: the outermost MPI frame with an API name, searching inward from it. */
+	for (int k = mpi_at; k >= 0 && !out->call[0]; k--)
+		mpiname_of(names[k], out->call, sizeof(out->call));
+	if (mpi_at >= 0 && !out->call[0])
+		call_from_frame(&v[at[mpi_at]], out->call, sizeof(out->call));
+	if (mpi_at >= 0)
+		out->runtime = runtime_of_library(module_file(v[at[mpi_at]].f.module));
+
+	/* Down to the call, or to the innermost application frame when out of it. */
+	int top = path_top(names, nn), bottom = mpi_at >= 0 ? mpi_at + 1 : 0;
 	size_t o = 0;
 
-	for (int i = top; i >= bottom && o < sizeof(path) - 8; i--)
-		o += (size_t)snprintf(path + o, sizeof(path) - o, "%s%s", o ? " > " : "", names[i]);
-	if (call[0] && o < sizeof(path) - 8)
-		snprintf(path + o, sizeof(path) - o, "%s%s", o ? " > " : "", call);
-	json_object_set_new(rank, "mpi_call", call[0] ? json_string(call) : json_null());
-	json_object_set_new(rank, "path", json_string(path));
-	json_object_set_new(rank, "frames", frames);
+	while (to_program && mpi_at < 0 && bottom < top && !v[at[bottom]].python &&
+	       maps_classify_path(v[at[bottom]].f.module, NULL) == MODULE_RUNTIME)
+		bottom++;
+	for (int k = top; k >= bottom && o < sizeof(out->path) - 8; k--)
+		o += (size_t)snprintf(out->path + o, sizeof(out->path) - o, "%s%s", o ? " > " : "", names[k]);
+	if (out->call[0] && o < sizeof(out->path) - 8)
+		snprintf(out->path + o, sizeof(out->path) - o, "%s%s", o ? " > " : "", out->call);
+}
+
+/* The rank's position: its deciding thread's, except where that is a runtime's worker (gloo's
+ * process-group thread runs the collective DDP's backward waits for): then its main thread's,
+ * which holds the trainer's own Python line, with the worker folded in ("[gloo worker: waits
+ * in libgloo.so.0.5.0]") and kept whole under "worker". */
+static void describe(struct target *t, struct symbolizer *sy, const struct thread_stack *th,
+		     const struct thread_stack *main_th, json_t *rank)
+{
+	static struct thread_view d, m;
+	const char *word = "MPI";
+
+	view_thread(t, sy, th, false, &d);
+	if (d.runtime)
+		word = d.runtime->word;
+	if (d.worker && d.call[0] && main_th && main_th != th) {
+		view_thread(t, sy, main_th, true, &m);
+		json_object_set_new(rank, "worker", json_pack("{s:s, s:s, s:s, s:o}", "runtime", d.worker->word,
+							       "call", d.call, "path", d.path, "frames", d.frames));
+		size_t o = strlen(m.path);
+
+		snprintf(m.path + o, sizeof(m.path) - o, "%s[%s worker: waits in %s]", o ? " > " : "",
+			 d.worker->word, d.call);
+		snprintf(m.call, sizeof(m.call), "%s", d.call);
+		d = m;
+	}
+	json_object_set_new(rank, "mpi_call", d.call[0] ? json_string(d.call) : json_null());
+	json_object_set_new(rank, "path", json_string(d.path));
+	json_object_set_new(rank, "frames", d.frames);
+	if (d.call[0])
+		json_object_set_new(rank, "runtime", json_string(word));
+	if (d.site[0])
+		json_object_set_new(rank, "site", json_string(d.site));
 }
 
 /* Wait for tid, slow to stop, to be let go: at most SETTLE_NS, and SETTLE_BUDGET_NS a minute
@@ -178,7 +254,7 @@ json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
 	/* The main thread sits in the kernel and no thread is in MPI: its stack is the kernel's. */
 	if (t->in_kernel && !(th && th->counted && th->in_mpi))
 		th = NULL;
-	describe(t, sy, th, rank);
+	describe(t, sy, th, main_thread(threads, n), rank);
 	if (!th && t->in_kernel) {
 		char path[128];
 

@@ -121,7 +121,8 @@ static void python_frame(const struct target *t, const struct pyframe_raw *raw, 
 
 	const char *base = strrchr(file, '/');
 
-	v->library = strstr(file, "/lib/python3") || strstr(file, "-packages/") || file[0] == '<';
+	v->recorder = !strcmp(base ? base + 1 : file, "parastack_torchrec.py");
+	v->library = strstr(file, "/lib/python3") || strstr(file, "-packages/") || file[0] == '<' || v->recorder;
 	snprintf(v->f.func, sizeof(v->f.func), "%s", func);
 	snprintf(v->f.file, sizeof(v->f.file), "%s", file);
 	snprintf(v->f.module, sizeof(v->f.module), "%s", base ? base + 1 : file);

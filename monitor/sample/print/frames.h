@@ -22,6 +22,8 @@ struct frame_view {
 	bool in_mpi;
 	bool python;
 	bool library;       /* a Python frame of the standard library or an installed package */
+	bool recorder;      /* a frame of parastack's own wrapper around a torch.distributed call
+			     * (record/python): in the frames, left out of paths */
 	bool unnamed;       /* no symbol: func is module+0xOFFSET, or "module (N frames)" */
 	int count;          /* frames it stands for: consecutive nameless frames of one module are
 			     * one entry (a Cython or stripped module's 3 frames, not 3 addresses) */

@@ -2,6 +2,7 @@
 /* mpiname — the MPI routine a function name of an MPI library stands for. A string function
  * of its own so that the report and the fuzz targets link it without the stack capture. */
 #include "mpiname.h"
+#include "../../base/runtimes.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -28,12 +29,12 @@ const char *mpiname_of(const char *func, char *buf, size_t len)
 		snprintf(buf, len, "%s", func);
 		return buf;
 	}
-	if (!strncmp(func, "ompi_mpi_", 9)) { /* ompi_mpi_finalize: MPI_Finalize's body */
-		capitalize_call(func + 9, n - 9, buf, len);
-		return buf;
-	}
-	if (!strncmp(func, "ompi_", 5) && n > 7 && !strcmp(func + n - 2, "_f")) {
-		capitalize_call(func + 5, n - 7, buf, len); /* Fortran binding ompi_recv_f */
+	/* A runtime's own names: MPI_Finalize's body ompi_mpi_finalize, the binding ompi_recv_f. */
+	const char *own;
+	size_t own_n = runtime_mpi_stem(func, &own);
+
+	if (own_n) {
+		capitalize_call(own, own_n, buf, len);
 		return buf;
 	}
 	if ((!strncmp(func, "mpi_", 4) || !strncmp(func, "pmpi_", 5)) && func[n - 1] == '_') {

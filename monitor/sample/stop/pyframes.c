@@ -13,40 +13,6 @@
 #define MAX_NAME 1024
 #define MAX_CHUNK (256 * 1024) /* a thread's frame stack read in one piece, up to this */
 
-/* CPython 3.11 (offsetof on Debian 12's python3.11-dev internal headers, x86_64). */
-static const struct py_layout layout_311 = {
-	.minor = 11,
-	.runtime_interp_head = 40,
-	.interp_next = 0,
-	.interp_threads_head = 16,
-	.tstate_next = 8,
-	.tstate_native_id = 160,
-	.tstate_cframe = 56,
-	.tstate_chunk = 296,
-	.tstate_top = 304,
-	.cframe_current = 8,
-	.frame_code = 32,
-	.frame_previous = 48,
-	.frame_instr = 56,
-	.frame_entry = 68,
-	.code_filename = 112,
-	.code_qualname = 128,
-	.code_firstlineno = 72,
-	.code_linetable = 136,
-	.code_adaptive = 184,
-	.bytes_size = 16,
-	.bytes_data = 32,
-	.str_length = 16,
-	.str_state = 32,
-	.str_ascii_data = 48,
-	.str_compact_data = 72,
-};
-
-const struct py_layout *pyframes_layout(int minor)
-{
-	return minor == 11 ? &layout_311 : NULL;
-}
-
 bool pyframes_read_process(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
@@ -59,14 +25,15 @@ static bool read_ptr(py_read_fn rd, void *ctx, uint64_t addr, uint64_t *out)
 	return addr && rd(ctx, addr, out, sizeof(*out));
 }
 
-/* "python3.11" or "libpython3.11.so.1.0": the minor version, or -1. */
+/* "python3.11" or "libpython3.11.so.1.0": the minor version, or -1. A free-threaded build
+ * ("python3.13t") lays its objects out otherwise: none of the tables is its. */
 static int version_of(const char *base)
 {
-	int minor = -1;
+	int minor = -1, end = 0;
 
 	if (!strncmp(base, "lib", 3))
 		base += 3;
-	if (sscanf(base, "python3.%d", &minor) != 1)
+	if (sscanf(base, "python3.%d%n", &minor, &end) != 1 || base[end] == 't')
 		return -1;
 	return minor;
 }
@@ -76,28 +43,36 @@ void pyframes_why_not(const struct pyproc *p, char *buf, size_t len)
 	if (p->minor < 0 || p->layout)
 		snprintf(buf, len, "%s", "");
 	else if (!pyframes_layout(p->minor))
-		snprintf(buf, len, "CPython 3.%d: no frame layout for this version in parastack (it reads 3.11): "
-			 "native frames only", p->minor);
+		snprintf(buf, len, "CPython 3.%d: no frame layout for this version in parastack (it reads 3.%d-3.%d): "
+			 "native frames only", p->minor, PY_MINOR_FIRST, PY_MINOR_LAST);
 	else
 		snprintf(buf, len, "CPython 3.%d: its _PyRuntime symbol was not found in %s: native frames only",
 			 p->minor, p->module);
 }
 
+/* The interpreter's modules: its executable, and a shared libpython (pyenv's, conda's, Spack's and
+ * most modules' Pythons), where _PyRuntime then lives. The one holding it names the interpreter
+ * (its evaluation loop's frames are there); else the first found. */
 bool pyframes_probe(const struct maps *mp, struct pyproc *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->minor = -1;
-	for (int i = 0; i < mp->npaths && p->minor < 0; i++) {
+	for (int i = 0; i < mp->npaths && !p->runtime; i++) {
 		const char *base = strrchr(maps_path_at(mp, i), '/');
+		int minor;
 
 		base = base ? base + 1 : maps_path_at(mp, i);
-		if ((p->minor = version_of(base)) >= 0)
+		if ((minor = version_of(base)) < 0 || (p->minor >= 0 && minor != p->minor))
+			continue;
+		if (p->minor < 0)
+			snprintf(p->module, sizeof(p->module), "%s", base);
+		p->minor = minor;
+		p->layout = pyframes_layout(minor);
+		if (p->layout && (p->runtime = maps_symbol_address(mp, base, "_PyRuntime")))
 			snprintf(p->module, sizeof(p->module), "%s", base);
 	}
 	if (p->minor < 0)
 		return false;
-	p->layout = pyframes_layout(p->minor);
-	p->runtime = p->layout ? maps_symbol_address(mp, p->module, "_PyRuntime") : 0;
 	if (!p->runtime)
 		p->layout = NULL;
 	return true;
@@ -113,21 +88,35 @@ static uint64_t field(const uint8_t *span, size_t off)
 	return v;
 }
 
-static size_t span_of(size_t a, size_t b, size_t c)
+/* The bytes a read must cover for the given fields (PY_NO_FIELD ones left out): the largest
+ * offset and the 8 bytes there. */
+static size_t span_of(const size_t *offs, int n)
 {
-	size_t m = a > b ? a : b;
+	size_t m = 0;
 
-	return (m > c ? m : c) + 8;
+	for (int i = 0; i < n; i++)
+		if (offs[i] != PY_NO_FIELD && offs[i] + 8 > m)
+			m = offs[i] + 8;
+	return m;
+}
+
+/* Is the thread state in span the one of thread tid (pthread: its pthread_t)? */
+static bool is_thread(const struct py_layout *L, const uint8_t *span, pid_t tid, uint64_t pthread)
+{
+	if (L->tstate_native_id != PY_NO_FIELD)
+		return (pid_t)field(span, L->tstate_native_id) == tid;
+	return pthread && field(span, L->tstate_thread_id) == pthread;
 }
 
 /* The thread state of tid, or 0, its bytes in span: each thread state read in one piece (a
  * read is a system call while the rank is held). */
-static uint64_t thread_state(const struct py_layout *L, uint64_t runtime, pid_t tid, py_read_fn rd, void *ctx,
-			     uint8_t *span)
+static uint64_t thread_state(const struct py_layout *L, uint64_t runtime, pid_t tid, uint64_t pthread, py_read_fn rd,
+			     void *ctx, uint8_t *span)
 {
+	const size_t offs[] = { L->tstate_next, L->tstate_native_id, L->tstate_thread_id, L->tstate_frame,
+				L->tstate_chunk, L->tstate_top };
 	uint64_t interp = 0;
-	size_t len = span_of(span_of(L->tstate_next, L->tstate_native_id, L->tstate_cframe),
-			     L->tstate_chunk, L->tstate_top);
+	size_t len = span_of(offs, 6);
 
 	if (len > SPAN_MAX || !read_ptr(rd, ctx, runtime + L->runtime_interp_head, &interp))
 		return 0;
@@ -138,7 +127,7 @@ static uint64_t thread_state(const struct py_layout *L, uint64_t runtime, pid_t 
 		for (int k = 0; ts && k < MAX_THREADS; k++) {
 			if (!rd(ctx, ts, span, len))
 				break;
-			if ((pid_t)field(span, L->tstate_native_id) == tid)
+			if (is_thread(L, span, tid, pthread))
 				return ts;
 			ts = field(span, L->tstate_next);
 		}
@@ -149,7 +138,7 @@ static uint64_t thread_state(const struct py_layout *L, uint64_t runtime, pid_t 
 	return 0;
 }
 
-/* The thread's frame stack (its current data-stack chunk, where 3.11 keeps the frames a
+/* The thread's frame stack (its current data-stack chunk, where 3.11+ keeps the frames a
  * thread runs), read in one piece: the walk then reads frames from it, and only the others
  * (a generator's) from the target. */
 struct chunk {
@@ -166,35 +155,58 @@ static bool chunk_read(const struct chunk *c, py_read_fn rd, void *ctx, uint64_t
 	return rd(ctx, addr, buf, len);
 }
 
-int pyframes_walk(const struct py_layout *L, uint64_t runtime, pid_t tid, py_read_fn rd, void *ctx,
-		  struct pyframe_raw *out, int max)
+/* The thread's innermost frame: PyThreadState.frame (3.8-3.10), .current_frame (3.13+), or its
+ * _PyCFrame's current_frame (3.11, 3.12). */
+static uint64_t current_frame(const struct py_layout *L, const uint8_t *ts, py_read_fn rd, void *ctx)
+{
+	uint64_t frame = 0;
+
+	if (L->cframe_current == PY_NO_FIELD)
+		return field(ts, L->tstate_frame);
+	return read_ptr(rd, ctx, field(ts, L->tstate_frame) + L->cframe_current, &frame) ? frame : 0;
+}
+
+#define FRAME_OWNED_BY_CSTACK 3 /* 3.12+: the shim frame a C call of the evaluation loop pushes */
+
+int pyframes_walk(const struct py_layout *L, uint64_t runtime, pid_t tid, uint64_t pthread, py_read_fn rd,
+		  void *ctx, struct pyframe_raw *out, int max)
 {
 	uint8_t span[SPAN_MAX];
-	uint64_t ts = L && runtime ? thread_state(L, runtime, tid, rd, ctx, span) : 0, frame = 0;
+	uint64_t ts = L && runtime ? thread_state(L, runtime, tid, pthread, rd, ctx, span) : 0, frame;
 	struct chunk c = { 0, 0, NULL };
 	int n = 0;
 
-	if (!ts || !read_ptr(rd, ctx, field(span, L->tstate_cframe) + L->cframe_current, &frame))
+	if (!ts || !(frame = current_frame(L, span, rd, ctx)))
 		return 0;
-	c.lo = field(span, L->tstate_chunk);
-	c.hi = field(span, L->tstate_top);
+	if (L->tstate_chunk != PY_NO_FIELD) {
+		c.lo = field(span, L->tstate_chunk);
+		c.hi = field(span, L->tstate_top);
+	}
 	if (c.lo && c.hi > c.lo && c.hi - c.lo <= MAX_CHUNK && (c.bytes = malloc(c.hi - c.lo)) &&
 	    !rd(ctx, c.lo, c.bytes, c.hi - c.lo)) {
 		free(c.bytes);
 		c.bytes = NULL;
 	}
 
-	size_t len = span_of(L->frame_code, L->frame_previous, L->frame_instr);
+	const size_t offs[] = { L->frame_code, L->frame_previous, L->frame_instr, L->frame_entry, L->frame_owner };
+	size_t len = span_of(offs, 5);
+	bool objects = L->frames == PY_FRAME_OBJECTS;
 
-	if (L->frame_entry + 1 > len)
-		len = L->frame_entry + 1;
-	/* One read per frame at most; at most max frames: a cycle in a forged chain ends there. */
-	while (frame && n < max && len <= sizeof(span) && chunk_read(&c, rd, ctx, frame, span, len)) {
+	/* One read per frame at most; at most max frames (shims too): a cycle in a forged chain
+	 * ends there. */
+	for (int k = 0; frame && k < max && n < max && len <= sizeof(span) && chunk_read(&c, rd, ctx, frame, span, len);
+	     k++, frame = field(span, L->frame_previous)) {
+		if (L->frame_owner != PY_NO_FIELD && span[L->frame_owner] == FRAME_OWNED_BY_CSTACK) {
+			if (n > 0)
+				out[n - 1].entry = true;
+			continue;
+		}
 		out[n].code = field(span, L->frame_code);
-		out[n].instr = field(span, L->frame_instr);
-		out[n].entry = span[L->frame_entry] != 0;
+		/* Before 3.11 the instruction is f_lasti, an int (-1: not started). */
+		out[n].instr = objects ? (uint64_t)(int64_t)(int32_t)field(span, L->frame_instr) : field(span, L->frame_instr);
+		/* A frame object is its own evaluation-loop call; 3.11 marks the first of a call's. */
+		out[n].entry = objects || (L->frame_entry != PY_NO_FIELD && span[L->frame_entry] != 0);
 		n++;
-		frame = field(span, L->frame_previous);
 	}
 	free(c.bytes);
 	return n;
@@ -263,6 +275,60 @@ int pyframes_line(const uint8_t *t, size_t len, int firstlineno, uint64_t lasti)
 	return -1;
 }
 
+int pyframes_line_lnotab(const uint8_t *t, size_t len, int firstlineno, uint64_t addr)
+{
+	int64_t line = firstlineno;
+	uint64_t at = 0;
+
+	/* (address increment, signed line increment) pairs: the line of the last pair at or
+	 * before addr. Bounded by the table's length; 2^31 pairs cannot overflow 64 bits. */
+	for (size_t p = 0; p + 1 < len; p += 2) {
+		at += t[p];
+		if (at > addr)
+			break;
+		line += (int8_t)t[p + 1];
+	}
+	return line > 0 && line < (1 << 30) ? (int)line : -1;
+}
+
+int pyframes_line_310(const uint8_t *t, size_t len, int firstlineno, uint64_t addr)
+{
+	int64_t line = firstlineno;
+	uint64_t start = 0;
+
+	/* (byte length, signed line delta; -128: no line) pairs, each a range of instructions. */
+	for (size_t p = 0; p + 1 < len; p += 2) {
+		uint64_t end = start + t[p];
+		int8_t delta = (int8_t)t[p + 1];
+
+		if (delta != -128)
+			line += delta;
+		if (addr >= start && addr < end)
+			return delta != -128 && line > 0 && line < (1 << 30) ? (int)line : -1;
+		start = end;
+	}
+	return -1;
+}
+
+/* The line of frame f of code object code, its line table t (tlen bytes) read. */
+static int frame_line(const struct py_layout *L, const struct pyframe_raw *f, const uint8_t *t, size_t tlen,
+		      int first)
+{
+	int64_t lasti = (int64_t)f->instr;
+
+	switch (L->lines) {
+	case PY_LNOTAB:
+		return lasti < 0 ? first : pyframes_line_lnotab(t, tlen, first, (uint64_t)lasti);
+	case PY_LINETABLE_310:
+		return lasti < 0 ? first : pyframes_line_310(t, tlen, first, (uint64_t)lasti * 2);
+	default: {
+		uint64_t start = f->code + L->code_adaptive;
+
+		return f->instr >= start ? pyframes_line(t, tlen, first, (f->instr - start) / 2) : -1;
+	}
+	}
+}
+
 /* A str object's text (ASCII, or Latin-1 as '?' past ASCII) into buf. */
 static bool read_str(const struct py_layout *L, py_read_fn rd, void *ctx, uint64_t s, char *buf, size_t len)
 {
@@ -310,10 +376,9 @@ bool pyframes_describe(const struct py_layout *L, py_read_fn rd, void *ctx, cons
 		return true;
 
 	uint8_t *t = malloc((size_t)tlen);
-	uint64_t start = f->code + L->code_adaptive;
 
-	if (t && rd(ctx, table + L->bytes_data, t, (size_t)tlen) && f->instr >= start)
-		*line = pyframes_line(t, (size_t)tlen, first, (f->instr - start) / 2);
+	if (t && rd(ctx, table + L->bytes_data, t, (size_t)tlen))
+		*line = frame_line(L, f, t, (size_t)tlen, first);
 	free(t);
 	return true;
 }

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 
+#include "../../../record/record_format.h"
 #include "../safe/fscreds.h"
 #include "../safe/identity.h"
 #include "../safe/procfs.h"
@@ -53,6 +55,15 @@ static void target_probe_python(struct target *t)
 	fscreds_leave(&saved);
 }
 
+/* Where its recording layer keeps its area; and whether the map already says it is the
+ * program (target_note_program). */
+static void target_probe_program(struct target *t)
+{
+	t->record_addr = target_record_area(t);
+	t->was_program = !t->record_addr && target_uses_mpi(t);
+	target_note_program(t);
+}
+
 /* A thread being sampled, for the walk done while it is held. */
 struct held_thread {
 	const struct target *t;
@@ -65,8 +76,9 @@ static void target_read_python(pid_t tid, void *arg)
 	struct held_thread *h = arg;
 	pid_t pid = h->t->pid;
 
-	h->th->npy = pyframes_walk(h->t->py.layout, h->t->py.runtime, tid, pyframes_read_process, &pid, h->th->py,
-				   PY_MAX_FRAMES);
+	/* The thread's pthread_t is its fs base (x86_64 glibc): what 3.8-3.10 know a thread by. */
+	h->th->npy = pyframes_walk(h->t->py.layout, h->t->py.runtime, tid, h->t->snap.regs.fs_base,
+				   pyframes_read_process, &pid, h->th->py, PY_MAX_FRAMES);
 }
 
 static enum target_status target_reload_maps(struct target *t, char *err, size_t len)
@@ -204,6 +216,7 @@ enum target_status target_open(struct target *t, pid_t pid, char *err, size_t le
 	t->maps_read_ns = snapshot_now_ns();
 	t->rank = procfs_rank(pid);
 	target_probe_python(t);
+	target_probe_program(t);
 	t->unw_state = t->unw->open(pid);
 	if (!t->unw_state) {
 		snprintf(err, len, "%d: cannot set up the unwinder (out of memory?)", (int)pid);
@@ -364,6 +377,7 @@ enum target_status target_sample(struct target *t, enum rank_state *state,
 		if (th.counted && th.in_mpi) {
 			target_note_decider(t, &th);
 			*state = RANK_IN_MPI;
+			t->was_program = true;
 			return TARGET_OK;
 		}
 		/* A main thread of which not one frame could be read says nothing either way. */
@@ -375,6 +389,7 @@ enum target_status target_sample(struct target *t, enum rank_state *state,
 		if (th.main)
 			target_note_decider(t, &th);
 	}
+	t->was_program |= t->in_init;
 	/* In the kernel with no thread in MPI: the rank is not waiting for the others. */
 	*state = RANK_OUT_MPI;
 	return TARGET_OK;
@@ -414,5 +429,6 @@ enum target_status target_capture(struct target *t, struct thread_stack **thread
 	for (int i = 0; i < got; i++)
 		if ((*threads)[i].counted && (*threads)[i].in_mpi)
 			*state = RANK_IN_MPI;
+	t->was_program |= *state == RANK_IN_MPI;
 	return TARGET_OK;
 }

@@ -66,6 +66,11 @@ struct target {
 	struct progress_print fingerprint;
 	struct progress_loops loops; /* the rank's wait loops, learned from its samples */
 	bool in_init, in_kernel;
+	/* Seen in its communication library (or MPI_Init) at least once: the program itself, not a
+	 * wrapper that has yet to exec it (an exec after this is not a wrapper's; job.h). */
+	bool was_program;
+	uint64_t record_addr; /* its recording layer's area (0: no layer), looked up once at open */
+	double descend_next_ms; /* when job.c next looks below a rank not yet its program (mono_ms) */
 	char wchan[64]; /* its wait channel, when in_kernel */
 	struct pyproc py; /* a CPython rank's interpreter (pyframes.h) */
 };
@@ -81,6 +86,17 @@ enum target_status target_capture(struct target *t, struct thread_stack **thread
 				  enum rank_state *state, char *err, size_t len);
 /* Is t still the process that was opened (identity.h)? TARGET_OK, or why not in err. */
 enum target_status target_still_same(struct target *t, char *err, size_t len);
+/* Has t become the program (t->was_program)? Known from its samples, from its map at open (no
+ * layer, and its communication library mapped: a wrapper shell maps none), and read here from its
+ * recording layer's area, stamped when MPI_Init returns (the layer is preloaded into a wrapper
+ * too, with its MPI library). Once true it stays true. A read of 8 bytes; the rank is not
+ * stopped. */
+bool target_note_program(struct target *t);
+
+/* The address of its recording layer's area (record_format.h), read as its owner from the
+ * layer's symbols once (t->record_addr, at open) and again only while not found; 0: no layer. */
+uint64_t target_record_area(const struct target *t);
+
 /* Does this process map an MPI library (or link MPI statically)? */
 bool target_uses_mpi(const struct target *t);
 
