@@ -189,8 +189,11 @@ wait_job_end stopped "$JOB_stopped" 120 "$OUTFILE"
 expect_state "stopped" "$JOB_stopped" CANCELLED -
 
 # --- healthy jobs end with their own state and status ----------------------------------------
-# Runs long enough to be found on a busy machine (discovery of the first one takes seconds).
-submit twice PS_ITERS=300 -- twice.sh
+# Each run lasts 25 s (PS_SECONDS: long enough to be found on a busy machine, where discovery of
+# the first one takes seconds). Not a count of iterations: 300 of them, 30 s alone, took more
+# than the 300 s below beside the suite's busiest files in CI (stops 72 and 73; the watch's own
+# CPU time on that job is the same as before, 0.4 s a run).
+submit twice PS_SECONDS=25 -- twice.sh
 submit exit3 -- exit3.sh
 # Once in CI the second run's ranks were still there at the deadline, its watch silent (a
 # start-up in MPI_Init gets 600 s): a run whose ranks never left MPI_Init - the monitor says so
@@ -200,7 +203,7 @@ for attempt in 1 2; do
 	if [ "$attempt" = 1 ] && grep -q "inside MPI_Init for" "$SUBMIT/slurm-$JOB_twice.out"; then
 		echo "test-slurm: job $JOB_twice stayed in MPI_Init (attempt $attempt): $(tail -4 "$SUBMIT/slurm-$JOB_twice.out")
 its processes: $JOB_PROCS" >&2
-		submit twice PS_ITERS=300 -- twice.sh
+		submit twice PS_SECONDS=25 -- twice.sh
 		continue
 	fi
 	fail "twice: job $JOB_twice had not ended after 300 s (cancelled): $(tail -15 "$SUBMIT/slurm-$JOB_twice.out")
