@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../monitor/sample/stop/pyframes.h"
+#include "../lib/fakemem.h"
 #include "suites.h"
 
 /* def f(a): x = a + 1 / y = x * 2 / (blank) / for i in range(3): y += i / return y, defined
@@ -42,18 +43,11 @@ END_TEST
 #define BASE 0x10000ULL
 static uint8_t mem[4096];
 
-static bool read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	(void)ctx;
-	if (addr < BASE || addr - BASE > sizeof(mem) || len > sizeof(mem) - (addr - BASE))
-		return false;
-	memcpy(buf, mem + (addr - BASE), len);
-	return true;
-}
+static struct fakemem remote = { BASE, mem, sizeof(mem) };
 
 static void p64(size_t off, uint64_t v)
 {
-	memcpy(mem + off, &v, 8);
+	fakemem_put64(&remote, off, v);
 }
 
 /* runtime at 0 -> interpreter at 256 -> thread 42 at 512 -> cframe at 768 -> frames at 1024 and
@@ -95,23 +89,23 @@ START_TEST(a_chain_read_and_described)
 	int line = 0;
 
 	image(0);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, fakemem_read, &remote, f, PY_MAX_FRAMES), 2);
 	ck_assert(!f[0].entry && f[1].entry);
-	ck_assert(pyframes_describe(L, read_mem, NULL, &f[0], file, sizeof(file), func, sizeof(func), &line));
+	ck_assert(pyframes_describe(L, fakemem_read, &remote, &f[0], file, sizeof(file), func, sizeof(func), &line));
 	ck_assert_str_eq(file, "f.py");
 	ck_assert_int_eq(line, 7);
-	ck_assert(pyframes_describe(L, read_mem, NULL, &f[1], file, sizeof(file), func, sizeof(func), &line));
+	ck_assert(pyframes_describe(L, fakemem_read, &remote, &f[1], file, sizeof(file), func, sizeof(func), &line));
 	ck_assert_int_eq(line, 4);
 	/* The same frames read through the thread's data-stack chunk in one piece. */
 	p64(512 + 296, BASE + 1024);
 	p64(512 + 304, BASE + 1024 + 512);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, fakemem_read, &remote, f, PY_MAX_FRAMES), 2);
 	ck_assert(f[0].code == BASE + 2048 && f[1].entry);
 	/* A chunk the reader refuses (out of the image): frame by frame still. */
 	p64(512 + 304, BASE + 1024 + 100000);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, fakemem_read, &remote, f, PY_MAX_FRAMES), 2);
 	/* Another thread: none of its frames. */
-	ck_assert_int_eq(pyframes_walk(L, BASE, 43, 0, read_mem, NULL, f, PY_MAX_FRAMES), 0);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 43, 0, fakemem_read, &remote, f, PY_MAX_FRAMES), 0);
 	ck_assert_ptr_null(pyframes_layout(99));
 }
 END_TEST
@@ -126,27 +120,27 @@ START_TEST(corrupt_memory_stops_cleanly)
 
 	/* A chain that loops: bounded by the frames asked for. */
 	image(BASE + 1024);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), PY_MAX_FRAMES);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, fakemem_read, &remote, f, PY_MAX_FRAMES), PY_MAX_FRAMES);
 	/* A previous pointer out of the image: the frames read so far. */
 	image(0xdeadbeef);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, fakemem_read, &remote, f, PY_MAX_FRAMES), 2);
 	/* A huge line table: no line, the names still. */
 	image(0);
 	memcpy(mem + 3584 + 16, &huge, 8);
-	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 2);
-	ck_assert(pyframes_describe(L, read_mem, NULL, &f[0], file, sizeof(file), func, sizeof(func), &line));
+	ck_assert_int_eq(pyframes_walk(L, BASE, 42, 0, fakemem_read, &remote, f, PY_MAX_FRAMES), 2);
+	ck_assert(pyframes_describe(L, fakemem_read, &remote, &f[0], file, sizeof(file), func, sizeof(func), &line));
 	ck_assert_int_eq(line, -1);
 	/* A string longer than the buffer, of garbage: cut, printable. */
 	p64(3072 + 16, 1000000);
-	ck_assert(pyframes_describe(L, read_mem, NULL, &f[0], file, sizeof(file), func, sizeof(func), &line));
+	ck_assert(pyframes_describe(L, fakemem_read, &remote, &f[0], file, sizeof(file), func, sizeof(func), &line));
 	ck_assert_uint_lt(strlen(file), sizeof(file));
 	/* A code pointer out of the image: refused. */
 	p64(1024 + 32, 0x1);
-	ck_assert(!pyframes_describe(L, read_mem, NULL, &f[0], file, sizeof(file), func, sizeof(func), &line) ||
+	ck_assert(!pyframes_describe(L, fakemem_read, &remote, &f[0], file, sizeof(file), func, sizeof(func), &line) ||
 		  f[0].code != 0x1);
 	/* No runtime: nothing. */
-	ck_assert_int_eq(pyframes_walk(L, 0, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 0);
-	ck_assert_int_eq(pyframes_walk(NULL, BASE, 42, 0, read_mem, NULL, f, PY_MAX_FRAMES), 0);
+	ck_assert_int_eq(pyframes_walk(L, 0, 42, 0, fakemem_read, &remote, f, PY_MAX_FRAMES), 0);
+	ck_assert_int_eq(pyframes_walk(NULL, BASE, 42, 0, fakemem_read, &remote, f, PY_MAX_FRAMES), 0);
 }
 END_TEST
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../monitor/sample/stop/pyframes.h"
+#include "../lib/fakemem.h"
 #include "suites.h"
 
 #define BASE 0x100000ULL
@@ -21,18 +22,11 @@ enum { RUNTIME = 0, INTERP = 1024, TSTATE = 9000, CFRAME = 9400, F0 = 9600, SHIM
 
 static uint8_t mem[IMAGE];
 
-static bool read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	(void)ctx;
-	if (addr < BASE || addr - BASE > sizeof(mem) || len > sizeof(mem) - (addr - BASE))
-		return false;
-	memcpy(buf, mem + (addr - BASE), len);
-	return true;
-}
+static struct fakemem remote = { BASE, mem, sizeof(mem) };
 
 static void p64(size_t off, uint64_t v)
 {
-	memcpy(mem + off, &v, 8);
+	fakemem_put64(&remote, off, v);
 }
 
 /* A compact ASCII str object at off. */
@@ -127,7 +121,7 @@ static void expect_line(const struct py_layout *L, const struct pyframe_raw *f, 
 	char file[64], func[64];
 	int line = 0;
 
-	ck_assert(pyframes_describe(L, read_mem, NULL, f, file, sizeof(file), func, sizeof(func), &line));
+	ck_assert(pyframes_describe(L, fakemem_read, &remote, f, file, sizeof(file), func, sizeof(func), &line));
 	ck_assert_str_eq(file, "f.py");
 	ck_assert_str_eq(func, "f");
 	ck_assert_msg(line == want, "CPython 3.%d: line %d, want %d", L->minor, line, want);
@@ -143,7 +137,7 @@ START_TEST(every_version_walks_and_describes_its_frames)
 		ck_assert_ptr_nonnull(L);
 		ck_assert_int_eq(L->minor, minor);
 		image(L, 0);
-		ck_assert_msg(pyframes_walk(L, BASE, TID, PTHREAD, read_mem, NULL, f, PY_MAX_FRAMES) == 2,
+		ck_assert_msg(pyframes_walk(L, BASE, TID, PTHREAD, fakemem_read, &remote, f, PY_MAX_FRAMES) == 2,
 			      "CPython 3.%d: two frames (the shim left out)", minor);
 		expect_line(L, &f[0], 7);
 		expect_line(L, &f[1], 4);
@@ -156,7 +150,7 @@ START_TEST(every_version_walks_and_describes_its_frames)
 				      "CPython 3.%d: entry flags %d %d", minor, f[0].entry, f[1].entry);
 		/* Another thread: by its native id, or (3.8-3.10) its pthread_t. */
 		ck_assert_int_eq(pyframes_walk(L, BASE, by_pthread ? TID : TID + 1, by_pthread ? PTHREAD + 64 : PTHREAD,
-					       read_mem, NULL, f, PY_MAX_FRAMES), 0);
+					       fakemem_read, &remote, f, PY_MAX_FRAMES), 0);
 	}
 	ck_assert_ptr_null(pyframes_layout(PY_MINOR_FIRST - 1));
 	ck_assert_ptr_null(pyframes_layout(PY_MINOR_LAST + 1));
@@ -174,20 +168,20 @@ START_TEST(every_version_stops_cleanly_on_forged_chains)
 
 		/* A chain that loops back to its first frame: bounded by the frames asked for. */
 		image(L, BASE + F0);
-		int n = pyframes_walk(L, BASE, TID, PTHREAD, read_mem, NULL, f, PY_MAX_FRAMES);
+		int n = pyframes_walk(L, BASE, TID, PTHREAD, fakemem_read, &remote, f, PY_MAX_FRAMES);
 
 		ck_assert_msg(n > 2 && n <= PY_MAX_FRAMES, "CPython 3.%d: %d frames of a loop", minor, n);
 		/* A previous pointer into unmapped memory: the frames read so far. */
 		image(L, 0xdeadbeef000ULL);
-		ck_assert_int_eq(pyframes_walk(L, BASE, TID, PTHREAD, read_mem, NULL, f, PY_MAX_FRAMES), 2);
+		ck_assert_int_eq(pyframes_walk(L, BASE, TID, PTHREAD, fakemem_read, &remote, f, PY_MAX_FRAMES), 2);
 		/* A huge line table: no line, the names still. */
 		memcpy(mem + TABLE + L->bytes_size, &huge, 8);
-		ck_assert(pyframes_describe(L, read_mem, NULL, &f[0], file, sizeof(file), func, sizeof(func), &line));
+		ck_assert(pyframes_describe(L, fakemem_read, &remote, &f[0], file, sizeof(file), func, sizeof(func), &line));
 		ck_assert_int_eq(line, -1);
 		/* The thread list looping on itself: bounded, no frames of another thread. */
 		image(L, 0);
 		p64(TSTATE + L->tstate_next, BASE + TSTATE);
-		ck_assert_int_eq(pyframes_walk(L, BASE, TID + 7, PTHREAD + 64, read_mem, NULL, f, PY_MAX_FRAMES), 0);
+		ck_assert_int_eq(pyframes_walk(L, BASE, TID + 7, PTHREAD + 64, fakemem_read, &remote, f, PY_MAX_FRAMES), 0);
 	}
 }
 END_TEST
