@@ -85,7 +85,6 @@ static const char *file_name(const char *site)
 	return slash ? slash + 1 : site ? site : "?";
 }
 
-/* "the default group", or "group 2 (ranks 1-3)". */
 /* A group's listed members as ranges ("1-3"); how many were listed. */
 static int group_members(json_t *g, char *buf, size_t len)
 {
@@ -100,6 +99,7 @@ static int group_members(json_t *g, char *buf, size_t len)
 	return n;
 }
 
+/* "the default group", or "group 2 (ranks 1-3)". */
 static void group_name(const struct rank_rec *r, int group, char *buf, size_t len)
 {
 	json_t *g = group_of(r, group);
