@@ -15,25 +15,81 @@
  * to one hang: S above its threshold).
  * CONFIRMING: ranks seen to move (in CONFIRM_MOVES samples), or the model's suspicion run
  * ending (the job computes again), dismiss (MOVED); the deadline passed with evidence and nothing moved confirms (HANG).
- * HUNG: a reported hang (--on-hang=report) that starts to move again is RESOLVED. */
+ * HUNG: a reported hang (--on-hang=report) that starts to move again is RESOLVED.
+ * Start-up: while ranks wait in MPI_Init (or torch's rendezvous) for the others, the window is
+ * CONFIRM_INIT_GRACE_S - large jobs wire up for minutes, and a rank still loading is moving -
+ * unless every rank found outside MPI_Init since some moment stood still there (its stack, CPU
+ * time and I/O unchanged: blocked in a read no one answers) and none was found busy: then the
+ * window is the usual one, or twice the longest such pause the start-up showed before a rank
+ * got busy again, counted from that moment (issue 68). A rank reading its input, importing
+ * modules or computing keeps the grace however long it takes. */
 #include "confirm.h"
 
 void confirm_init(struct confirm *c, double window_s)
 {
-	*c = (struct confirm){ .window_ms = window_s * 1e3, .state = WATCHING, .quiet_since_ms = -1 };
+	*c = (struct confirm){ .window_ms = window_s * 1e3, .state = WATCHING, .quiet_since_ms = -1,
+			       .startup_idle_since_ms = -1 };
+}
+
+static double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* The window without the start-up's rule. */
+static double own_window_ms(const struct confirm *c, double longest_healthy_ms)
+{
+	if (c->window_ms == 0)
+		return 0; /* --confirm 0: act on the model's verdict at once */
+	return max2(c->window_ms, CONFIRM_GROWTH * longest_healthy_ms);
+}
+
+/* Start-up with a rank outside MPI_Init standing still, and none busy (the header's rule). */
+static bool startup_stands_still(const struct confirm *c)
+{
+	return c->started && c->startup_idle_since_ms >= 0;
 }
 
 double confirm_window_ms(const struct confirm *c, double longest_healthy_ms)
 {
-	double w = CONFIRM_GROWTH * longest_healthy_ms;
+	double w = own_window_ms(c, longest_healthy_ms);
 
-	if (c->window_ms == 0)
-		return 0; /* --confirm 0: act on the model's verdict at once */
-	w = w > c->window_ms ? w : c->window_ms;
-	/* A rank still inside MPI_Init is starting: large jobs take minutes to wire up. */
-	if (c->started && w < CONFIRM_INIT_GRACE_S * 1e3)
-		w = CONFIRM_INIT_GRACE_S * 1e3;
-	return w;
+	if (w == 0 || !c->started)
+		return w;
+	if (startup_stands_still(c))
+		return max2(w, CONFIRM_GROWTH * c->startup_pause_ms);
+	return max2(w, CONFIRM_INIT_GRACE_S * 1e3);
+}
+
+/* What the samples outside MPI_Init say of the start-up. */
+static void startup_add(struct confirm *c, const struct confirm_sample *s)
+{
+	if (!c->started) {
+		c->startup_idle_since_ms = -1;
+		c->startup_pause_ms = 0;
+		return;
+	}
+	/* A rank in the kernel (D) at start-up is loading from a file system: busy. */
+	if (s->busy > 0 || s->kernel > 0) {
+		if (c->startup_idle_since_ms >= 0)
+			c->startup_pause_ms = max2(c->startup_pause_ms, s->t_ms - c->startup_idle_since_ms);
+		c->startup_idle_since_ms = -1;
+	} else if (s->idle > 0 && c->startup_idle_since_ms < 0) {
+		c->startup_idle_since_ms = s->t_ms;
+	}
+}
+
+/* When the open window confirms: its own deadline; at start-up, CONFIRM_INIT_GRACE_S after
+ * it opened, or a window after the rank outside MPI_Init was first found standing still. */
+static double deadline_due(const struct confirm *c, double longest_healthy_ms)
+{
+	double w = confirm_window_ms(c, longest_healthy_ms);
+
+	if (!c->started || w == 0)
+		return c->own_deadline_ms;
+	if (startup_stands_still(c))
+		return max2(c->own_deadline_ms, max2(c->suspected_ms, c->startup_idle_since_ms) + w);
+	return max2(c->own_deadline_ms, c->suspected_ms + w);
 }
 
 bool confirm_is_io(const struct confirm *c)
@@ -94,7 +150,8 @@ static void open_window(struct confirm *c, const struct confirm_sample *s,
 		c->suspected_ms = s->t_ms;
 		quiet_restart(c, s->t_ms);
 	}
-	c->deadline_ms = c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms);
+	c->own_deadline_ms = c->suspected_ms + own_window_ms(c, s->longest_healthy_ms);
+	c->deadline_ms = deadline_due(c, s->longest_healthy_ms);
 }
 
 /* Is the job, as far as the models can tell, still hanging? Either model's hang verdict goes
@@ -114,6 +171,7 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 	/* Start-up lasts until something moves: a sample set that holds none of the ranks still
 	 * starting (most of a large job wait in MPI_Init while a few still load) does not end it. */
 	c->started = s->init > 0 || (c->started && !moved);
+	startup_add(c, s);
 	c->model_ready = s->model_ready;
 	c->last_ms = s->t_ms;
 	switch (c->state) {
@@ -141,8 +199,11 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 			if (s->t_ms - c->quiet_since_ms >= (c->early ? w / 2 : 2 * w)) {
 				open_window(c, s, CONFIRM_BY_EVIDENCE);
 				/* A late suspicion still gets half a window of its own. */
-				if (!c->early && c->deadline_ms < s->t_ms + w / 2)
-					c->deadline_ms = s->t_ms + w / 2;
+				double half = own_window_ms(c, s->longest_healthy_ms) / 2;
+
+				if (!c->early && c->own_deadline_ms < s->t_ms + half)
+					c->own_deadline_ms = s->t_ms + half;
+				c->deadline_ms = deadline_due(c, s->longest_healthy_ms);
 				return CONFIRM_SUSPECTED;
 			}
 		}
@@ -154,9 +215,10 @@ enum confirm_event confirm_add(struct confirm *c, const struct confirm_sample *s
 			return CONFIRM_MOVED;
 		}
 		quiet_add(c, s);
-		/* The window may have grown (a rank entered MPI_Init, say). */
-		if (c->deadline_ms < c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms))
-			c->deadline_ms = c->suspected_ms + confirm_window_ms(c, s->longest_healthy_ms);
+		/* The window may have grown (a longer healthy run), or the start-up's changed: a rank
+		 * entered MPI_Init, one outside it was found standing still, or busy again. */
+		c->own_deadline_ms = max2(c->own_deadline_ms, c->suspected_ms + own_window_ms(c, s->longest_healthy_ms));
+		c->deadline_ms = deadline_due(c, s->longest_healthy_ms);
 		if (s->t_ms >= c->deadline_ms && has_evidence(c) && !moved) {
 			c->state = HUNG;
 			c->moves = 0;
@@ -183,13 +245,18 @@ void confirm_prove(struct confirm *c, double t_ms)
 	}
 	c->state = HUNG;
 	c->basis = CONFIRM_BY_RECORDS;
-	c->deadline_ms = t_ms;
+	c->deadline_ms = c->own_deadline_ms = t_ms;
 	c->moves = 0;
 }
 
 bool confirm_quiet_for(const struct confirm *c, double t_ms, double quiet_ms)
 {
 	return c->state != HUNG && c->quiet_since_ms >= 0 && c->evidence > 0 && t_ms - c->quiet_since_ms >= quiet_ms;
+}
+
+double confirm_start_up_still_ms(const struct confirm *c, double t_ms)
+{
+	return startup_stands_still(c) ? t_ms - c->startup_idle_since_ms : -1;
 }
 
 const char *confirm_basis_name(enum confirm_basis b)

@@ -17,7 +17,8 @@
 #define CONFIRM_GROWTH 2.0         /* the window is at least this times the longest healthy
 				    * suspicion run the job has shown */
 #define CONFIRM_INIT_GRACE_S 600.0 /* ranks inside MPI_Init (torch.distributed's
-				    * init_process_group) are starting, not hung */
+				    * init_process_group) are starting, not hung - unless the ranks
+				    * not there yet stand still (confirm.c's start-up rule) */
 #define CONFIRM_MOVES 2            /* samples showing movement that dismiss a window: one odd
 				    * sample is not enough, a job that moves shows many */
 
@@ -32,6 +33,8 @@ struct confirm_sample {
 	int still;  /* waiting in MPI exactly as in their previous sample */
 	int kernel; /* in uninterruptible sleep (D) */
 	int init;   /* inside MPI_Init, or torch's rendezvous (modreg.c) */
+	int idle;   /* outside MPI (and MPI_Init): stood still, its CPU time and I/O unchanged */
+	int busy;   /* outside MPI (and MPI_Init): its stack, CPU time or I/O changed */
 	bool model_ready; /* a model could judge a hang beginning now: the stall model has a
 			   * history, or S's could reach a verdict within a window (decide.c) */
 	bool stall_hang;    /* the stall model's verdict for this sample is a hang (stall.h) */
@@ -58,7 +61,9 @@ struct confirm {
 	enum { WATCHING, CONFIRMING, HUNG } state;
 	enum confirm_basis basis;
 	double suspected_ms;   /* when the current confirmation opened */
-	double deadline_ms;    /* when it confirms, unless something moves */
+	double deadline_ms;    /* when it confirms, unless something moves (confirm_add's
+				* deadline_due: the window's own, or the start-up's) */
+	double own_deadline_ms; /* the window's own: suspected_ms + confirm_window_ms, grown */
 	double quiet_since_ms; /* no rank seen to move since then */
 	long evidence;         /* "still" comparisons in the current stretch */
 	int moves;             /* samples with movement since the window opened (or the hang) */
@@ -66,6 +71,10 @@ struct confirm {
 	int kernel_samples;    /* ...of which there was at least one */
 	bool started;          /* a rank was in MPI_Init (or torch's rendezvous) in a sample
 				* since the last that saw a rank move */
+	double startup_idle_since_ms; /* started: a rank outside MPI_Init found standing still
+				       * since then, and none found busy; -1: not */
+	double startup_pause_ms; /* started: the longest such stand-still that ended in a rank
+				  * found busy (the start-up's own evidence of a healthy pause) */
 	bool model_ready;      /* the latest sample's: the model has a history */
 	bool early;            /* the current quiet stretch began before the model had one */
 	double last_ms;
@@ -85,8 +94,13 @@ void confirm_prove(struct confirm *c, double t_ms);
 /* Has the current quiet stretch lasted quiet_ms with evidence (ranks still in MPI), nothing
  * moved since? The caller's cue to read the records early. */
 bool confirm_quiet_for(const struct confirm *c, double t_ms, double quiet_ms);
-/* The window in force now, in ms (grows with the job's longest healthy suspicion run). */
+/* The window in force now, in ms (grows with the job's longest healthy suspicion run; at
+ * start-up, CONFIRM_INIT_GRACE_S, or twice the longest pause the start-up has shown where a
+ * rank not yet in MPI_Init stands still). */
 double confirm_window_ms(const struct confirm *c, double longest_healthy_ms);
+/* At start-up, how long (ms, at t_ms) the ranks not yet in MPI_Init have stood still, none
+ * busy (the start-up rule's evidence); -1 when that is not what the window holds. */
+double confirm_start_up_still_ms(const struct confirm *c, double t_ms);
 /* The report's and replay's word for a basis: "model", "stall model", "progress evidence",
  * "records". */
 const char *confirm_basis_name(enum confirm_basis b);

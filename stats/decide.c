@@ -62,7 +62,8 @@ enum confirm_event decide_step(struct decide *d, const struct decide_input *in,
 				     .hang_ongoing = detector_hang_ongoing(d->det),
 				     .longest_healthy_ms = out->longest_ms, .live = in->live,
 				     .moved = in->moved, .still = in->still, .kernel = in->kernel,
-				     .init = in->init, .model_ready = out->model_ready,
+				     .init = in->init, .idle = in->idle, .busy = in->busy,
+				     .model_ready = out->model_ready,
 				     /* S's to name only while its run goes on: a hang whose S is
 				      * above its threshold is the stall model's, and so is one the
 				      * stall model calls in half S's time. */

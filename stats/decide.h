@@ -18,7 +18,7 @@
 struct decide_input {
 	double t_ms; /* since the watch began */
 	int out;     /* S: OUT_MPI */
-	int live, moved, still, kernel, init;
+	int live, moved, still, kernel, init, idle, busy;
 };
 
 /* What the step decided, beside the event. */

@@ -88,7 +88,7 @@ int replay_decide(const struct trace *tr, const struct detector_config *cfg, dou
 	*res = (struct replay_decision){ 0 };
 	for (size_t i = 0; i < tr->len; i++) {
 		const struct trace_point *p = &tr->points[i];
-		struct decide_input in = { p->t_ms, p->s, p->live, p->moved, p->still, p->kernel, p->init };
+		struct decide_input in = { p->t_ms, p->s, p->live, p->moved, p->still, p->kernel, p->init, p->idle, p->busy };
 		struct decide_out out;
 		enum confirm_event ev = decide_step(&d, &in, &out);
 

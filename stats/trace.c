@@ -149,13 +149,13 @@ static int trace_parse_progress(const char **pp, struct trace_point *pt, char *e
 			 n, pt->c);
 		return -1;
 	}
-	pt->moved = pt->still = pt->kernel = pt->init = pt->live = 0;
+	pt->moved = pt->still = pt->kernel = pt->init = pt->live = pt->idle = pt->busy = 0;
 	for (size_t i = 0; i < n; i++) {
 		char ch = p[i];
 		char lo = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
 
 		if (!strchr(TRACE_PROGRESS_LETTERS, lo)) {
-			snprintf(err, errlen, "progress letter '%c' is not one of m a s i o u k - (or M A S I O U K)",
+			snprintf(err, errlen, "progress letter '%c' is not one of m a s i o w b u k - (or M A S I O W B U K)",
 				 ch);
 			return -1;
 		}
@@ -166,6 +166,8 @@ static int trace_parse_progress(const char **pp, struct trace_point *pt, char *e
 		pt->moved += lo == 'm' || lo == 'a';
 		pt->still += lo == 's' || lo == 'i';
 		pt->kernel += lo == 'k';
+		pt->idle += lo == 'w';
+		pt->busy += lo == 'b';
 	}
 	pt->has_progress = true;
 	*pp = p + n;

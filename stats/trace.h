@@ -4,7 +4,8 @@
  * size, and what each sampled rank's progress comparison said: one letter per rank of the set,
  * in the set's order - m moved into or out of MPI, a moved in the application's frames, s still
  * in MPI exactly as before, i still though frames inside the MPI library differed (ignored),
- * o outside MPI both times, u nothing to compare with, k in the kernel, - not sampled; upper
+ * o outside MPI both times (w: and stood still, b: and busy: progress.h's progress_outside),
+ * u nothing to compare with, k in the kernel, - not sampled; upper
  * case while inside MPI_Init); '#' starts a comment; blank lines are ignored. Comments that
  * start "#!" carry what the monitor knew beyond the samples, for a faithful plot and replay:
  *   #! model alpha=A interval=MS max_interval=MS   the model's settings
@@ -19,14 +20,14 @@
 #include <stdio.h>
 
 /* The progress letters (lower case; upper case inside MPI_Init): progress.h's progress_code. */
-#define TRACE_PROGRESS_LETTERS "masiouk-"
+#define TRACE_PROGRESS_LETTERS "masiowbuk-"
 
 struct trace_point {
 	double t_ms;
 	int s;
 	int c;
 	bool has_progress; /* the PROGRESS field was there; then: */
-	int live, moved, still, kernel, init; /* its letters counted (progress.h's sample_counts) */
+	int live, moved, still, kernel, init, idle, busy; /* its letters counted (progress.h's sample_counts) */
 };
 
 /* "#! hang T": a hang confirmed; "#! slowdown T": a suspicion dismissed (the job moved);

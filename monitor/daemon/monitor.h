@@ -89,6 +89,8 @@ struct monitor {
 	bool said_two_runs;     /* two MPI runs at once was said (round_two_runs) */
 	double init_since_ms;   /* a sampled rank inside MPI_Init in every sample since (monotonic; -1: not) */
 	bool said_startup;      /* a long start-up was said, in this round (pipeline.c) */
+	double start_up_still_s; /* the confirmed hang's: how long the ranks not yet in MPI_Init
+				  * stood still (confirm_start_up_still_ms); -1: not a start-up's */
 	/* proof.c: reading the records early, for a hang they prove (issue 68). */
 	double proof_next_ms, proof_gap_ms; /* the next probe no sooner (decision time), and the gap */
 	bool proof_off;                     /* no record to read: never probed again */

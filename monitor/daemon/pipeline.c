@@ -40,6 +40,10 @@ static json_t *steps_json(const struct monitor *m)
 			    json_real(m->last_progress_wall) : json_null());
 	if (m->conf.basis == CONFIRM_BY_STALL)
 		json_object_set_new(steps, "quiet_at_suspicion_s", json_real(m->quiet_at_suspicion_s));
+	if (m->start_up_still_s >= 0) {
+		json_object_set_new(steps, "start_up_still_s", json_real(m->start_up_still_s));
+		json_object_set_new(steps, "start_up_grace_s", json_real(CONFIRM_INIT_GRACE_S));
+	}
 	if (m->conf.basis == CONFIRM_BY_RECORDS) {
 		json_object_set_new(steps, "proof", json_string(m->proof));
 		json_object_set_new(steps, "recheck_s", json_real(PROOF_RECHECK_MS / 1e3));
@@ -132,7 +136,13 @@ static void announce_suspicion(struct monitor *m, double window_ms)
 
 	suspicion_summary(m, what, sizeof(what));
 	output_clock_text(m->window_wall + window_ms / 1e3, when, sizeof(when));
-	if (m->conf.basis == CONFIRM_BY_EVIDENCE)
+	if (m->conf.basis == CONFIRM_BY_EVIDENCE && confirm_start_up_still_ms(&m->conf, m->conf.last_ms) >= 0)
+		log_say("suspected hang at start-up — %s; the ranks that have not reached the start-up stand "
+			"still (stack, CPU time and I/O unchanged for %.0f s) while the others wait in it — "
+			"confirming; %s at %s unless it moves", what,
+			confirm_start_up_still_ms(&m->conf, m->conf.last_ms) / 1e3,
+			m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
+	else if (m->conf.basis == CONFIRM_BY_EVIDENCE)
 		log_say("suspected hang — %s; nothing has moved for %.0f s%s — confirming; %s at %s unless "
 		    "it moves", what, m->suspected_wall - m->window_wall,
 		    detector_usable(m->det) || stall_usable(&m->stall) ?
@@ -174,7 +184,8 @@ static void note_progress(struct monitor *m, double t, int out, const struct det
 /* Ranks inside MPI_Init in every sample for longer than the confirmation window (the time a
  * hang elsewhere would have been reported in): said once per round, so that a user - or a test
  * that waits for the job - knows why nothing is suspected: a start-up is given
- * CONFIRM_INIT_GRACE_S (large jobs wire up for minutes), as stats/confirm.c decides. */
+ * CONFIRM_INIT_GRACE_S (large jobs wire up for minutes) while the ranks not there yet move, a
+ * window once they stand still, as stats/confirm.c decides. */
 static void note_startup(struct monitor *m, double t, const struct sample_counts *c)
 {
 	double after_ms = m->conf.window_ms > STARTUP_NOTE_MIN_S * 1e3 ? m->conf.window_ms : STARTUP_NOTE_MIN_S * 1e3;
@@ -189,16 +200,19 @@ static void note_startup(struct monitor *m, double t, const struct sample_counts
 		return;
 	m->said_startup = true;
 	log_say("ranks of the job have been inside MPI_Init for %.0f s (%d of the %d sampled last): still "
-		"starting up, as far as the samples tell; a start-up that does not end is suspected about "
-		"%.0f s and reported about %.0f s after it began", (t - m->init_since_ms) / 1e3, c->init,
-		c->live, CONFIRM_INIT_GRACE_S / 2, CONFIRM_INIT_GRACE_S);
+		"starting up, as far as the samples tell; a rank not there yet that stands still (its stack, "
+		"CPU time and I/O unchanged) for %.0f s is reported, one that moves is given %.0f s",
+		(t - m->init_since_ms) / 1e3, c->init, c->live, m->conf.window_ms / 1e3, CONFIRM_INIT_GRACE_S);
 }
 
 /* Step 3, act: a confirmed hang (at sample time t; dt its decision time) diagnosed and
  * reported. MONITOR_EXIT_HANG to end the job, else 0. */
 static int act_on_hang(struct monitor *m, double t, double dt)
 {
+	double still_ms = confirm_start_up_still_ms(&m->conf, dt);
+
 	m->confirmed_wall = wall_at(t);
+	m->start_up_still_s = still_ms >= 0 ? still_ms / 1e3 : -1;
 	if (m->conf.window_ms == 0 && m->conf.basis != CONFIRM_BY_RECORDS) {
 		m->window_wall = m->began_wall = m->suspected_wall = m->confirmed_wall;
 		m->suspicions_total++; /* no window: suspected and confirmed at once */
@@ -245,7 +259,7 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 {
 	struct decide_input in = { .t_ms = t - m->t0_ms, .out = c->out, .live = c->live,
 				   .moved = c->moved, .still = c->still, .kernel = c->kernel,
-				   .init = c->init };
+				   .init = c->init, .idle = c->idle, .busy = c->busy };
 	struct decide_out out;
 	enum confirm_event ev = decide_step(&m->decide, &in, &out);
 	struct detector_info di;

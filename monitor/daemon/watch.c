@@ -26,6 +26,7 @@ static void sample_local(struct monitor *m, const int *ranks, int n, long round,
 		struct rank_sample s;
 		enum progress_result r = PROGRESS_UNKNOWN;
 		enum progress_part part = PROGRESS_PART_NONE;
+		enum progress_outside o = PROGRESS_OUTSIDE_UNKNOWN;
 
 		if (codes)
 			codes[i] = '-';
@@ -36,12 +37,17 @@ static void sample_local(struct monitor *m, const int *ranks, int n, long round,
 		c->kernel += s.in_kernel;
 		c->init += s.in_init;
 		/* A rank held in the kernel cannot be unwound: its sample says nothing of progress. */
-		if (!s.in_kernel)
+		if (!s.in_kernel) {
+			o = progress_outside_update(&m->job.prog[k], mono_ms(), s.state == RANK_OUT_MPI && !s.in_init,
+						    s.fingerprint, &s.activity);
 			r = progress_update(&m->job.prog[k], round, since, s.state, s.fingerprint, &part);
+		}
 		c->moved += r == PROGRESS_MOVED;
 		c->still += r == PROGRESS_STILL;
+		c->idle += o == PROGRESS_OUTSIDE_IDLE;
+		c->busy += o == PROGRESS_OUTSIDE_BUSY;
 		if (codes)
-			codes[i] = progress_code(r, part, s.in_kernel, s.in_init);
+			codes[i] = progress_code(r, part, o, s.in_kernel, s.in_init);
 	}
 }
 
@@ -53,6 +59,8 @@ static void counts_add(struct sample_counts *sum, const struct sample_counts *c)
 	sum->still += c->still;
 	sum->kernel += c->kernel;
 	sum->init += c->init;
+	sum->idle += c->idle;
+	sum->busy += c->busy;
 }
 
 /* A monitor's letters (its ranks in set order) into the round's, at its ranks' places. */
@@ -164,6 +172,7 @@ static enum round_end leader_loop(struct monitor *m)
 	m->decide = (struct decide){ m->det, &m->stall, &m->conf, false };
 	m->init_since_ms = -1;
 	m->said_startup = false;
+	m->start_up_still_s = -1;
 	proof_init(m);
 	for (;; k++) {
 		if (!wait_until(m, next))

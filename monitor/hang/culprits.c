@@ -24,6 +24,10 @@ static void computation_culprits(json_t *snap, json_t *faulty, json_t *culprits)
 {
 	size_t i;
 	json_t *v;
+	const char *start_up = report_start_up_call(snap, faulty);
+	char not_there[160];
+
+	snprintf(not_there, sizeof(not_there), "it has not reached %s, unmoving,", start_up ? start_up : "");
 
 	json_array_foreach(faulty, i, v) {
 		int rank = (int)json_integer_value(v);
@@ -34,7 +38,7 @@ static void computation_culprits(json_t *snap, json_t *faulty, json_t *culprits)
 			   same(state, "EXITED") ? "it has died" :
 			   json_is_true(json_object_get(r, "in_kernel")) ? "it is blocked in the kernel" :
 			   json_is_true(json_object_get(r, "stopped")) ? "it is stopped (SIGSTOP)" :
-									 "it stays in application code, unmoving,");
+			   start_up ? not_there : "it stays in application code, unmoving,");
 	}
 }
 

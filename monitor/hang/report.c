@@ -305,6 +305,7 @@ static void diagnose_computation(json_t *snap, json_t *faulty, json_t *diag)
 {
 	size_t i;
 	json_t *r;
+	const char *start_up = report_start_up_call(snap, faulty);
 
 	json_array_foreach(faulty, i, r) {
 		json_t *rank = report_find_rank(snap, (int)json_integer_value(r));
@@ -325,6 +326,11 @@ static void diagnose_computation(json_t *snap, json_t *faulty, json_t *diag)
 			    str(rank, "host"), (long long)json_integer_value(json_object_get(rank, "pid")),
 			    same(str(rank, "state"), "IN_MPI") ? "in" : "at",
 			    same(str(rank, "state"), "IN_MPI") && str(rank, "mpi_call") ? str(rank, "mpi_call") : pos);
+		else if (start_up)
+			add(diag, "rank %lld (host %s, pid %lld) has not reached %s: it waits at %s in every "
+			    "snapshot, while the others wait in %s for it",
+			    (long long)json_integer_value(r), str(rank, "host"),
+			    (long long)json_integer_value(json_object_get(rank, "pid")), start_up, pos, start_up);
 		else
 			add(diag, "rank %lld (host %s, pid %lld) stays in application code in every snapshot, at %s",
 			    (long long)json_integer_value(r), str(rank, "host"),

@@ -42,6 +42,11 @@ static void report_print_confirmation(FILE *out, json_t *c, const char *word)
 		fprintf(out, "  confirmed: proven by the records — %s; the same, no rank's record changed, on a "
 			"second snapshot %.0f s later (the window is kept for hangs only the stacks show)\n",
 			str(c, "proof") ? str(c, "proof") : "?", json_number_value(json_object_get(c, "recheck_s")));
+	else if (json_is_number(json_object_get(c, "start_up_still_s")))
+		fprintf(out, "  confirmed: at start-up — the rank(s) that have not reached it stood still (stack, CPU "
+			"time and I/O unchanged) for %.0f s while the others waited (a rank still loading is given "
+			"%.0f s)\n", json_number_value(json_object_get(c, "start_up_still_s")),
+			json_number_value(json_object_get(c, "start_up_grace_s")));
 	else if (same(str(c, "basis"), "progress evidence"))
 		fprintf(out, "  confirmed: no rank waiting in %s moved for %.0f s (the hang began before a "
 			"model could judge it: no model verdict needed)\n",

@@ -3,6 +3,40 @@
 #include "report_util.h"
 
 
+static bool listed(json_t *ranks, int rank)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(ranks, i, v)
+		if (json_integer_value(v) == rank)
+			return true;
+	return false;
+}
+
+const char *report_start_up_call(json_t *snap, json_t *faulty)
+{
+	const char *call = NULL;
+	size_t i;
+	json_t *r;
+	int waiting = 0;
+
+	if (json_array_size(faulty) == 0)
+		return NULL;
+	json_array_foreach(snap, i, r) {
+		bool starting = json_is_true(json_object_get(r, "in_init"));
+
+		if (same(str(r, "state"), "EXITED"))
+			continue;
+		if (listed(faulty, rank_of(r)) ? starting : !starting)
+			return NULL;
+		if (starting && !call)
+			call = str(r, "mpi_call");
+		waiting += starting;
+	}
+	return waiting > 0 ? (call ? call : "the start-up") : NULL;
+}
+
 /* The rank's object in a snapshot: snapshots are sorted by rank (report_sort_by_rank), so a
  * binary search, which keeps reports of large jobs linear; a linear look when unsorted. */
 json_t *report_find_rank(json_t *snap, int rank)

@@ -162,7 +162,7 @@ int comm_recv_counts(int from, long round, double deadline_ms, struct sample_cou
 		if (v[0] == (int)round)
 			break; /* else an answer to a round given up on: dropped */
 	}
-	*c = (struct sample_counts){ v[1], v[2], v[3], v[4], v[5], v[6] };
+	*c = (struct sample_counts){ v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] };
 	/* A follower's letters are its word: only the alphabet of progress_code passes. */
 	for (int i = 0; i < n; i++) {
 		int l = v[1 + SAMPLE_COUNTS_INTS + i], lo = l >= 'A' && l <= 'Z' ? l - 'A' + 'a' : l;
@@ -256,7 +256,8 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 void comm_send_counts(long round, const struct sample_counts *c, const char *codes, int n)
 {
 	int *v = calloc((size_t)(SAMPLE_COUNTS_INTS + 1 + n), sizeof(int));
-	int head[SAMPLE_COUNTS_INTS + 1] = { (int)round, c->out, c->live, c->moved, c->still, c->kernel, c->init };
+	int head[SAMPLE_COUNTS_INTS + 1] = { (int)round, c->out,    c->live, c->moved, c->still,
+					     c->kernel,    c->init, c->idle,  c->busy };
 
 	/* Without memory the counts still go: the leader waits for them. */
 	if (!v) {

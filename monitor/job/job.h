@@ -30,6 +30,7 @@ struct rank_sample {
 	enum rank_state state;
 	bool in_kernel, in_init;
 	struct progress_print fingerprint;
+	struct proc_activity activity; /* read only outside MPI with an unchanged stack (progress_same_outside) */
 };
 
 /* How a monitor reaches its node's ranks: through ptrace (job_source_ptrace, the installed

@@ -16,10 +16,15 @@
  *                   the benchmarks' fixed-work time, free of launch costs
  *   PS_FAULT_LOG    when set, the faulty rank appends "UNIX_TIME RANK KIND" to this file as its
  *                   fault fires (the benchmarks measure response delay from it)
+ *   PS_PREINIT      before MPI_Init, rank PS_PREINIT_RANK (default 1; the launcher's rank
+ *                   variable, as MPI has no rank yet) reads its input: "stuck" from a pipe no one
+ *                   writes (it never arrives), "slow" from a file in small pieces for
+ *                   PS_PREINIT_SECONDS (default 45) - a slow file system, moving all along
  * Header-only so every application (C) shares one definition. */
 #ifndef PARASTACK_TEST_FAULTS_H
 #define PARASTACK_TEST_FAULTS_H
 
+#include <fcntl.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -69,9 +74,58 @@ static inline void faults_init(struct faults *f)
 	f->t0 = MPI_Wtime();
 }
 
+/* The launcher's rank of this process, before MPI_Init can say it; -1 when none is set. */
+static inline int preinit_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID" };
+
+	for (unsigned i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]) && *getenv(vars[i]))
+			return atoi(getenv(vars[i]));
+	return -1;
+}
+
+/* The input a rank reads before MPI_Init: from fd until `seconds` have passed (a piece of 512
+ * bytes every 50 ms, rewound at its end), or for good when nothing ever comes. */
+__attribute__((noinline)) static void read_input(int fd, double seconds)
+{
+	char piece[512];
+	struct timespec now, pause50 = { 0, 50000000 };
+	double t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	t0 = now.tv_sec + now.tv_nsec / 1e9;
+	for (;;) {
+		if (read(fd, piece, sizeof(piece)) <= 0)
+			lseek(fd, 0, SEEK_SET);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec + now.tv_nsec / 1e9 - t0 >= seconds)
+			return;
+		nanosleep(&pause50, NULL);
+	}
+}
+
+static inline void preinit_fault(void)
+{
+	const char *kind = getenv("PS_PREINIT");
+	int fds[2];
+
+	if (!kind || !*kind || preinit_rank() != (int)env_double("PS_PREINIT_RANK", 1))
+		return;
+	if (!strcmp(kind, "stuck") && pipe(fds) == 0) {
+		read_input(fds[0], 1e12); /* the write end stays open: read() waits for good */
+	} else if (!strcmp(kind, "slow")) {
+		int fd = open("/proc/self/exe", O_RDONLY);
+
+		read_input(fd, env_double("PS_PREINIT_SECONDS", 45));
+		close(fd);
+	}
+}
+
 /* The start every test application shares: MPI_Init, this rank, the job size, the faults. */
 static inline void app_start(int *argc, char ***argv, int *rank, int *size, struct faults *f)
 {
+	preinit_fault();
 	MPI_Init(argc, argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, rank);
 	MPI_Comm_size(MPI_COMM_WORLD, size);

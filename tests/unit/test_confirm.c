@@ -273,6 +273,74 @@ START_TEST(start_up_outlasts_samples_that_miss_it)
 }
 END_TEST
 
+/* Issue 68: ranks wait in MPI_Init while one, not there yet, stands still outside it (blocked
+ * in a read no one answers): the plain window, counted from when it was first found so, not
+ * the start-up's grace. Its set is sampled every other time here (the sets alternate). */
+START_TEST(a_rank_that_stands_still_before_mpi_init_is_a_hang)
+{
+	struct confirm c;
+	struct confirm_sample s = { .verdict = DETECTOR_BUILDING, .still = 2, .init = 2 };
+	double idle_from = 10e3;
+	enum confirm_event ev = CONFIRM_NOTHING;
+
+	confirm_init(&c, 60);
+	for (s.t_ms = 0; s.t_ms < 200e3 && ev != CONFIRM_HANG; s.t_ms += 500) {
+		s.idle = s.t_ms >= idle_from && (long)(s.t_ms / 500) % 2 == 0;
+		ev = confirm_add(&c, &s);
+		if (ev == CONFIRM_SUSPECTED)
+			ck_assert_double_ge(s.t_ms, 30e3);
+		else if (ev != CONFIRM_HANG)
+			ck_assert_int_eq(ev, CONFIRM_NOTHING);
+	}
+	ck_assert_int_eq(ev, CONFIRM_HANG);
+	ck_assert_double_eq_tol(c.deadline_ms, idle_from + 60e3, 1);
+	ck_assert_double_le(s.t_ms, idle_from + 61e3);
+}
+END_TEST
+
+/* The same start-up with the rank found busy now and then (reading its input, importing):
+ * the grace holds however long it takes; a pause it showed before getting busy again sets the
+ * window (twice that pause) once it stands still for good. */
+START_TEST(a_rank_that_loads_before_mpi_init_keeps_the_grace)
+{
+	struct confirm c;
+	struct confirm_sample s = { .verdict = DETECTOR_BUILDING, .still = 2, .init = 2 };
+	enum confirm_event ev;
+
+	confirm_init(&c, 60);
+	for (s.t_ms = 0; s.t_ms < 400e3; s.t_ms += 500) {
+		long i = (long)(s.t_ms / 500);
+
+		s.busy = i % 20 == 0;
+		s.idle = !s.busy && i % 2 == 0;
+		ev = confirm_add(&c, &s);
+		ck_assert(ev == CONFIRM_NOTHING || ev == CONFIRM_SUSPECTED);
+	}
+	ck_assert(c.state != HUNG);
+	/* Busy, a 50-s pause, busy again, then still for good: 100 s from then, not 60. */
+	s.busy = 1;
+	s.idle = 0;
+	ck_assert_int_ne(confirm_add(&c, &s), CONFIRM_HANG);
+	s.t_ms += 500;
+	s.busy = 0;
+	s.idle = 1;
+	for (double until = s.t_ms + 50e3; s.t_ms < until; s.t_ms += 500)
+		ck_assert_int_ne(confirm_add(&c, &s), CONFIRM_HANG);
+	s.busy = 1;
+	s.idle = 0;
+	ck_assert_int_ne(confirm_add(&c, &s), CONFIRM_HANG);
+	s.busy = 0;
+	s.idle = 1;
+	double still_from = s.t_ms += 500;
+
+	for (ev = CONFIRM_NOTHING; ev != CONFIRM_HANG && s.t_ms < still_from + 200e3; s.t_ms += 500)
+		ev = confirm_add(&c, &s);
+	ck_assert_int_eq(ev, CONFIRM_HANG);
+	ck_assert_double_ge(s.t_ms, still_from + 100e3 - 500);
+	ck_assert_double_le(s.t_ms, still_from + 101e3);
+}
+END_TEST
+
 START_TEST(ranks_in_the_kernel_are_an_io_hang)
 {
 	struct confirm c;
@@ -366,6 +434,8 @@ Suite *confirm_suite(void)
 	tcase_add_test(tc, an_early_hang_stays_early_when_the_model_becomes_ready);
 	tcase_add_test(tc, ranks_in_mpi_init_are_starting);
 	tcase_add_test(tc, start_up_outlasts_samples_that_miss_it);
+	tcase_add_test(tc, a_rank_that_stands_still_before_mpi_init_is_a_hang);
+	tcase_add_test(tc, a_rank_that_loads_before_mpi_init_keeps_the_grace);
 	tcase_add_test(tc, ranks_in_the_kernel_are_an_io_hang);
 	tcase_add_test(tc, ranks_settling_into_the_kernel);
 	suite_add_tcase(s, tc);

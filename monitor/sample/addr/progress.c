@@ -114,12 +114,76 @@ struct progress_print progress_fingerprint(const struct maps *mp, const uint64_t
 	return fp;
 }
 
-char progress_code(enum progress_result r, enum progress_part part, bool in_kernel, bool in_init)
+bool progress_same_outside(const struct progress *p, int state, struct progress_print fp)
+{
+	if (state != RANK_OUT_MPI || fp.app == 0)
+		return false;
+	if (p->base.known)
+		return fp.app == p->base_app;
+	return p->seq > 0 && p->state == RANK_OUT_MPI && fp.app == p->fp.app;
+}
+
+/* More CPU since the base than a blocked rank's share of the samples' stops. */
+static bool cpu_busy(const struct progress *p, double t_ms, const struct proc_activity *a)
+{
+	double used = (double)a->cpu_ms - (double)p->base.cpu_ms;
+
+	return used >= PROGRESS_BUSY_CPU_MS && used >= PROGRESS_BUSY_SHARE * (t_ms - p->base_ms);
+}
+
+static void outside_base(struct progress *p, double t_ms, uint64_t app, const struct proc_activity *a)
+{
+	p->base = *a;
+	p->base_app = app;
+	p->base_ms = t_ms;
+	p->off_base = 0;
+}
+
+enum progress_outside progress_outside_update(struct progress *p, double t_ms, bool outside,
+					      struct progress_print fp, const struct proc_activity *a)
+{
+	bool after_out = p->seq > 0 && p->state == RANK_OUT_MPI && p->fp.app != 0;
+
+	if (!outside || fp.app == 0) {
+		p->base.known = false;
+		return PROGRESS_OUTSIDE_UNKNOWN;
+	}
+	if (!p->base.known) {
+		if (after_out && fp.app != p->fp.app)
+			return PROGRESS_OUTSIDE_BUSY; /* computing: another stack at each sample */
+		if (after_out && a->known)
+			outside_base(p, t_ms, fp.app, a);
+		return PROGRESS_OUTSIDE_UNKNOWN;
+	}
+	/* Off the stack it stood in: one odd capture (caught restarting its system call) is no
+	 * move; PROGRESS_OFF_BASE in a row are. */
+	if (fp.app != p->base_app) {
+		if (++p->off_base < PROGRESS_OFF_BASE)
+			return PROGRESS_OUTSIDE_UNKNOWN;
+		p->base.known = false;
+		return PROGRESS_OUTSIDE_BUSY;
+	}
+	p->off_base = 0;
+	if (!a->known)
+		return PROGRESS_OUTSIDE_UNKNOWN;
+	if (a->io_bytes != p->base.io_bytes || cpu_busy(p, t_ms, a)) {
+		outside_base(p, t_ms, fp.app, a);
+		return PROGRESS_OUTSIDE_BUSY;
+	}
+	return PROGRESS_OUTSIDE_IDLE;
+}
+
+char progress_code(enum progress_result r, enum progress_part part, enum progress_outside o, bool in_kernel,
+		   bool in_init)
 {
 	char c = 'u';
 
 	if (in_kernel)
 		c = 'k';
+	else if (o == PROGRESS_OUTSIDE_IDLE)
+		c = 'w';
+	else if (o == PROGRESS_OUTSIDE_BUSY)
+		c = 'b';
 	else if (r == PROGRESS_MOVED)
 		c = part == PROGRESS_PART_STATE ? 'm' : 'a';
 	else if (r == PROGRESS_STILL)

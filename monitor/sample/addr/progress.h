@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "maps.h"
+#include "../safe/procfs.h"
 
 #define PROGRESS_FRAME_BYTES 512 /* stack bytes of one frame that go into its hash */
 
@@ -74,6 +75,10 @@ struct progress {
 	long seq;        /* sample round of the previous sample; 0: none */
 	struct progress_print fp;
 	int state;       /* enum rank_state of the previous sample */
+	struct proc_activity base; /* outside MPI, standing in one stack: its activity then, */
+	double base_ms;            /* at this time (monotonic ms), */
+	uint64_t base_app;         /* that stack (its fingerprint's app), */
+	int off_base;              /* and samples in a row since that caught another stack */
 };
 
 enum progress_result {
@@ -91,10 +96,39 @@ enum progress_part {
 	PROGRESS_PART_INNER, /* still: only frames inside the MPI library differed (ignored) */
 };
 
+/* A rank outside MPI (and not in MPI_Init) both times, as its process shows it (issue 68: a
+ * rank that has not reached MPI_Init while the others wait there): IDLE - the same stack, and
+ * neither its bytes read or written nor its CPU time grew since it was first found so (blocked
+ * for good in a read no one answers, or waiting on a lock); BUSY - its stack or its I/O
+ * changed, or it used more CPU than PROGRESS_BUSY_CPU_MS and PROGRESS_BUSY_SHARE of the time
+ * since (computing, reading its input, importing modules). The comparison is with the activity
+ * when the stack was first seen, not with the previous sample's: a rank loading at 3 % of a
+ * CPU gains no clock tick between two samples, but two within a second. The samples' own stops
+ * cost a blocked rank about 0.2 % of a CPU (60-75 us each, measured: 2 ticks in 100 s), hence
+ * the share. A blocked rank is now and then caught at another instruction (restarting the
+ * system call a stop interrupted): one sample off its stack is no move. */
+enum progress_outside { PROGRESS_OUTSIDE_UNKNOWN, PROGRESS_OUTSIDE_IDLE, PROGRESS_OUTSIDE_BUSY };
+#define PROGRESS_BUSY_CPU_MS 20   /* two clock ticks */
+#define PROGRESS_BUSY_SHARE 0.01  /* of one CPU, since the stack was first seen */
+#define PROGRESS_OFF_BASE 2       /* samples in a row off the stack: it moved */
+
+/* Is this sample (state, fp) outside MPI in the stack the rank stands in (or, none known, its
+ * previous sample's), so that reading its activity can tell idle from busy? Asked before
+ * progress_update. */
+bool progress_same_outside(const struct progress *p, int state, struct progress_print fp);
+
+/* Compare a sample taken at t_ms (monotonic) with what p remembers (before progress_update,
+ * which stores the stack); outside: the rank is outside MPI and not in MPI_Init; a: its
+ * activity, read where progress_same_outside said so (else unknown). */
+enum progress_outside progress_outside_update(struct progress *p, double t_ms, bool outside,
+					      struct progress_print fp, const struct proc_activity *a);
+
 /* The trace's letter for one sampled rank (trace.h): m a (moved: state, application frames),
- * s i (still; i: only frames inside MPI differed), o (out of MPI both times), u (nothing to
- * compare), k (in the kernel); upper case while inside MPI_Init. */
-char progress_code(enum progress_result r, enum progress_part part, bool in_kernel, bool in_init);
+ * s i (still; i: only frames inside MPI differed), o (out of MPI both times), w b (out of MPI
+ * both times: w stood still, b busy; progress_outside), u (nothing to compare), k (in the
+ * kernel); upper case while inside MPI_Init. */
+char progress_code(enum progress_result r, enum progress_part part, enum progress_outside o, bool in_kernel,
+		   bool in_init);
 
 /* What sampling a set of ranks found (a monitor's reply to the leader). */
 struct sample_counts {
@@ -103,8 +137,9 @@ struct sample_counts {
 	int moved, still; /* progress_update's verdicts */
 	int kernel; /* in uninterruptible sleep (D) */
 	int init;   /* inside MPI_Init */
+	int idle, busy; /* outside MPI: progress_outside's verdicts */
 };
-#define SAMPLE_COUNTS_INTS 6
+#define SAMPLE_COUNTS_INTS 8
 
 /* Compare the sample of round seq with the rank's previous one (only if taken in round
  * `since` or later, and at most PROGRESS_MAX_GAP rounds before), then remember it; *part (may be NULL) says what differed. A sample in MPI

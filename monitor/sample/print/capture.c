@@ -262,6 +262,9 @@ json_t *capture_rank(struct target *t, struct symbolizer *sy, const char *host)
 		json_object_set_new(rank, "path", json_string(path));
 	}
 	json_object_set_new(rank, "stopped", json_boolean(th && th->group_stopped));
+	/* Where the others wait in the start-up, a rank not there yet is named so (report.c). */
+	if (target_thread_in_init(t, th))
+		json_object_set_new(rank, "in_init", json_true());
 	if (t->py.minor >= 0) {
 		char why[200];
 

@@ -358,6 +358,44 @@ unsigned long long procfs_start_time(pid_t pid)
 	return p ? strtoull(p, NULL, 10) : 0;
 }
 
+/* "key: N" in /proc/PID/io's text; -1 when absent. */
+static long long io_number(const char *buf, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == ':')
+			return strtoll(p + n + 1, NULL, 10);
+	return -1;
+}
+
+bool procfs_activity(pid_t pid, struct proc_activity *a)
+{
+	char path[64], buf[1024];
+	const char *p = stat_field(pid, 14, buf, sizeof(buf));
+	char *end;
+	long long rchar, wchar, hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+	unsigned long long ticks = 0;
+
+	*a = (struct proc_activity){ 0 };
+	if (!p)
+		return false;
+	/* utime, stime, and the children's it waited for (a wrapper's loop of `sleep 1`). */
+	for (int i = 0; i < 4; i++, p = end)
+		ticks += strtoull(p, &end, 10);
+	a->cpu_ms = ticks * 1000 / (unsigned long long)hz;
+	snprintf(path, sizeof(path), "/proc/%d/io", (int)pid);
+	if (read_proc_file(path, buf, sizeof(buf)) <= 0)
+		return false;
+	rchar = io_number(buf, "rchar");
+	wchar = io_number(buf, "wchar");
+	if (rchar < 0 || wchar < 0)
+		return false;
+	a->io_bytes = (unsigned long long)rchar + (unsigned long long)wchar;
+	a->known = true;
+	return true;
+}
+
 pid_t procfs_tracer(pid_t pid)
 {
 	char path[64], buf[4096];

@@ -75,6 +75,17 @@ void procfs_wchan(pid_t tid, char *buf, size_t len);
  * errno (EINVAL: not a regular file). */
 int procfs_open_mapped(pid_t pid, const char *path);
 
+/* What a process did, as the kernel counts it for all its threads: CPU time (utime, stime,
+ * cutime and cstime of /proc/PID/stat, in ms: whole clock ticks) and bytes read and written (rchar + wchar of /proc/PID/io).
+ * Not syscr/syscw: a blocked read() that ptrace interrupts counts as one more read call, so a
+ * rank the monitor samples would look busy. */
+struct proc_activity {
+	bool known;
+	unsigned long long cpu_ms, io_bytes;
+};
+/* pid's activity now; false (a->known false) when either file is unreadable. */
+bool procfs_activity(pid_t pid, struct proc_activity *a);
+
 /* TracerPid from /proc/PID/status; 0 when untraced, -1 when unreadable. */
 pid_t procfs_tracer(pid_t pid);
 

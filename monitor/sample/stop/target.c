@@ -319,6 +319,14 @@ static enum target_status target_threads(struct target *t, int *n, char *err, si
 	return TARGET_OK;
 }
 
+bool target_thread_in_init(const struct target *t, const struct thread_stack *th)
+{
+	for (int i = 0; th && i < th->nframes; i++)
+		if (maps_in_init(&t->maps, frame_lookup_pc(th->ips, i)))
+			return true;
+	return false;
+}
+
 /* What a deciding thread tells of the rank beyond its state: its progress fingerprint (0 when
  * the unwind was incomplete: no evidence either way) and whether it is still starting (inside
  * MPI_Init). */
@@ -328,9 +336,7 @@ static void target_note_decider(struct target *t, const struct thread_stack *th)
 
 	t->fingerprint = walk_reaches_start(t, th->ips, th->nframes) ?
 				 progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes, &t->loops) : none;
-	t->in_init = false;
-	for (int i = 0; i < th->nframes && !t->in_init; i++)
-		t->in_init = maps_in_init(&t->maps, frame_lookup_pc(th->ips, i));
+	t->in_init = target_thread_in_init(t, th);
 }
 
 /* A thread in uninterruptible sleep (D) stops only when it leaves the kernel: it is not seized
