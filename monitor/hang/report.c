@@ -94,7 +94,9 @@ bool report_moved(json_t *before, json_t *after, char *why, size_t len)
 }
 
 /* Out of MPI, frozen (SIGSTOP) or dead in every snapshot that sampled it: the others wait for it.
- * A snapshot that could not sample the rank (UNKNOWN) says nothing either way. */
+ * A snapshot that could not sample the rank (UNKNOWN) says nothing either way. Out of MPI inside
+ * the start-up is waiting there, not computing: torch's TCPStore waits for its workers in a
+ * sleep loop of libtorch_cpu's own. */
 static bool faulty_in_all(const struct snapview *v, int nsnaps, int rank)
 {
 	bool always_out = true, always_stopped = true, always_gone = true;
@@ -106,7 +108,7 @@ static bool faulty_in_all(const struct snapview *v, int nsnaps, int rank)
 		if (r && same(str(r, "state"), "UNKNOWN"))
 			continue;
 		seen++;
-		always_out &= r && same(str(r, "state"), "OUT_MPI");
+		always_out &= r && same(str(r, "state"), "OUT_MPI") && !json_is_true(json_object_get(r, "in_init"));
 		always_stopped &= r && json_is_true(json_object_get(r, "stopped"));
 		always_gone &= r && same(str(r, "state"), "EXITED");
 	}
@@ -666,7 +668,7 @@ static int ranks_where(json_t *snap, bool (*pred)(json_t *), char *buf, size_t l
 
 static bool out_of_mpi(json_t *r)
 {
-	return !in_kernel(r) && (same(str(r, "state"), "OUT_MPI") ||
+	return !in_kernel(r) && ((same(str(r, "state"), "OUT_MPI") && !json_is_true(json_object_get(r, "in_init"))) ||
 				 json_is_true(json_object_get(r, "stopped")));
 }
 

@@ -28,7 +28,8 @@ json_t *report_find_rank(json_t *snap, int rank);
 
 /* A hang at start-up: every live rank but the faulty ones waits inside the start-up (captures'
  * "in_init": MPI_Init, torch's rendezvous) and no faulty one is there. The call they wait in
- * ("MPI_Init"; NULL when the snapshot is no such hang), for "has not reached MPI_Init". */
+ * ("MPI_Init", or init_process_group for a training job's; NULL when the snapshot is no such
+ * hang), for "has not reached MPI_Init". */
 const char *report_start_up_call(json_t *snap, json_t *faulty);
 
 

@@ -17,6 +17,9 @@
 # PS_LATE_RANK reaches init_process_group PS_LATE_S seconds (default 15) after the others,
 # computing until then (as a rank importing torch from a slow file system would): a healthy
 # start-up, during which the others wait in the rendezvous.
+# PS_PREINIT, on rank PS_PREINIT_RANK (default 1), before init_process_group, as faults.h's for
+# MPI: "stuck" reads its input from a pipe no one writes (it never arrives), "slow" reads a file
+# in small pieces for PS_PREINIT_SECONDS (default 45), moving all along: a healthy start-up.
 # The faulty rank prints "rank R fault F at T" (T: seconds since the epoch) as the fault begins.
 # Each rank prints "rank R pid P" and "rank R joined at T" once the process group is up
 # (PS_PRINT_PIDS set), and "rank R step S loss L" every PS_PRINT_EVERY steps (default 0: never).
@@ -43,6 +46,26 @@ def spin_forever(x):
     while True: y = y * 0.5 + x  # site: ddp-spin
 
 
+def read_input(fd, seconds):
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        if not os.read(fd, 512): os.lseek(fd, 0, os.SEEK_SET)  # site: ddp-input
+        time.sleep(0.05)
+
+
+def preinit_fault(rank):
+    kind = os.environ.get("PS_PREINIT", "")
+    if rank != int(os.environ.get("PS_PREINIT_RANK", "1")):
+        return
+    if kind == "stuck":
+        never, keep = os.pipe()  # keep: the write end stays open, so the read waits for good
+        read_input(never, float("inf"))
+    elif kind == "slow":
+        fd = os.open(sys.executable, os.O_RDONLY)
+        read_input(fd, float(os.environ.get("PS_PREINIT_SECONDS", "45")))
+        os.close(fd)
+
+
 def main():
     rank = int(env_first(["RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"], "0"))
     world = int(env_first(["WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"], "1"))
@@ -63,6 +86,7 @@ def main():
     if rank == int(os.environ.get("PS_LATE_RANK", "-1")):
         until = time.monotonic() + float(os.environ.get("PS_LATE_S", "15"))
         while time.monotonic() < until: pass  # site: ddp-late
+    preinit_fault(rank)
     dist.init_process_group("gloo", init_method="env://", rank=rank, world_size=world)
     if os.environ.get("PS_PRINT_PIDS"):
         print("rank %d pid %d" % (rank, os.getpid()), flush=True)
