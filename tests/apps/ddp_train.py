@@ -20,6 +20,7 @@
 # PS_PREINIT, on rank PS_PREINIT_RANK (default 1), before init_process_group, as faults.h's for
 # MPI: "stuck" reads its input from a pipe no one writes (it never arrives), "slow" reads a file
 # in small pieces for PS_PREINIT_SECONDS (default 45), moving all along: a healthy start-up.
+# PS_FAULT_LOG gets "UNIX_TIME RANK preinit-stuck" as the stuck read begins.
 # The faulty rank prints "rank R fault F at T" (T: seconds since the epoch) as the fault begins.
 # Each rank prints "rank R pid P" and "rank R joined at T" once the process group is up
 # (PS_PRINT_PIDS set), and "rank R step S loss L" every PS_PRINT_EVERY steps (default 0: never).
@@ -58,6 +59,9 @@ def preinit_fault(rank):
     if rank != int(os.environ.get("PS_PREINIT_RANK", "1")):
         return
     if kind == "stuck":
+        if os.environ.get("PS_FAULT_LOG"):
+            with open(os.environ["PS_FAULT_LOG"], "a") as log:
+                log.write("%.6f %d preinit-stuck\n" % (time.time(), rank))
         never, keep = os.pipe()  # keep: the write end stays open, so the read waits for good
         read_input(never, float("inf"))
     elif kind == "slow":

@@ -19,7 +19,8 @@
  *   PS_PREINIT      before MPI_Init, rank PS_PREINIT_RANK (default 1; the launcher's rank
  *                   variable, as MPI has no rank yet) reads its input: "stuck" from a pipe no one
  *                   writes (it never arrives), "slow" from a file in small pieces for
- *                   PS_PREINIT_SECONDS (default 45) - a slow file system, moving all along
+ *                   PS_PREINIT_SECONDS (default 45) - a slow file system, moving all along;
+ *                   PS_FAULT_LOG gets "UNIX_TIME RANK preinit-stuck" as the read begins
  * Header-only so every application (C) shares one definition. */
 #ifndef PARASTACK_TEST_FAULTS_H
 #define PARASTACK_TEST_FAULTS_H
@@ -113,6 +114,15 @@ static inline void preinit_fault(void)
 	if (!kind || !*kind || preinit_rank() != (int)env_double("PS_PREINIT_RANK", 1))
 		return;
 	if (!strcmp(kind, "stuck") && pipe(fds) == 0) {
+		const char *path = getenv("PS_FAULT_LOG");
+		FILE *log = path && *path ? fopen(path, "a") : NULL;
+		struct timeval tv;
+
+		gettimeofday(&tv, NULL);
+		if (log) {
+			fprintf(log, "%.6f %d preinit-stuck\n", tv.tv_sec + tv.tv_usec / 1e6, preinit_rank());
+			fclose(log);
+		}
 		read_input(fds[0], 1e12); /* the write end stays open: read() waits for good */
 	} else if (!strcmp(kind, "slow")) {
 		int fd = open("/proc/self/exe", O_RDONLY);
