@@ -100,8 +100,9 @@ healthy_rows() {
 }
 
 summary() {
-	set -- $(stats <"$WORK/$1.susp") && s_med=$4 s_max=$6
-	set -- $(stats <"$WORK/$1.rep") && r_med=$4 r_max=$6 n=$1
+	what=$1
+	set -- $(stats <"$WORK/$what.susp") && s_med=$4 s_max=$6
+	set -- $(stats <"$WORK/$what.rep") && r_med=$4 r_max=$6 n=$1
 	echo "Median over $n runs: suspected **${s_med} s** after the rank stopped (max $s_max), reported **${r_med} s** after it (max $r_max)."
 }
 

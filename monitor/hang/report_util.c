@@ -33,7 +33,7 @@ const char *report_start_up_call(json_t *snap, json_t *faulty)
 		/* A training job's start-up is init_process_group, whichever of its calls (the
 		 * TCPStore's, gloo's rendezvous) a rank waits in. */
 		if (starting && !call && str(r, "mpi_call"))
-			call = same(str(r, "runtime"), "MPI") ? str(r, "mpi_call") : "init_process_group";
+			call = !str(r, "runtime") || same(str(r, "runtime"), "MPI") ? str(r, "mpi_call") : "init_process_group";
 		waiting += starting;
 	}
 	return waiting > 0 ? (call ? call : "the start-up") : NULL;

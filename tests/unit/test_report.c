@@ -204,6 +204,52 @@ START_TEST(computation_hang_names_the_rank)
 }
 END_TEST
 
+/* Issue 68: the others wait in MPI_Init, one has not arrived: named so, at its frame; in a
+ * training job, rank 0 waiting out of gloo inside the TCPStore (in_init) is no culprit, and the
+ * start-up is init_process_group. */
+START_TEST(a_rank_not_yet_in_the_start_up_is_named_so)
+{
+	json_t *s = snapshot(4, "IN_MPI", "MPI_Init", "main > MPI_Init", "IN_MPI", "MPI_Init", "main > MPI_Init");
+	json_t *r3 = rank_obj(3, "OUT_MPI", NULL, "main > read_input > read");
+	json_t *faulty, *rep;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(s, i, r)
+		json_object_set_new(r, "in_init", json_true());
+	json_object_set_new(r3, "frames", json_pack("[{s:s, s:s, s:i, s:b}]", "func", "read_input", "file", "app.c",
+						    "line", 12, "in_mpi", 0));
+	json_array_set_new(s, 3, r3);
+	faulty = report_faulty(&s, 1);
+	ck_assert(json_array_size(faulty) == 1 && json_integer_value(json_array_get(faulty, 0)) == 3);
+	rep = report_build(s, faulty, 1.0, json_object(), "test");
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"),
+			   "rank 3 (host n1, pid 1003) has not reached MPI_Init: it waits at read_input (app.c:12)"));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(json_array_get(json_object_get(rep, "culprits"), 0), "why")),
+				     "it has not reached MPI_Init"));
+	json_decref(rep), json_decref(faulty);
+
+	/* Torch: rank 0 out of the runtime in the TCPStore, ranks 1-2 in gloo's rendezvous. */
+	json_array_foreach(s, i, r)
+		if (i < 3)
+			json_object_set_new(r, "runtime", json_string("gloo"));
+	json_object_set_new(json_array_get(s, 0), "state", json_string("OUT_MPI"));
+	json_object_set_new(json_array_get(s, 0), "mpi_call", json_null());
+	faulty = report_faulty(&s, 1);
+	ck_assert(json_array_size(faulty) == 1 && json_integer_value(json_array_get(faulty, 0)) == 3);
+	rep = report_build(s, faulty, 1.0, json_object(), "test");
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "has not reached init_process_group"));
+	json_decref(rep), json_decref(faulty);
+
+	/* Not a start-up: one waiting rank outside MPI_Init. */
+	json_object_del(json_array_get(s, 1), "in_init");
+	faulty = json_pack("[i]", 3);
+	rep = report_build(s, faulty, 1.0, json_object(), "test");
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "stays in application code"));
+	json_decref(rep), json_decref(faulty), json_decref(s);
+}
+END_TEST
+
 /* A rank sleeping in libc: the position is its own innermost frame, with the library call. */
 START_TEST(position_is_the_application_frame)
 {
@@ -551,6 +597,7 @@ Suite *report_suite(void)
 	tcase_add_test(tc, early_finalize_and_point_to_point_deadlock);
 	tcase_add_test(tc, ranks_in_gloo_are_not_called_point_to_point);
 	tcase_add_test(tc, computation_hang_names_the_rank);
+	tcase_add_test(tc, a_rank_not_yet_in_the_start_up_is_named_so);
 	tcase_add_test(tc, dead_rank_is_named_with_its_signal);
 	tcase_add_test(tc, frozen_rank_is_faulty_even_in_mpi);
 	tcase_add_test(tc, many_groups_in_collectives_are_bounded_by_nothing);
