@@ -15,7 +15,7 @@
  * for a job that moves except in standstills (short ones, and with 10-s collective phases),
  * the same counts: false suspicions and confirmations per healthy hour, delays of hangs.
  *
- * usage: model_eval [--hours H] [--seeds N] [--confirm SECONDS] */
+ * usage: model_eval [--hours H] [--seeds N] [--confirm SECONDS] [--interval MS] */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -45,11 +45,14 @@ struct healthy_tally {
 	double hours;
 };
 
+static double initial_interval_ms = DETECTOR_DEFAULT_INTERVAL_MS; /* --interval */
+
 static struct detector *new_detector(unsigned rules, uint64_t seed)
 {
 	struct detector_config cfg;
 
 	detector_config_default(&cfg);
+	cfg.interval_ms = initial_interval_ms;
 	cfg.rules = rules;
 	cfg.seed = seed;
 	return detector_new(&cfg);
@@ -266,13 +269,14 @@ int main(int argc, char **argv)
 		{ "hours", required_argument, NULL, 'H' },
 		{ "seeds", required_argument, NULL, 's' },
 		{ "confirm", required_argument, NULL, 'c' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct {
 		enum tracegen_kind kind;
 		const char *name;
 		double at_s;
-	} hangs[] = { { TRACEGEN_SHORT, "short", 20 }, { TRACEGEN_SHORT, "short", 60 },
+	} hangs[] = { { TRACEGEN_SHORT, "short", 8 }, { TRACEGEN_SHORT, "short", 20 }, { TRACEGEN_SHORT, "short", 60 },
 		      { TRACEGEN_SHORT, "short", 180 }, { TRACEGEN_LONG, "long", 60 },
 		      { TRACEGEN_LONG, "long", 180 }, { TRACEGEN_LONG, "long", 600 } };
 	double hours = 250, window_s = CONFIRM_DEFAULT_S;
@@ -283,13 +287,16 @@ int main(int argc, char **argv)
 		case 'H': hours = atof(optarg); break;
 		case 's': seeds = atoi(optarg); break;
 		case 'c': window_s = atof(optarg); break;
+		case 'i': initial_interval_ms = atof(optarg); break;
 		default:
-			fprintf(stderr, "usage: model_eval [--hours H] [--seeds N] [--confirm SECONDS]\n");
+			fprintf(stderr, "usage: model_eval [--hours H] [--seeds N] [--confirm SECONDS] [--interval MS]\n");
 			return 2;
 		}
 	}
-	if (!(hours > 0) || seeds < 1 || !(window_s >= 0)) {
-		fprintf(stderr, "model_eval: --hours, --seeds and --confirm must be positive\n");
+	if (!(hours > 0) || seeds < 1 || !(window_s >= 0) ||
+	    !(initial_interval_ms >= DETECTOR_MIN_INTERVAL_MS)) {
+		fprintf(stderr, "model_eval: --hours, --seeds and --confirm must be positive, --interval at least %.0f ms\n",
+			DETECTOR_MIN_INTERVAL_MS);
 		return 2;
 	}
 

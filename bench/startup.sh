@@ -70,7 +70,7 @@ stuck_rows() {
 		fi
 		for j in "$k" $((k + 1)); do
 			[ -f "$WORK/$what$j.json" ] || continue
-			row "$what$j" 0 | awk -F' [|] ' '$3 != "-" { print $3 > "'"$WORK/$what.susp"'"; print $4 > "'"$WORK/$what.rep"'" }'
+			row "$what$j" 0 | awk -F' [|] ' '$3 != "-" { print $3 >> "'"$WORK/$what.susp"'"; print $4 >> "'"$WORK/$what.rep"'" }'
 		done
 		k=$((k + 2))
 	done

@@ -191,7 +191,11 @@ if wait_for "$TMP/usr1.out" "watching 2 ranks" 60; then
 	kill -USR1 "$USR1"
 	wait_for "$TMP/usr1.out" "^parastack: status: watching 2 ranks for [0-9]* s; [0-9]* samples" 30
 	if reap "$USR1" 120; then ok; else fail "SIGUSR1: the run did not end by itself"; fi
-	expect_grep "end-of-run summary" "^parastack: watched [0-9]* [a-z]*.*, [0-9]* samples, 0 suspicion(s) dismissed, no hang$" "$(cat "$TMP/usr1.out")"
+	# The line's form is what is tested here. Under a loaded CI host a 2-rank job on 2 cores can
+	# draw a suspicion that confirmation then dismisses (stop 76's CI: "1 suspicion(s) dismissed");
+	# that is the model working, not a wrong verdict, so the count is free, the verdict is not.
+	expect_grep "end-of-run summary" "^parastack: watched [0-9]* [a-z]*.*, [0-9]* samples, [0-9]* suspicion(s) dismissed, no hang$" "$(cat "$TMP/usr1.out")"
+	if grep -q "HANG DETECTED" "$TMP/usr1.out"; then fail "SIGUSR1: a healthy run reported as a hang"; else ok; fi
 	# The status line and nothing else: not the monitors' mpirun passing the signal on.
 	if grep -q "Forwarding signal" "$TMP/usr1.out"; then fail "SIGUSR1: mpirun's line in the output: $(grep "Forwarding signal" "$TMP/usr1.out")"; else ok; fi
 fi
