@@ -5,12 +5,16 @@
 # never sends: the records prove it), or skips one MPI_Allreduce (the records prove it). Per
 # run: the rank named, which basis confirmed, the delay from the fault (PS_FAULT_LOG) to the
 # suspicion, to the report and to the job's end (parastack's exit). Two jobs at a time.
-# Runs: EARLY_RUNS per kind (10); EARLY_KINDS ("spin deadlock skip"); EARLY_AT (8).
+# Runs: EARLY_RUNS per kind (10); EARLY_KINDS ("spin deadlock skip"; "": none); EARLY_AT (8).
 # BASELINE_BUILD=DIR runs the same draws with an older build's parastack beside it.
+# EARLY_MEMORY=1 (the default; 0: off) runs them a third time with --memory: one healthy run of
+# the same job first leaves its model there (issue 68 part 2, the remembered model).
+# EARLY_HEALTHY_RUNS (2): healthy jobs with pauses, each shape that many times with and
+# without --memory: the job must end by itself (exit 0); the suspicions raised are counted.
 # Writes results/early.md (EARLY_NAME: another file name).
 . "$(dirname "$0")/lib.sh"
 RUNS=${EARLY_RUNS:-10}
-KINDS=${EARLY_KINDS:-spin deadlock skip}
+KINDS=${EARLY_KINDS-spin deadlock skip} # set and empty: only the healthy jobs
 AT=${EARLY_AT:-8}
 NAME=${EARLY_NAME:-early}
 
@@ -18,7 +22,9 @@ NAME=${EARLY_NAME:-early}
 start() {
 	rm -f "$WORK/$2.log"
 	now >"$WORK/$2.t0"
-	bg "$WORK/$2.out" timeout 400 "$1/parastack" run --seed "$3" --report "$WORK/$2.json" \
+	memory=""
+	case $2 in memory-*) memory="--memory $WORK/memory" ;; esac
+	bg "$WORK/$2.out" timeout 400 "$1/parastack" run --seed "$3" $memory --report "$WORK/$2.json" \
 		-- mpirun --oversubscribe --bind-to none -np 8 -x PS_FAULT="$4" -x PS_FAULT_RANK="$5" \
 		-x PS_FAULT_AFTER="$AT" -x PS_FAULT_LOG="$WORK/$2.log" "$BUILD/tests/apps/stencil"
 }
@@ -27,11 +33,11 @@ start() {
 row() {
 	t0=$(awk 'NR == 1 { print $1 }' "$WORK/$1.log" 2>/dev/null)
 	end=$(cat "$WORK/$1.end" 2>/dev/null)
-	jq -r --argjson r "$2" --arg t0 "${t0:-0}" --arg end "${end:-0}" '[(.faulty_ranks | map(tostring) | join(",")),
+	jq -r --argjson r "$2" --arg t0 "${t0:-0}" --arg tend "${end:-0}" '[(.faulty_ranks | map(tostring) | join(",")),
 		(if .faulty_ranks == [$r] then "yes" else "no" end), .confirmation.basis,
 		(.confirmation.suspected_at - ($t0 | tonumber) | . * 10 | round / 10 | tostring),
 		(.confirmation.reported_at - ($t0 | tonumber) | . * 10 | round / 10 | tostring),
-		(($end | tonumber) - ($t0 | tonumber) | . * 10 | round / 10 | tostring)] | join(" | ")' \
+		(($tend | tonumber) - ($t0 | tonumber) | . * 10 | round / 10 | tostring)] | join(" | ")' \
 		"$WORK/$1.json" 2>/dev/null || echo "no report (exit $RC) | no | - | - | - | -"
 }
 
@@ -64,9 +70,54 @@ kind_rows() {
 			[ "$j" = "$k" ] || r=$rb
 			line=$(row "$tag-$kind$j" "$r")
 			echo "| $tag | $kind | $j | $r | $line |"
-			printf '%s\n' "$line" | awk -F' [|] ' -v w="$WORK/$tag-$kind" '$4 != "-" { print $4 > (w ".susp"); print $5 > (w ".rep"); print $6 > (w ".end") }'
+			printf '%s\n' "$line" | awk -F' [|] ' -v w="$WORK/$tag-$kind" '$4 != "-" { print $4 >> (w ".susp"); print $5 >> (w ".rep"); print $6 >> (w ".end") }'
 		done
 		k=$((k + 2))
+	done
+}
+
+# remember: one healthy run of the job leaves its model in $WORK/memory (the memory runs' start).
+remember() {
+	rm -rf "$WORK/memory"
+	mkdir -p "$WORK/memory"
+	say "memory: one healthy run of the job first (40 s)"
+	PS_SECONDS=40 timeout 300 "$BUILD/parastack" run --seed 3 --memory "$WORK/memory" \
+		-- mpirun --oversubscribe --bind-to none -np 8 "$BUILD/tests/apps/stencil" >"$WORK/remember.out" 2>&1
+	ls "$WORK/memory"/*.prior >/dev/null 2>&1 || { say "memory: the healthy run left no model"; cat "$WORK/remember.out"; }
+}
+
+# healthy_rows: the pause shapes of the verdicts' healthy runs (a rank pausing 10, 20 or 25 s
+# from 6 s in, and no pause), each EARLY_HEALTHY_RUNS times afresh and with the memory.
+healthy_rows() {
+	n=0
+	for pause in 0 10 20 25; do
+		j=1
+		while [ "$j" -le "${EARLY_HEALTHY_RUNS:-2}" ]; do
+			for tag in after memory; do
+				[ "$tag" = memory ] && [ "${EARLY_MEMORY:-1}" != 1 ] && continue
+				n=$((n + 1))
+				name="healthy-$tag-$pause-$j"
+				memory=""
+				[ "$tag" = memory ] && memory="--memory $WORK/memory"
+				rank=$(awk -v k="$n" 'BEGIN { srand(k * 17 + 3); print int(rand() * 8) }')
+				fault=""
+				[ "$pause" -gt 0 ] && fault="-x PS_FAULT=stall -x PS_FAULT_RANK=$rank -x PS_STALL=$pause -x PS_FAULT_AFTER=6"
+				say "healthy $tag: pause $pause s (rank $rank), run $j"
+				# shellcheck disable=SC2086
+				bg "$WORK/$name.out" timeout 400 "$BUILD/parastack" run --seed $((n * 7 + 1)) $memory \
+					--report "$WORK/$name.json" -- mpirun --oversubscribe --bind-to none -np 8 \
+					-x PS_SECONDS=$((pause + 30)) $fault "$BUILD/tests/apps/stencil"
+				eval "pid_$tag=\$BG"
+			done
+			for tag in after memory; do
+				[ "$tag" = memory ] && [ "${EARLY_MEMORY:-1}" != 1 ] && continue
+				eval "finish_bg \$pid_$tag 420"
+				name="healthy-$tag-$pause-$j"
+				susp=$(grep -c "^parastack: suspected hang" "$WORK/$name.out")
+				echo "| $tag | $([ "$pause" -gt 0 ] && echo "a rank pauses $pause s, 6 s in" || echo "no pause") | $j | $(jq -r '.verdict' "$WORK/$name.json" 2>/dev/null || echo "no report") | $susp | $(jq -r '.model.remembered_from != null' "$WORK/$name.json" 2>/dev/null) |"
+			done
+			j=$((j + 1))
+		done
 	done
 }
 
@@ -82,13 +133,18 @@ An 8-rank stencil (\`tests/apps/stencil\`) on $(nproc) cores under \`parastack r
 defaults, one rank drawn per run faulting $AT s after MPI_Init: spin (its own code), deadlock (a
 receive its blocked neighbour never sends), skip (one MPI_Allreduce). Delays from the fault
 (PS_FAULT_LOG) to the suspicion, the report and the job's end; two jobs at a time. Reproduce:
-\`sh bench/early.sh\` (\`BASELINE_BUILD=DIR\` adds an older build's runs).
+\`sh bench/early.sh\` (\`BASELINE_BUILD=DIR\` adds an older build's runs). Build \`memory\`: the
+same draws with \`--memory DIR\`, after one healthy 40-s run of the same job left its model there.
 
 | build | fault | run | rank | named | exact | basis | suspicion (s) | report (s) | end (s) |
 |---|---|---|---|---|---|---|---|---|---|
 EOF
 	tags="after"
 	[ -n "${BASELINE_BUILD:-}" ] && tags="before after"
+	if [ "${EARLY_MEMORY:-1}" = 1 ]; then
+		tags="$tags memory"
+		remember >&2
+	fi
 	for kind in $KINDS; do
 		for tag in $tags; do
 			b=$BUILD
@@ -105,5 +161,21 @@ EOF
 		done
 	done
 	[ -n "${BASELINE_BUILD:-}" ] && echo && echo "before: $(git -C "$BASELINE_BUILD/.." rev-parse --short HEAD 2>/dev/null || echo "$BASELINE_BUILD")"
+	if [ "${EARLY_HEALTHY_RUNS:-2}" -gt 0 ]; then
+		[ "${EARLY_MEMORY:-1}" = 1 ] && [ ! -d "$WORK/memory" ] && remember >&2
+		cat <<EOF
+
+## Healthy jobs with pauses, afresh and with the memory
+
+The same stencil, healthy: a rank drawn per run pauses (sleeps outside MPI) from 6 s in, or no
+pause; the job ends by itself. Afresh (\`after\`) and from the remembered model (\`memory\`),
+the two at once. A suspicion costs one line; a verdict other than "none" would be a healthy job
+ended.
+
+| build | job | run | verdict | suspicions raised | model remembered |
+|---|---|---|---|---|---|
+EOF
+		healthy_rows
+	fi
 } >"$RESULTS/$NAME.md"
 say "wrote $RESULTS/$NAME.md"

@@ -15,7 +15,10 @@
  * for a job that moves except in standstills (short ones, and with 10-s collective phases),
  * the same counts: false suspicions and confirmations per healthy hour, delays of hangs.
  *
- * usage: model_eval [--hours H] [--seeds N] [--confirm SECONDS] [--interval MS] */
+ * --prior MINUTES starts every run's models from what a healthy run of the same job (another
+ * seed) for MINUTES taught them (stats/prior.h): the remembered model of issue 68.
+ *
+ * usage: model_eval [--hours H] [--seeds N] [--confirm SECONDS] [--interval MS] [--prior MINUTES] */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -46,25 +49,38 @@ struct healthy_tally {
 };
 
 static double initial_interval_ms = DETECTOR_DEFAULT_INTERVAL_MS; /* --interval */
+static double prior_minutes;                                     /* --prior */
+#define PRIOR_SEED 0x9e3779b9u /* the remembered run is another seed of the same job */
 
-static struct detector *new_detector(unsigned rules, uint64_t seed)
+static void learn_prior(enum tracegen_kind kind, uint64_t seed, unsigned rules, struct model_prior *p);
+
+static struct detector *new_detector(enum tracegen_kind kind, unsigned rules, uint64_t seed, bool remember)
 {
 	struct detector_config cfg;
+	struct model_prior p;
 
 	detector_config_default(&cfg);
 	cfg.interval_ms = initial_interval_ms;
 	cfg.rules = rules;
 	cfg.seed = seed;
-	return detector_new(&cfg);
+
+	struct detector *d = detector_new(&cfg);
+
+	if (d && remember && prior_minutes > 0) {
+		learn_prior(kind, seed ^ PRIOR_SEED, rules, &p);
+		detector_prior_give(d, &p);
+	}
+	return d;
 }
 
-/* A healthy job for `minutes`: count the model's verdicts, and those that outlast the window. */
-static void run_healthy(enum tracegen_kind kind, uint64_t seed, double minutes, unsigned rules,
-			double window_ms, struct healthy_tally *t)
+/* A healthy job for `minutes`: count the model's verdicts, and those that outlast the window.
+ * With learn, what the run taught (learn->set_size 0: nothing) instead of a remembered start. */
+static void run_healthy_model(enum tracegen_kind kind, uint64_t seed, double minutes, unsigned rules,
+			      double window_ms, struct healthy_tally *t, struct model_prior *learn)
 {
 	struct tracegen_config gc;
 	struct tracegen g;
-	struct detector *d = new_detector(rules, seed);
+	struct detector *d = new_detector(kind, rules, seed, !learn);
 	double suspected = -1.0;
 
 	tracegen_config_default(&gc, kind, seed);
@@ -84,7 +100,22 @@ static void run_healthy(enum tracegen_kind kind, uint64_t seed, double minutes, 
 		}
 	}
 	t->hours += minutes / 60.0;
+	if (learn && (detector_hang_ongoing(d) || !detector_prior_take(d, learn)))
+		learn->set_size = 0;
 	detector_free(d);
+}
+
+static void run_healthy(enum tracegen_kind kind, uint64_t seed, double minutes, unsigned rules,
+			double window_ms, struct healthy_tally *t)
+{
+	run_healthy_model(kind, seed, minutes, rules, window_ms, t, NULL);
+}
+
+static void learn_prior(enum tracegen_kind kind, uint64_t seed, unsigned rules, struct model_prior *p)
+{
+	struct healthy_tally unused = { 0 };
+
+	run_healthy_model(kind, seed, prior_minutes, rules, CONFIRM_DEFAULT_S * 1e3, &unused, p);
 }
 
 /* A job hanging at hang_s: the delay to the model's first verdict after it (-1: missed within
@@ -94,7 +125,7 @@ static double run_hang(enum tracegen_kind kind, uint64_t seed, double hang_s, un
 {
 	struct tracegen_config gc;
 	struct tracegen g;
-	struct detector *d = new_detector(rules, seed);
+	struct detector *d = new_detector(kind, rules, seed, true);
 	double delay = -1.0, suspected = -1.0;
 
 	tracegen_config_default(&gc, kind, seed);
@@ -174,8 +205,8 @@ static void stallgen_init(struct stallgen *g, enum stall_job kind, uint64_t seed
  * (I/2 + U[0, I], I = 400 ms), with the confirmation window's dismissal. Healthy (hang_s < 0):
  * counts suspicions and those lasting the window; else returns the delay to the first verdict
  * after the hang (-1: none). */
-static double run_stall(enum stall_job kind, uint64_t seed, double hang_s, double duration_s,
-			double window_ms, long *suspicions, long *confirmations)
+static double run_stall_model(enum stall_job kind, uint64_t seed, double hang_s, double duration_s,
+			      double window_ms, long *suspicions, long *confirmations, struct model_prior *learn)
 {
 	struct stallgen g;
 	struct stall st;
@@ -184,6 +215,13 @@ static double run_stall(enum stall_job kind, uint64_t seed, double hang_s, doubl
 
 	stallgen_init(&g, kind, seed, hang_s);
 	stall_init(&st, DETECTOR_DEFAULT_ALPHA);
+	if (!learn && prior_minutes > 0) {
+		struct model_prior p = { .set_size = 1, .interval_ms = 400, .share = { 1 } };
+		long unused = 0;
+
+		run_stall_model(kind, seed ^ PRIOR_SEED, -1, prior_minutes * 60, window_ms, &unused, &unused, &p);
+		stall_prior_give(&st, &p);
+	}
 	rng_seed(&step, seed ^ 0x5eed);
 	for (double t = 0; t <= duration_s * 1e3; prev = t, t += 200 + 400 * rng_uniform(&step)) {
 		bool moved = t > 0 && stallgen_moved(&g, prev, t);
@@ -201,7 +239,15 @@ static double run_stall(enum stall_job kind, uint64_t seed, double hang_s, doubl
 			stall_dismiss(&st);
 		}
 	}
+	if (learn)
+		stall_prior_take(&st, learn);
 	return -1;
+}
+
+static double run_stall(enum stall_job kind, uint64_t seed, double hang_s, double duration_s,
+			double window_ms, long *suspicions, long *confirmations)
+{
+	return run_stall_model(kind, seed, hang_s, duration_s, window_ms, suspicions, confirmations, NULL);
 }
 
 static int compare_double(const void *a, const void *b)
@@ -270,6 +316,7 @@ int main(int argc, char **argv)
 		{ "seeds", required_argument, NULL, 's' },
 		{ "confirm", required_argument, NULL, 'c' },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "prior", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct {
@@ -288,13 +335,14 @@ int main(int argc, char **argv)
 		case 's': seeds = atoi(optarg); break;
 		case 'c': window_s = atof(optarg); break;
 		case 'i': initial_interval_ms = atof(optarg); break;
+		case 'p': prior_minutes = atof(optarg); break;
 		default:
-			fprintf(stderr, "usage: model_eval [--hours H] [--seeds N] [--confirm SECONDS] [--interval MS]\n");
+			fprintf(stderr, "usage: model_eval [--hours H] [--seeds N] [--confirm SECONDS] [--interval MS] [--prior MINUTES]\n");
 			return 2;
 		}
 	}
 	if (!(hours > 0) || seeds < 1 || !(window_s >= 0) ||
-	    !(initial_interval_ms >= DETECTOR_MIN_INTERVAL_MS)) {
+	    !(initial_interval_ms >= DETECTOR_MIN_INTERVAL_MS) || !(prior_minutes >= 0)) {
 		fprintf(stderr, "model_eval: --hours, --seeds and --confirm must be positive, --interval at least %.0f ms\n",
 			DETECTOR_MIN_INTERVAL_MS);
 		return 2;

@@ -41,6 +41,17 @@ blind), with short standstills and with 2-10 s collective phases.
 
 EOF
 	"$BUILD/bench/model_eval" --hours "$(pick 300 1000)" --seeds "$(pick 300 2000)"
+	cat <<EOF
+
+## The same, every run's models started from a remembered healthy run (--memory)
+
+Each job's models start from what a healthy 10-minute run of the same job (another seed) taught
+them (\`model_eval --prior 10\`; stats/prior.h): the first half minute, where a fresh model has
+no history, is judged from the program's own past. The rows to read against the tables above:
+the hang 8 s in, and the false suspicions.
+
+EOF
+	"$BUILD/bench/model_eval" --hours "$(pick 300 1000)" --seeds "$(pick 300 2000)" --prior 10
 } >"$RESULTS/model.md"
 echo "| model | $(($(date +%s) - t0)) s |" >>"$WORK/times.md"
 section overhead

@@ -49,7 +49,8 @@ static int check_ps_option(const char *cmd, int k, const char *value, struct com
 	if (rc == 0) {
 		*model = w.opt;
 		given = val == WOPT_REPORT ? w.report : val == WOPT_TRACE ? w.trace : val == WOPT_CORE_DIR ? w.core_dir :
-			val == WOPT_REPORT_DIR ? w.report_dir : val == WOPT_METRICS_DIR ? w.metrics_dir : value;
+			val == WOPT_REPORT_DIR ? w.report_dir : val == WOPT_METRICS_DIR ? w.metrics_dir :
+			val == WOPT_MEMORY ? w.memory_dir : value;
 		if (!given || asprintf(word, "--%s=%s", name, given) < 0)
 			rc = -1;
 		if (rc == 0 && val == WOPT_REPORT && !(out->report = strdup(given)))

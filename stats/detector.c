@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prior.h"
 #include "ranksets.h"
 #include "threshold.h"
 
@@ -75,6 +76,7 @@ struct detector {
 	int windows_passed, windows_failed, doublings;
 	int windows_constant; /* windows of the one value the job ever showed: no test */
 	bool settled; /* the window rule held once: later re-tuning does not unsettle the job */
+	bool from_prior; /* started from a remembered run (detector_prior_give) */
 	enum detector_verdict last;
 };
 
@@ -500,6 +502,7 @@ void detector_get_info(const struct detector *d, struct detector_info *info)
 	info->windows_constant = d->windows_constant;
 	info->doublings = d->doublings;
 	info->longest_healthy_ms = d->longest_healthy_ms;
+	info->from_prior = d->from_prior;
 }
 
 const char *detector_verdict_name(enum detector_verdict v)
@@ -512,4 +515,40 @@ const char *detector_verdict_name(enum detector_verdict v)
 	case DETECTOR_HANG: return "hang";
 	}
 	return "unknown";
+}
+
+bool detector_prior_take(const struct detector *d, struct model_prior *p)
+{
+	if (!d->settled || d->n < PRIOR_MIN_SAMPLES || d->cfg.set_size > PRIOR_MAX_SET_SIZE)
+		return false;
+	memset(p, 0, sizeof(*p)); /* the stall model's part is stall_prior_take's */
+	p->set_size = d->cfg.set_size;
+	p->interval_ms = d->interval_ms;
+	p->longest_healthy_ms = d->longest_healthy_ms;
+	p->samples = d->n;
+	for (int v = 0; v <= d->cfg.set_size; v++)
+		p->share[v] = d->hist[v] / d->n;
+	return true;
+}
+
+bool detector_prior_give(struct detector *d, const struct model_prior *p)
+{
+	/* Below DETECTOR_MIN_SAMPLES no level is usable, so no suspicion run holds samples: the
+	 * few the job has shown join the prior's as they are. */
+	if (d->samples >= DETECTOR_MIN_SAMPLES || d->from_prior || !prior_valid(p) || p->set_size != d->cfg.set_size)
+		return false;
+	d->interval_ms = fmin(fmax(p->interval_ms, DETECTOR_MIN_INTERVAL_MS), d->cfg.max_interval_ms);
+	for (int v = 0; v <= d->cfg.set_size; v++)
+		d->hist[v] += p->share[v] * PRIOR_WEIGHT;
+	d->n += PRIOR_WEIGHT;
+	/* The earlier run's windows passed at this interval: the window rule holds from the start,
+	 * the ring's passes giving way to this run's outcomes as they come. */
+	for (int i = 0; i < DETECTOR_MIN_WINDOWS; i++)
+		d->history[i] = true;
+	d->history_count = DETECTOR_MIN_WINDOWS;
+	d->settled = true;
+	d->longest_healthy_ms = fmax(d->longest_healthy_ms, p->longest_healthy_ms);
+	d->from_prior = true;
+	detector_select_level(d);
+	return true;
 }

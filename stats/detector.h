@@ -82,6 +82,7 @@ struct detector_info {
 	int windows_constant; /* not tested: every sample the one value the job ever showed */
 	int doublings;
 	double longest_healthy_ms;     /* longest suspicion run that ended by itself */
+	bool from_prior;               /* the model started from a remembered run (prior.h) */
 };
 
 struct detector;
@@ -115,5 +116,19 @@ double detector_verdict_eta_ms(const struct detector *d);
  * holding a faulty OUT_MPI rank is sampled.) */
 bool detector_hang_ongoing(const struct detector *d);
 const char *detector_verdict_name(enum detector_verdict v);
+
+struct model_prior;
+/* What this run teaches the next run of the same program (prior.h): its interval, S's histogram
+ * and the guard. False while the model has not settled or holds fewer than PRIOR_MIN_SAMPLES
+ * samples. Take it only from a run that ended healthy: a hang must teach nothing. It clears the
+ * stall model's part: stall_prior_take comes after. */
+bool detector_prior_take(const struct detector *d, struct model_prior *p);
+/* Start the model from a prior, within its first DETECTOR_MIN_SAMPLES samples (before any
+ * level is usable; a monitor knows which program a rank is only once it has seen it there): S's
+ * histogram weighing PRIOR_WEIGHT samples beside the job's few, the settled interval, the
+ * window rule met (the earlier run's windows passed at that interval) and the guard set by the
+ * longest healthy suspicion run the program has shown. False, the detector untouched, when the
+ * prior does not fit (another set size, invalid), one was given already, or it comes too late. */
+bool detector_prior_give(struct detector *d, const struct model_prior *p);
 
 #endif

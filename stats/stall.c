@@ -4,6 +4,8 @@
 
 #include <math.h>
 
+#include "prior.h"
+
 void stall_init(struct stall *s, double alpha)
 {
 	*s = (struct stall){ .alpha = alpha, .last_move_ms = -1, .last = STALL_BUILDING };
@@ -130,4 +132,25 @@ const char *stall_verdict_name(enum stall_verdict v)
 	case STALL_HANG: return "hang";
 	}
 	return "unknown";
+}
+
+void stall_prior_take(const struct stall *s, struct model_prior *p)
+{
+	p->stall_samples = s->n;
+	p->stall_quiet_share = s->n > 0 ? s->quiet / s->n : 0;
+	p->stall_longest_ms = s->longest_healthy_ms;
+}
+
+bool stall_prior_give(struct stall *s, const struct model_prior *p)
+{
+	if (s->n >= STALL_MIN_SAMPLES || !prior_valid(p))
+		return false;
+
+	/* No more than the verdict's minimum: the job's own samples must soon outweigh it. */
+	double n = fmin(p->stall_samples, STALL_MIN_SAMPLES);
+
+	s->n += n;
+	s->quiet += n * p->stall_quiet_share;
+	s->longest_healthy_ms = fmax(s->longest_healthy_ms, p->stall_longest_ms);
+	return true;
 }

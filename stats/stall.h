@@ -75,4 +75,12 @@ void stall_get_info(const struct stall *s, struct stall_info *info);
 double stall_upper_bound(double x, double n, double z);
 const char *stall_verdict_name(enum stall_verdict v);
 
+struct model_prior;
+/* The stall model's part of a prior (prior.h): its history's quiet share and size, its guard. */
+void stall_prior_take(const struct stall *s, struct model_prior *p);
+/* Start from a prior while the history is below STALL_MIN_SAMPLES (no verdict yet): at most
+ * STALL_MIN_SAMPLES samples of history at the remembered quiet share beside the job's own, and
+ * the longer of the two guards. False, untouched, once the history is usable. */
+bool stall_prior_give(struct stall *s, const struct model_prior *p);
+
 #endif

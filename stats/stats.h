@@ -8,6 +8,7 @@
 #include "decide.h"
 #include "detector.h"
 #include "ladder.h"
+#include "prior.h"
 #include "ranksets.h"
 #include "replay.h"
 #include "rng.h"

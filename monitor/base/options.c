@@ -273,6 +273,7 @@ static int path_check(const char *cmd, int c, const char *arg)
 {
 	switch (c) {
 	case WOPT_CORE_DIR: return option_core_dir(cmd, arg);
+	case WOPT_MEMORY: return option_writable_dir(cmd, "memory", arg);
 	case WOPT_REPORT_DIR: return option_site_dir(cmd, "report-dir", arg);
 	case WOPT_METRICS_DIR: return option_site_dir(cmd, "metrics-dir", arg);
 	default: return option_output_path(cmd, c == WOPT_REPORT ? "report" : "trace", arg);
@@ -283,7 +284,7 @@ static int watch_path_apply(const char *cmd, struct watch_options *w, int c, con
 {
 	const char **slot = c == WOPT_REPORT ? &w->report : c == WOPT_TRACE ? &w->trace :
 			    c == WOPT_REPORT_DIR ? &w->report_dir : c == WOPT_METRICS_DIR ? &w->metrics_dir :
-			    &w->core_dir;
+			    c == WOPT_MEMORY ? &w->memory_dir : &w->core_dir;
 
 	if (w->paths_as_given) {
 		*slot = arg;
@@ -298,7 +299,7 @@ static int watch_path_apply(const char *cmd, struct watch_options *w, int c, con
 
 void watch_options_release(struct watch_options *w)
 {
-	const char **slots[] = { &w->report, &w->trace, &w->core_dir, &w->report_dir, &w->metrics_dir };
+	const char **slots[] = { &w->report, &w->trace, &w->core_dir, &w->report_dir, &w->metrics_dir, &w->memory_dir };
 
 	for (size_t k = 0; k < sizeof(slots) / sizeof(slots[0]); k++) {
 		if (!w->paths_as_given)
@@ -324,6 +325,9 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 	case WOPT_NO_PROOF:
 		w->no_proof = true;
 		return 0;
+	case WOPT_NO_MEMORY:
+		w->no_memory = true;
+		return 0;
 	case WOPT_QUIET:
 		w->quiet = true;
 		return 0;
@@ -338,29 +342,35 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 	case WOPT_CORE_DIR:
 	case WOPT_REPORT_DIR:
 	case WOPT_METRICS_DIR:
+	case WOPT_MEMORY:
 		return watch_path_apply(cmd, w, c, arg);
 	default:
 		return 1;
 	}
 }
 
-int option_core_dir(const char *cmd, const char *dir)
+int option_writable_dir(const char *cmd, const char *opt, const char *dir)
 {
 	struct stat st;
 
 	if (stat(dir, &st) < 0) {
-		cmd_error(cmd, "--core-dir %s: %s; create the directory first", dir, strerror(errno));
+		cmd_error(cmd, "--%s %s: %s; create the directory first", opt, dir, strerror(errno));
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		cmd_error(cmd, "--core-dir %s: not a directory", dir);
+		cmd_error(cmd, "--%s %s: not a directory", opt, dir);
 		return -1;
 	}
 	if (access(dir, W_OK) < 0) {
-		cmd_error(cmd, "--core-dir %s: cannot write there: %s", dir, strerror(errno));
+		cmd_error(cmd, "--%s %s: cannot write there: %s", opt, dir, strerror(errno));
 		return -1;
 	}
 	return 0;
+}
+
+int option_core_dir(const char *cmd, const char *dir)
+{
+	return option_writable_dir(cmd, "core-dir", dir);
 }
 
 int option_site_dir(const char *cmd, const char *opt, const char *dir)
@@ -464,6 +474,9 @@ void watch_options_words(const struct watch_options *w, struct watch_words *out)
 	words_add_path(out, "--report-dir", w->report_dir);
 	words_add_path(out, "--metrics-dir", w->metrics_dir);
 	words_add_path(out, "--trace", w->trace);
+	words_add_path(out, "--memory", w->memory_dir);
+	if (w->no_memory)
+		words_add(out, "--no-memory");
 	out->word[out->n] = NULL;
 }
 

@@ -85,6 +85,8 @@ struct watch_options {
 	double progress_s;          /* --progress SECONDS (0: none) */
 	int fanout;                 /* --fanout N: children per monitor in the monitors' tree (0: default) */
 	enum report_ranks report_ranks; /* --report-ranks all|summary|auto */
+	const char *memory_dir;     /* --memory DIR: where healthy runs leave their model (absolute), or NULL */
+	bool no_memory;             /* --no-memory: neither read nor keep one (wins over --memory) */
 	/* The monitor: the paths were checked and made absolute by the command that started it
 	 * (they need not exist on every monitor's node), so they are taken as given. */
 	bool paths_as_given;
@@ -106,6 +108,8 @@ enum watch_option {
 	WOPT_REPORT_DIR,
 	WOPT_METRICS_DIR,
 	WOPT_NO_PROOF,
+	WOPT_MEMORY,
+	WOPT_NO_MEMORY,
 };
 
 /* getopt_long entries of the model options and the watch options: the one table of both, for
@@ -123,10 +127,14 @@ enum watch_option {
 	{ "fanout", required_argument, NULL, WOPT_FANOUT },                                      \
 	{ "report-ranks", required_argument, NULL, WOPT_REPORT_RANKS },                          \
 	{ "report-dir", required_argument, NULL, WOPT_REPORT_DIR },                              \
-	{ "metrics-dir", required_argument, NULL, WOPT_METRICS_DIR }
+	{ "metrics-dir", required_argument, NULL, WOPT_METRICS_DIR },                            \
+	{ "memory", required_argument, NULL, WOPT_MEMORY },                                      \
+	{ "no-memory", no_argument, NULL, WOPT_NO_MEMORY }
 
 /* --core-dir DIR: an existing directory this user may write in. 0, or -1 (one line printed). */
 int option_core_dir(const char *cmd, const char *dir);
+/* The same for --OPT DIR (--memory). */
+int option_writable_dir(const char *cmd, const char *opt, const char *dir);
 /* --report-dir / --metrics-dir DIR: an existing directory (who may write there is the
  * monitor's to judge: a root monitor writes as root only where root alone can). */
 int option_site_dir(const char *cmd, const char *opt, const char *dir);
@@ -150,7 +158,7 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 void watch_options_release(struct watch_options *w);
 
 /* parastack-monitor's command-line words for a watch: the model's and the watch's options. */
-#define WATCH_WORDS_MAX 28
+#define WATCH_WORDS_MAX 32
 struct watch_words {
 	char *word[WATCH_WORDS_MAX];
 	int n;

@@ -66,6 +66,8 @@ static const char monitor_usage[] =
 	"  --report-dir DIR    the site's copy of a hang report there (parastack-JOBID.json)\n"
 	"  --metrics-dir DIR   the node's counters there (parastack.prom, node_exporter's textfile)\n"
 	"  --trace FILE        record every sample (t_ms S C)\n"
+	"  --memory DIR        the model starts from, and keeps, a healthy run's of the program\n"
+	"  --no-memory         neither read nor keep a remembered model\n"
 	"  --stack FORMAT      look once instead of watching: monitor 0 prints every found rank's\n"
 	"                      stacks (text, json, tree or tree-json) and all exit (`parastack stack`)\n"
 	"  --status-file FILE  write the outcome there (\"hang\" or \"none\"; \"-\": a line on standard\n"

@@ -13,6 +13,7 @@
 #ifndef PARASTACK_MONITOR_H
 #define PARASTACK_MONITOR_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/time.h>
@@ -101,6 +102,11 @@ struct monitor {
 	double cost_ms_sum, cost_ms_max;
 	double gap_ms_sum, last_tick_ms, late_ms_sum, late_ms_max; /* the interval achieved */
 	json_t *last_model; /* the model of the latest round, for a "none" report */
+	/* memory.c: the remembered model of this round's program (memory.h). */
+	char memory_file[PATH_MAX]; /* DIR/KEY.prior; "" when nothing is remembered or kept */
+	bool memory_recalled;       /* the round's models started from it */
+	bool memory_pending;        /* its recall waits for a rank seen to be its program */
+	bool job_ended;             /* the round ended by the job's end: its ranks or its launcher gone (watch.c) */
 	/* site.c: the counters of --metrics-dir, and what of them is in the textfile already. */
 #define SITE_HANG_TYPES 3
 	int suspicions_total;            /* raised in this watch (pipeline.c) */

@@ -211,3 +211,61 @@ FILE *outfile_open_stream(const char *path, const struct file_owner *o, char *er
 	fscreds_leave(&saved);
 	return f;
 }
+
+int outfile_replace_text(const char *path, const char *text, size_t n, const struct file_owner *o, char *err,
+			 size_t len)
+{
+	const struct content c = { .text = text, .n = n };
+
+	return replace_as(path, &c, o, ownedfile_mode(o), (gid_t)-1, err, len);
+}
+
+static ssize_t read_owned(int dir, const char *path, const char *name, uid_t uid, char *buf, size_t cap,
+			  char *err, size_t len)
+{
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	size_t n = 0;
+
+	if (fd < 0 && errno == ENOENT)
+		return -2;
+	if (fd < 0) {
+		snprintf(err, len, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != uid) {
+		snprintf(err, len, "cannot read %s: not a regular file of uid %u", path, (unsigned)uid);
+		close(fd);
+		return -1;
+	}
+	while (n + 1 < cap) {
+		ssize_t r = read(fd, buf + n, cap - 1 - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	close(fd);
+	return (ssize_t)n;
+}
+
+ssize_t outfile_read_text(const char *path, const struct file_owner *o, char *buf, size_t cap, char *err, size_t len)
+{
+	struct fscreds saved;
+	const char *name;
+	char why[PATH_MAX + 128];
+	int dir = ownedfile_open_dir(path, o, &saved, &name, why, sizeof(why));
+	ssize_t r;
+
+	if (dir < 0) {
+		snprintf(err, len, "cannot read %s: %s", path, why);
+		return -1;
+	}
+	r = read_owned(dir, path, name, o->is_other ? o->uid : geteuid(), buf, cap, err, len);
+	close(dir);
+	fscreds_leave(&saved);
+	return r;
+}

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "../sample/safe/ownedfile.h"
 
@@ -25,5 +26,13 @@ int outfile_replace_site(const char *path, json_t *j, const char *text, size_t n
 /* A stream writing path from its start, opened without following a final symbolic link and
  * only onto a regular file; NULL with a one-line reason in err. */
 FILE *outfile_open_stream(const char *path, const struct file_owner *o, char *err, size_t len);
+/* Text of o's own file written by outfile_replace_text, read back with o's credentials and the
+ * same walk: never through a final link, only a regular file owned by o, at most cap - 1
+ * bytes (NUL-terminated). The length; -2 when there is no such file (ENOENT); -1 with a
+ * one-line reason in err. */
+ssize_t outfile_read_text(const char *path, const struct file_owner *o, char *buf, size_t cap, char *err, size_t len);
+/* n bytes of text to path, replaced whole, as o's (outfile_replace_json's rules). */
+int outfile_replace_text(const char *path, const char *text, size_t n, const struct file_owner *o, char *err,
+			 size_t len);
 
 #endif

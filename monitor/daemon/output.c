@@ -108,11 +108,13 @@ json_t *output_model_json(struct monitor *m)
 	struct detector_info in;
 
 	detector_get_info(m->det, &in);
-	return json_pack("{s:b, s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i, s:o, s:o}", "usable", in.usable, "interval_ms",
+	return json_pack("{s:b, s:f, s:I, s:f, s:f, s:f, s:f, s:i, s:f, s:i, s:i, s:o, s:o, s:o}", "usable", in.usable, "interval_ms",
 			 in.interval_ms, "samples", (json_int_t)in.samples, "p_hat", in.p_hat, "e",
 			 in.e, "q", in.q, "alpha", m->w.opt.model.alpha, "threshold", in.threshold,
 			 "model_size", in.model_size, "set_size", m->sets.size, "run_length",
-			 in.run_length, "stall", stall_json(&m->stall), "sampling", cost_json(m));
+			 in.run_length, "stall", stall_json(&m->stall), "sampling", cost_json(m),
+			 /* where the model started from: a remembered healthy run's file, or afresh */
+			 "remembered_from", m->memory_recalled ? json_string(m->memory_file) : json_null());
 }
 
 /* The status line's part for the stall model. */

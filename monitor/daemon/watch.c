@@ -10,6 +10,7 @@
 #include "../base/exitcodes.h"
 #include "../base/signals.h"
 #include "gather.h"
+#include "memory.h"
 #include "pipeline.h"
 #include "proof.h"
 #include "../job/job.h"
@@ -175,8 +176,10 @@ static enum round_end leader_loop(struct monitor *m)
 	m->start_up_still_s = -1;
 	proof_init(m);
 	for (;; k++) {
-		if (!wait_until(m, next))
+		if (!wait_until(m, next)) {
+			m->job_ended = !*m->stop; /* the launcher's end, not ours */
 			return ROUND_NO_HANG;
+		}
 
 		double t = mono_ms();
 		int set = ranksets_active(&m->sets, k);
@@ -188,6 +191,7 @@ static enum round_end leader_loop(struct monitor *m)
 
 		if (c.live == 0 && all_ranks_gone(m)) {
 			log_say("the job's ranks have all exited");
+			m->job_ended = true;
 			return !m->job.pids && job_launcher_alive(&m->job) && !*m->stop ? ROUND_AGAIN : ROUND_NO_HANG;
 		}
 		if (m->trace) {
@@ -195,6 +199,8 @@ static enum round_end leader_loop(struct monitor *m)
 			fflush(m->trace);
 		}
 
+		if (m->memory_pending)
+			memory_recall(m);
 		if (pipeline_step(m, t, &c) == MONITOR_EXIT_HANG)
 			return ROUND_HANG;
 		next = t + detector_next_step_ms(m->det);
@@ -378,7 +384,11 @@ enum round_end watch_round(struct monitor *m, int round)
 	    m->w.opt.model.interval_ms);
 	if (m->trace)
 		fprintf(m->trace, "# round %d: %d ranks\n", round, m->job.nranks);
+	m->job_ended = false;
+	memory_round_start(m);
 	end = leader_loop(m);
+	if (m->job_ended && end != ROUND_HANG)
+		memory_keep(m);
 	json_decref(m->last_model);
 	m->last_model = output_model_json(m);
 	comm_send_to_followers(&m->comm, end == ROUND_AGAIN ? CMD_AGAIN : CMD_STOP);

@@ -430,6 +430,9 @@ void report_print(FILE *out, json_t *report)
 			json_real_value(json_object_get(m, "p_hat")),
 			json_real_value(json_object_get(m, "e")), json_real_value(json_object_get(m, "q")),
 			json_real_value(json_object_get(m, "alpha")));
+	if (json_is_string(json_object_get(m, "remembered_from")))
+		fprintf(out, "  the model started from this program's last healthy run: %s (--no-memory to start afresh)\n",
+			json_string_value(json_object_get(m, "remembered_from")));
 	report_print_stall(out, json_object_get(report, "confirmation"), json_object_get(m, "stall"));
 	report_print_confirmation(out, json_object_get(report, "confirmation"), job_word(report));
 	json_array_foreach(json_object_get(report, "cores"), i, v)

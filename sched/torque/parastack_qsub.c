@@ -52,6 +52,8 @@ static const char usage[] =
 	"                        (a root monitor writes it as root only where root alone can\n"
 	"                        change DIR's path, else as the job's owner)\n"
 	"  --metrics-dir DIR     counters for node_exporter's textfile collector: DIR/parastack.prom\n"
+	"  --memory DIR          the model starts from the last healthy run of the same program\n"
+	"                        kept in DIR, and keeps this one's (--no-memory: neither)\n"
 	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
 	"  --grace SECONDS       how long the job's launcher gets after SIGTERM (default 10)\n"
 	"  --help                show this help\n"

@@ -40,5 +40,6 @@ Suite *runtimes_suite(void);
 Suite *report_path_suite(void);
 Suite *torchwait_suite(void);
 Suite *pylayouts_suite(void);
+Suite *prior_suite(void);
 
 #endif
