@@ -270,7 +270,7 @@ static void print_stall_eval(double hours, int seeds, double window_s, double *d
 		const char *name;
 	} jobs[] = { { STALL_JOB_SHORT, "short standstills (mean 0.3 s)" },
 		     { STALL_JOB_PHASES, "and 2-10 s collective phases (about 1/min)" } };
-	static const double at[] = { 60, 180, 600 };
+	static const double at[] = { 8, 20, 60, 180, 600 };
 
 	printf("\n### The stall model on jobs that live in MPI (S always 0)\n\n");
 	printf("Healthy: %.0f h of each job (1 h each). A false suspicion prints one line; a false "

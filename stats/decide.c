@@ -16,7 +16,11 @@
  * healthy samples, so S needs ~15 suspicions in a row (and, for a rank computing alone, the
  * other rank set's turn), while nothing in it ever stands still, so 2 or 3 quiet samples are a
  * hang to the stall model. Half, not "sooner": the two predictions of a computing MPI job lie
- * close together, and a margin keeps its hangs S's to name rather than a race. */
+ * close together, and a margin keeps its hangs S's to name rather than a race. A stall model
+ * still on its bootstrap (stall.h) speaks beside a timely S only before S has settled (its
+ * window rule met once: 32-64 samples) and where its own verdict comes in half S's time: a
+ * fault 8 s in is the stall model's; the README's demo, 25 s in, where S has settled, stays
+ * S's even while its faulty rank's set waits for its turn. */
 #include "decide.h"
 
 #include <math.h>
@@ -66,10 +70,15 @@ enum confirm_event decide_step(struct decide *d, const struct decide_input *in,
 				     .model_ready = out->model_ready,
 				     /* S's to name only while its run goes on: a hang whose S is
 				      * above its threshold is the stall model's, and so is one the
-				      * stall model calls in half S's time. */
+				      * stall model calls in half S's time. A bootstrapped one (stall.h)
+				      * only where S cannot judge, or calls in half its time before S
+				      * has settled, S's run or not: S above the threshold may be one
+				      * rank set's turn. */
 				     .stall_hang = out->stall_verdict == STALL_HANG &&
-						   !(out->s_timely && !out->stall_sooner &&
-						     (di.run_length > 0 || detector_hang_ongoing(d->det))),
+						   (si.n < STALL_MIN_SAMPLES ?
+							    !out->s_timely || (out->stall_sooner && !di.settled) :
+						    !(out->s_timely && !out->stall_sooner &&
+						      (di.run_length > 0 || detector_hang_ongoing(d->det)))),
 				     .stall_ongoing = stall_hang_ongoing(d->stall) };
 	enum confirm_event ev = confirm_add(d->conf, &cs);
 

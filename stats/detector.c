@@ -503,6 +503,7 @@ void detector_get_info(const struct detector *d, struct detector_info *info)
 	info->doublings = d->doublings;
 	info->longest_healthy_ms = d->longest_healthy_ms;
 	info->from_prior = d->from_prior;
+	info->settled = d->settled;
 }
 
 const char *detector_verdict_name(enum detector_verdict v)

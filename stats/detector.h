@@ -83,6 +83,7 @@ struct detector_info {
 	int doublings;
 	double longest_healthy_ms;     /* longest suspicion run that ended by itself */
 	bool from_prior;               /* the model started from a remembered run (prior.h) */
+	bool settled;                  /* the window rule held once: verdicts need no more windows */
 };
 
 struct detector;

@@ -24,9 +24,17 @@ double stall_upper_bound(double x, double n, double z)
 	return q > 1.0 ? 1.0 : q;
 }
 
+/* The bound the verdict uses: while the history is a bootstrap (the job's own first seconds,
+ * fewer than STALL_MIN_SAMPLES), the stricter STALL_BOOT_Z, so that the few samples a job
+ * shows before an early fault stand for more than a short healthy history would. */
+static double stall_bound(const struct stall *s)
+{
+	return stall_upper_bound(s->quiet, s->n, s->n < STALL_MIN_SAMPLES ? STALL_BOOT_Z : STALL_Z);
+}
+
 bool stall_usable(const struct stall *s)
 {
-	return s->n >= STALL_MIN_SAMPLES && stall_upper_bound(s->quiet, s->n, STALL_Z) < 1.0;
+	return s->n >= STALL_BOOT_SAMPLES && stall_bound(s) < 1.0;
 }
 
 /* Quiet samples in a row that reach alpha at q (0: never). */
@@ -45,14 +53,14 @@ static bool stall_significant(const struct stall *s)
 	if (!stall_usable(s) || s->last_move_ms < 0)
 		return false;
 
-	int k = stall_k(stall_upper_bound(s->quiet, s->n, STALL_Z), s->alpha);
+	int k = stall_k(stall_bound(s), s->alpha);
 
 	return k > 0 && s->run >= k && s->quiet_ms > STALL_GUARD_FACTOR * s->longest_healthy_ms;
 }
 
 double stall_verdict_eta_ms(const struct stall *s, double interval_ms)
 {
-	int k = stall_k(stall_upper_bound(s->quiet, s->n, STALL_Z), s->alpha);
+	int k = stall_k(stall_bound(s), s->alpha);
 
 	if (!stall_usable(s) || k == 0 || !(interval_ms > 0))
 		return INFINITY;
@@ -119,7 +127,7 @@ void stall_get_info(const struct stall *s, struct stall_info *info)
 				     .run = s->run, .quiet_ms = s->quiet_ms,
 				     .longest_healthy_ms = s->longest_healthy_ms };
 	info->p_hat = s->n > 0 ? s->quiet / s->n : 0;
-	info->q = stall_upper_bound(s->quiet, s->n, STALL_Z);
+	info->q = stall_bound(s);
 	info->k = stall_k(info->q, s->alpha);
 }
 

@@ -13,7 +13,9 @@
  * from the healthy history with its one-sided Wilson upper bound q at 95 % (defined at p = 0,
  * where §3's ladder has no usable level: a job in which nothing ever stood still is exactly the
  * one whose standstill means most); a run of k consecutive quiet samples is a hang when
- * q^k <= alpha, the model holds STALL_MIN_SAMPLES samples of history, and the quiet stretch has
+ * q^k <= alpha, the model holds STALL_BOOT_SAMPLES samples of history (below STALL_MIN_SAMPLES
+ * a bootstrap from the job's first seconds, q at STALL_BOOT_Z; issue 68: a fault 8 s into a
+ * job, before S's window rule can be met), and the quiet stretch has
  * outlasted STALL_GUARD_FACTOR times the longest one the job has shown while healthy (so the
  * next long collective phase is not called a hang once the job has shown one). Quiet samples
  * are held back from the model until their run ends in a move, and a run that was called a
@@ -24,7 +26,10 @@
 
 #include <stdbool.h>
 
-#define STALL_MIN_SAMPLES 64      /* history before any verdict: four of §3's runs-test windows */
+#define STALL_MIN_SAMPLES 64      /* a full history: four of §3's runs-test windows */
+#define STALL_BOOT_SAMPLES 11     /* history before any verdict (as the S model's minimum): */
+#define STALL_BOOT_Z 4.2648907939 /* until STALL_MIN_SAMPLES, a bootstrap judged at one-sided
+				   * 99.999 % (stall.c) */
 #define STALL_GUARD_FACTOR 1.5    /* as the S model's run-length guard (detector.h) */
 #define STALL_Z 1.6448536269514722 /* one-sided 95 %: the estimate's upper bound */
 

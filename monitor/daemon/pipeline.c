@@ -196,7 +196,8 @@ static void note_startup(struct monitor *m, double t, const struct sample_counts
 	}
 	if (m->init_since_ms < 0)
 		m->init_since_ms = t;
-	if (m->said_startup || t - m->init_since_ms < after_ms)
+	/* Once a suspicion is open, its own line has said what the start-up shows. */
+	if (m->said_startup || m->conf.state != WATCHING || t - m->init_since_ms < after_ms)
 		return;
 	m->said_startup = true;
 	log_say("ranks of the job have been inside MPI_Init for %.0f s (%d of the %d sampled last): still "

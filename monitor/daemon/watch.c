@@ -41,7 +41,11 @@ static void sample_local(struct monitor *m, const int *ranks, int n, long round,
 		if (!s.in_kernel) {
 			o = progress_outside_update(&m->job.prog[k], mono_ms(), s.state == RANK_OUT_MPI && !s.in_init,
 						    s.fingerprint, &s.activity);
-			r = progress_update(&m->job.prog[k], round, since, s.state, s.fingerprint, &part);
+			/* A rank in MPI_Init or torch's rendezvous waits for the job to start, whatever
+			 * its runtime says of the frames it waits in (torch's TCPStore retries its
+			 * connect outside any collective): judged as a rank waiting in MPI is. */
+			r = progress_update(&m->job.prog[k], round, since, s.in_init ? RANK_IN_MPI : s.state,
+					    s.fingerprint, &part);
 		}
 		c->moved += r == PROGRESS_MOVED;
 		c->still += r == PROGRESS_STILL;

@@ -27,7 +27,7 @@ else
 		-x PS_CKPT_AT=-1 -x PS_PREINIT=slow -x PS_PREINIT_RANK=2 -x PS_PREINIT_SECONDS=45 $TRAIN
 	# shellcheck disable=SC2086
 	psrun_later torch_stuck 400 -- --seed 3 -- mpirun --oversubscribe -np 4 -x MASTER_PORT=29812 -x PS_SECONDS=600 \
-		-x PS_CKPT_AT=-1 -x PS_PREINIT=stuck -x PS_PREINIT_RANK=1 $TRAIN
+		-x PS_CKPT_AT=-1 -x PS_PREINIT=stuck -x PS_PREINIT_RANK=0 $TRAIN
 fi
 
 # expect_start_up_hang NAME RANK CALL: the hung start-up reported and ended: rank RANK faulty
@@ -66,6 +66,6 @@ if [ -n "$TORCH" ]; then
 	psrun_collect torch_slow
 	expect_slow_start_healthy "torch.distributed, a rank reading its input 45 s before init_process_group"
 	psrun_collect torch_stuck
-	expect_start_up_hang "torch.distributed, a rank stuck before init_process_group" 1 init_process_group
+	expect_start_up_hang "torch.distributed, rank 0 (the TCPStore's host) stuck before init_process_group" 0 init_process_group
 fi
 finish

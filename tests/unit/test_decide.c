@@ -17,6 +17,7 @@ struct demo_run {
 	enum confirm_basis basis;
 	bool suspected;
 	bool window_failed_at_fault; /* the latest runs-test windows rejected randomness then */
+	double after_ms;             /* the suspicion, from the hang */
 };
 
 /* The decision of a job with two sets of C = 2, its generator seeded, a window of confirm_s. */
@@ -43,7 +44,9 @@ static void sim_init(struct sim *m, uint64_t seed, double confirm_s)
 	m->d = (struct decide){ m->det, &m->st, &m->conf, false };
 }
 
-static struct demo_run demo_job(uint64_t seed, double hang_ms, double confirm_s)
+/* both_out: the share of healthy samples with both sampled ranks computing (no progress
+ * evidence either way); the rest have one or none computing, the others seen to move. */
+static struct demo_run demo_job(uint64_t seed, double hang_ms, double confirm_s, double both_out)
 {
 	struct sim m;
 	struct demo_run run = { 0 };
@@ -63,7 +66,7 @@ static struct demo_run demo_job(uint64_t seed, double hang_ms, double confirm_s)
 		if (t < hang_ms) {
 			double u = rng_uniform(&m.r);
 
-			in.out = u < 0.67 ? 2 : u < 0.94 ? 1 : 0;
+			in.out = u < both_out ? 2 : u < both_out + (1 - both_out) * 0.82 ? 1 : 0;
 			in.moved = 2 - in.out;
 		} else {
 			if (before) {
@@ -78,6 +81,7 @@ static struct demo_run demo_job(uint64_t seed, double hang_ms, double confirm_s)
 		}
 		if (decide_step(&m.d, &in, &out) == CONFIRM_SUSPECTED) {
 			run.suspected = true;
+			run.after_ms = t - hang_ms;
 			run.basis = m.conf.basis;
 			break;
 		}
@@ -93,7 +97,7 @@ START_TEST(a_hang_after_healthy_history_is_the_models)
 	int failed_windows = 0;
 
 	for (uint64_t seed = 1; seed <= 40; seed++) {
-		struct demo_run run = demo_job(seed, 25000, 15);
+		struct demo_run run = demo_job(seed, 25000, 15, 0.67);
 
 		ck_assert_msg(run.suspected, "seed %llu: no suspicion", (unsigned long long)seed);
 		ck_assert_msg(run.basis == CONFIRM_BY_MODEL, "seed %llu: suspected by %d, not the model",
@@ -105,10 +109,28 @@ START_TEST(a_hang_after_healthy_history_is_the_models)
 }
 END_TEST
 
+/* Issue 68: a job whose sampled ranks are seen to move in most samples (the 8-rank stencil's
+ * first seconds), the fault 8 s in, before S's windows are there: the stall model's bootstrap
+ * suspects every one within 10 s (3.3-5.5 s; where it kept silent, S came 22-106 s after). */
+START_TEST(a_hang_in_the_first_seconds_is_the_bootstraps)
+{
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		struct demo_run run = demo_job(seed, 8000, 60, 0.25);
+
+		ck_assert_msg(run.suspected && run.after_ms >= 0, "seed %llu: no suspicion after the hang",
+			      (unsigned long long)seed);
+		ck_assert_msg(run.basis == CONFIRM_BY_STALL, "seed %llu: suspected by %d, not the stall model",
+			      (unsigned long long)seed, run.basis);
+		ck_assert_msg(run.after_ms <= 10000, "seed %llu: suspected %.0f ms after the hang",
+			      (unsigned long long)seed, run.after_ms);
+	}
+}
+END_TEST
+
 /* A hang right after the start, before any history: the evidence's. */
 START_TEST(a_hang_before_any_history_is_the_evidences)
 {
-	struct demo_run run = demo_job(7, 1500, 15);
+	struct demo_run run = demo_job(7, 1500, 15, 0.67);
 
 	ck_assert(run.suspected);
 	ck_assert_int_eq(run.basis, CONFIRM_BY_EVIDENCE);
@@ -262,6 +284,7 @@ Suite *decide_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, a_hang_after_healthy_history_is_the_models);
+	tcase_add_test(tc, a_hang_in_the_first_seconds_is_the_bootstraps);
 	tcase_add_test(tc, a_hang_before_any_history_is_the_evidences);
 	tcase_add_test(tc, timeliness_has_hysteresis);
 	tcase_add_test(tc, a_training_jobs_hang_is_the_stall_models_at_once);

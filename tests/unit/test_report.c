@@ -241,6 +241,19 @@ START_TEST(a_rank_not_yet_in_the_start_up_is_named_so)
 	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "has not reached init_process_group"));
 	json_decref(rep), json_decref(faulty);
 
+	/* Torch with rank 0 (the TCPStore's host) not there: the others retry their connect in
+	 * the TCPStore, out of any call. */
+	json_array_foreach(s, i, r) {
+		json_object_set_new(r, "state", json_string("OUT_MPI"));
+		json_object_set_new(r, "mpi_call", json_null());
+		json_object_del(r, "runtime");
+	}
+	faulty = report_faulty(&s, 1);
+	ck_assert(json_array_size(faulty) == 1 && json_integer_value(json_array_get(faulty, 0)) == 3);
+	rep = report_build(s, faulty, 1.0, json_object(), "test");
+	ck_assert(diag_has(json_object_get(rep, "diagnosis"), "has not reached init_process_group"));
+	json_decref(rep), json_decref(faulty);
+
 	/* Not a start-up: one waiting rank outside MPI_Init. */
 	json_object_del(json_array_get(s, 1), "in_init");
 	faulty = json_pack("[i]", 3);

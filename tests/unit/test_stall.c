@@ -35,7 +35,7 @@ START_TEST(a_standstill_in_a_job_that_always_moves)
 	struct stall_info in;
 
 	stall_init(&s, 0.001);
-	double t = feed_healthy(&s, 0, 40, 0);
+	double t = feed_healthy(&s, 0, STALL_BOOT_SAMPLES - 2, 0);
 
 	ck_assert(!stall_usable(&s)); /* too little history */
 	ck_assert_int_eq(stall_add(&s, t, 0, 4), STALL_BUILDING);
@@ -58,6 +58,40 @@ START_TEST(a_standstill_in_a_job_that_always_moves)
 	ck_assert_int_eq(stall_add(&s, t, 0, 0), STALL_HANG);
 	ck_assert_int_eq(stall_add(&s, t + 400, 2, 0), STALL_MOVING);
 	ck_assert(!stall_hang_ongoing(&s));
+}
+END_TEST
+
+/* Issue 68: a fault 8 s in, after 20 samples of a job that always moved: the bootstrap calls
+ * the standstill a hang, at the stricter bound (more quiet samples than a full history asks
+ * for, fewer than a window's 64); a job often quiet in its first seconds gets none so soon. */
+START_TEST(the_bootstrap_judges_the_first_seconds)
+{
+	struct stall s, full;
+	struct stall_info in, in_full;
+
+	stall_init(&s, 0.001);
+	double t = feed_healthy(&s, 0, 20, 0);
+
+	ck_assert(stall_usable(&s));
+	stall_get_info(&s, &in);
+	ck_assert_double_eq_tol(in.q, stall_upper_bound(0, 20, STALL_BOOT_Z), 1e-12);
+	stall_init(&full, 0.001);
+	feed_healthy(&full, 0, STALL_MIN_SAMPLES, 0);
+	stall_get_info(&full, &in_full);
+	ck_assert_int_gt(in.k, in_full.k);
+	ck_assert_int_le(in.k, 16); /* 6.4 s at 400 ms */
+	int verdict_at = -1;
+
+	for (int i = 0; i < 64 && verdict_at < 0; i++, t += 400)
+		if (stall_add(&s, t, 0, 4) == STALL_HANG)
+			verdict_at = i + 1;
+	ck_assert_int_eq(verdict_at, in.k);
+	/* Quiet in every other sample of its first seconds: k grows past the 2-10 s phases such a
+	 * job may begin with. */
+	stall_init(&s, 0.001);
+	feed_healthy(&s, 0, 20, 2);
+	stall_get_info(&s, &in);
+	ck_assert_int_ge(in.k, 40);
 }
 END_TEST
 
@@ -115,7 +149,7 @@ START_TEST(the_prediction_is_k_samples_or_the_guard)
 	struct stall_info in;
 
 	stall_init(&s, 0.001);
-	double t = feed_healthy(&s, 0, 40, 0);
+	double t = feed_healthy(&s, 0, STALL_BOOT_SAMPLES - 1, 0);
 
 	ck_assert(isinf(stall_verdict_eta_ms(&s, 400)));
 	t = feed_healthy(&s, t, 160, 0);
@@ -206,6 +240,7 @@ Suite *stall_suite(void)
 
 	tcase_add_test(tc, wilson_bound);
 	tcase_add_test(tc, a_standstill_in_a_job_that_always_moves);
+	tcase_add_test(tc, the_bootstrap_judges_the_first_seconds);
 	tcase_add_test(tc, a_job_often_quiet_needs_a_long_run);
 	tcase_add_test(tc, the_guard_learns_the_longest_healthy_standstill);
 	tcase_add_test(tc, the_prediction_is_k_samples_or_the_guard);

@@ -78,12 +78,17 @@ static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n, bo
 	return in_mpi && n > 0 ? 1 : 0;
 }
 
-/* The outermost frame inside the MPI library (the MPI call the application made), or -1. */
+/* The outermost frame inside the MPI library (the MPI call the application made) or inside a
+ * runtime's start-up (MPI_Init, torch's TCPStore: its connect retries alternate between a
+ * sleep and a connect in frames of its own, none of them progress), or -1. */
 static int mpi_entry(const struct maps *mp, const uint64_t *ips, int n)
 {
-	for (int i = n - 1; i >= 0; i--)
-		if (maps_kind_at(mp, frame_lookup_pc(ips, i)) == MODULE_MPI)
+	for (int i = n - 1; i >= 0; i--) {
+		uint64_t pc = frame_lookup_pc(ips, i);
+
+		if (maps_kind_at(mp, pc) == MODULE_MPI || maps_in_init(mp, pc))
 			return i;
+	}
 	return -1;
 }
 
