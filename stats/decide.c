@@ -37,6 +37,21 @@ static bool decide_stall_sooner(const struct decide *d)
 	return isfinite(eta) && eta * DECIDE_STALL_SOONER <= detector_verdict_eta_ms(d->det);
 }
 
+/* May the stall model's hang verdict open a window? Where S cannot judge in time, yes. Beside
+ * a timely S: a hang is S's to name while S's run goes on (a hang whose S is above its
+ * threshold is the stall model's), unless the stall model calls it in half S's time. On its
+ * bootstrap (stall.h) the stall model speaks only in half S's time before S has settled, S's
+ * run or not: S above its threshold may be one rank set's turn. */
+static bool stall_may_speak(const struct decide *d, const struct decide_out *out,
+			    const struct detector_info *di, const struct stall_info *si)
+{
+	if (!out->s_timely)
+		return true;
+	if (si->n < STALL_MIN_SAMPLES)
+		return out->stall_sooner && !di->settled;
+	return out->stall_sooner || !(di->run_length > 0 || detector_hang_ongoing(d->det));
+}
+
 bool decide_s_timely(struct decide *d, double longest_ms)
 {
 	double eta = detector_verdict_eta_ms(d->det), window = confirm_window_ms(d->conf, longest_ms);
@@ -68,17 +83,7 @@ enum confirm_event decide_step(struct decide *d, const struct decide_input *in,
 				     .moved = in->moved, .still = in->still, .kernel = in->kernel,
 				     .init = in->init, .idle = in->idle, .busy = in->busy,
 				     .model_ready = out->model_ready,
-				     /* S's to name only while its run goes on: a hang whose S is
-				      * above its threshold is the stall model's, and so is one the
-				      * stall model calls in half S's time. A bootstrapped one (stall.h)
-				      * only where S cannot judge, or calls in half its time before S
-				      * has settled, S's run or not: S above the threshold may be one
-				      * rank set's turn. */
-				     .stall_hang = out->stall_verdict == STALL_HANG &&
-						   (si.n < STALL_MIN_SAMPLES ?
-							    !out->s_timely || (out->stall_sooner && !di.settled) :
-						    !(out->s_timely && !out->stall_sooner &&
-						      (di.run_length > 0 || detector_hang_ongoing(d->det)))),
+				     .stall_hang = out->stall_verdict == STALL_HANG && stall_may_speak(d, out, &di, &si),
 				     .stall_ongoing = stall_hang_ongoing(d->stall) };
 	enum confirm_event ev = confirm_add(d->conf, &cs);
 
