@@ -43,11 +43,11 @@ static bool decide_stall_sooner(const struct decide *d)
  * bootstrap (stall.h) the stall model speaks only in half S's time before S has settled, S's
  * run or not: S above its threshold may be one rank set's turn. */
 static bool stall_may_speak(const struct decide *d, const struct decide_out *out,
-			    const struct detector_info *di, const struct stall_info *si)
+			    const struct detector_info *di)
 {
 	if (!out->s_timely)
 		return true;
-	if (si->n < STALL_MIN_SAMPLES)
+	if (stall_on_bootstrap(d->stall))
 		return out->stall_sooner && !di->settled;
 	return out->stall_sooner || !(di->run_length > 0 || detector_hang_ongoing(d->det));
 }
@@ -83,7 +83,7 @@ enum confirm_event decide_step(struct decide *d, const struct decide_input *in,
 				     .moved = in->moved, .still = in->still, .kernel = in->kernel,
 				     .init = in->init, .idle = in->idle, .busy = in->busy,
 				     .model_ready = out->model_ready,
-				     .stall_hang = out->stall_verdict == STALL_HANG && stall_may_speak(d, out, &di, &si),
+				     .stall_hang = out->stall_verdict == STALL_HANG && stall_may_speak(d, out, &di),
 				     .stall_ongoing = stall_hang_ongoing(d->stall) };
 	enum confirm_event ev = confirm_add(d->conf, &cs);
 

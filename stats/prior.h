@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* prior — what a healthy run of a program teaches its next run (issue 68 part 2: "a model that
- * remembers it"). A job's first half minute is where the models have no history: the model of S
- * waits for DETECTOR_MIN_WINDOWS runs-test windows (about 26 s at 400 ms) and the stall model
- * for STALL_MIN_SAMPLES samples, so a fault 8 s in is suspected some 20 s later than one in the
- * steady state. No amount of the job's own first seconds can stand in for that history: a job
- * whose phases last 20 s shows its first long all-in-MPI phase as a hang to any model that has
- * not seen one (bench/model_eval --interval measures it: sampling four times as fast from the
- * start brings the 8-s hang from 19 s to 2 s and multiplies the false suspicions by 90).
+ * remembers it"). A job's first half minute is where the models have little history: the model
+ * of S waits for DETECTOR_MIN_WINDOWS runs-test windows (about 26 s at 400 ms), and the stall
+ * model judges from a bootstrap at a stricter bound until STALL_MIN_SAMPLES samples (stall.h).
+ * The job's own first seconds cannot stand in for a history: a job whose phases last 20 s shows
+ * its first long all-in-MPI phase as a hang to any model that has not seen one (bench/model_eval
+ * --interval measures it: sampling four times as fast from the start brings the 8-s hang from
+ * 19 s to 2 s and multiplies the false suspicions by 90; the bootstrap's cost is in model.md).
  *
  * A prior is the part of a settled model that describes the program rather than the moment:
  * the interval its sampling settled at, the shape of S's histogram, the longest suspicion run
@@ -15,7 +15,7 @@
  * weighs PRIOR_WEIGHT samples: the new job can be judged from its first samples, its guard set
  * by the longest healthy phase the program has shown, and its own samples outweigh the prior
  * within seconds. Whether the next run is "the same program" is the keeper's business
- * (monitor/job/memory.c: build-id, rank count, launch line); this module never reads a file.
+ * (monitor/daemon/memory.c: build-id, rank count, launch line); this module never reads a file.
  * Pure: no clock, no randomness, no ptrace, no I/O. */
 #ifndef PARASTACK_PRIOR_H
 #define PARASTACK_PRIOR_H

@@ -27,9 +27,14 @@ double stall_upper_bound(double x, double n, double z)
 /* The bound the verdict uses: while the history is a bootstrap (the job's own first seconds,
  * fewer than STALL_MIN_SAMPLES), the stricter STALL_BOOT_Z, so that the few samples a job
  * shows before an early fault stand for more than a short healthy history would. */
+bool stall_on_bootstrap(const struct stall *s)
+{
+	return s->n < STALL_MIN_SAMPLES;
+}
+
 static double stall_bound(const struct stall *s)
 {
-	return stall_upper_bound(s->quiet, s->n, s->n < STALL_MIN_SAMPLES ? STALL_BOOT_Z : STALL_Z);
+	return stall_upper_bound(s->quiet, s->n, stall_on_bootstrap(s) ? STALL_BOOT_Z : STALL_Z);
 }
 
 bool stall_usable(const struct stall *s)

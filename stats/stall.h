@@ -71,6 +71,8 @@ void stall_dismiss(struct stall *s);
 /* A run that was called a hang goes on (nothing has moved since). */
 bool stall_hang_ongoing(const struct stall *s);
 bool stall_usable(const struct stall *s);
+/* Is its history still a bootstrap (fewer than STALL_MIN_SAMPLES samples: the stricter bound)? */
+bool stall_on_bootstrap(const struct stall *s);
 /* How long (ms) a quiet stretch beginning now would take to earn a hang verdict, sampled every
  * interval_ms: its k quiet samples, or the guard. INFINITY while the model has no usable
  * history. As detector_verdict_eta_ms, a property of the job, not of the moment. */
@@ -83,9 +85,9 @@ const char *stall_verdict_name(enum stall_verdict v);
 struct model_prior;
 /* The stall model's part of a prior (prior.h): its history's quiet share and size, its guard. */
 void stall_prior_take(const struct stall *s, struct model_prior *p);
-/* Start from a prior while the history is below STALL_MIN_SAMPLES (no verdict yet): at most
+/* Start from a prior while the history is a bootstrap (below STALL_MIN_SAMPLES): at most
  * STALL_MIN_SAMPLES samples of history at the remembered quiet share beside the job's own, and
- * the longer of the two guards. False, untouched, once the history is usable. */
+ * the longer of the two guards. False, untouched, once the history is full. */
 bool stall_prior_give(struct stall *s, const struct model_prior *p);
 
 #endif

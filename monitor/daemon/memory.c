@@ -15,6 +15,7 @@
 
 #include "../../stats/stats.h"
 #include "../base/log.h"
+#include "../sample/safe/procfs.h"
 #include "monitor.h"
 #include "outfile.h"
 
@@ -73,17 +74,9 @@ static bool key_add_executable(struct fnv *f, pid_t pid)
 
 static bool key_add_cmdline(struct fnv *f, pid_t pid)
 {
-	char path[64], buf[MEMORY_CMDLINE_MAX];
-	ssize_t n;
+	char buf[MEMORY_CMDLINE_MAX + 1];
+	ssize_t n = procfs_cmdline(pid, buf, sizeof(buf));
 
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
 	if (n <= 0)
 		return false;
 	fnv_add(f, buf, (size_t)n);

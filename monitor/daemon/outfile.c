@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* outfile — safe creation of the user's output files (see outfile.h). */
 #include "outfile.h"
+#include "../sample/safe/procfs.h"
 #include "../sample/safe/trustedpath.h"
 
 #include <errno.h>
@@ -225,7 +226,6 @@ static ssize_t read_owned(int dir, const char *path, const char *name, uid_t uid
 {
 	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
-	size_t n = 0;
 
 	if (fd < 0 && errno == ENOENT)
 		return -2;
@@ -238,18 +238,10 @@ static ssize_t read_owned(int dir, const char *path, const char *name, uid_t uid
 		close(fd);
 		return -1;
 	}
-	while (n + 1 < cap) {
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
+	ssize_t n = procfs_read_fd(fd, buf, cap);
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
 	close(fd);
-	return (ssize_t)n;
+	return n;
 }
 
 ssize_t outfile_read_text(const char *path, const struct file_owner *o, char *buf, size_t cap, char *err, size_t len)

@@ -33,10 +33,11 @@ const char *report_start_up_call(json_t *snap, json_t *faulty)
 		/* A training job's start-up is init_process_group, whichever of its calls (the
 		 * TCPStore's, gloo's rendezvous) a rank waits in; one starting outside any call
 		 * waits in torch's TCPStore (MPI_Init is always a call), retrying its connect. */
-		if (starting && !call)
-			call = !str(r, "mpi_call")                                     ? "init_process_group"
-			       : !str(r, "runtime") || same(str(r, "runtime"), "MPI") ? str(r, "mpi_call")
-										: "init_process_group";
+		if (starting && !call) {
+			const char *mpi = str(r, "mpi_call"), *runtime = str(r, "runtime");
+
+			call = mpi && (!runtime || same(runtime, "MPI")) ? mpi : "init_process_group";
+		}
 		waiting += starting;
 	}
 	return waiting > 0 ? (call ? call : "the start-up") : NULL;

@@ -245,7 +245,7 @@ START_TEST(the_stall_model_remembers_its_guard)
 	for (int i = 0; i < 20 && v != STALL_HANG; i++)
 		v = stall_add(&b, t += 400, 0, 2);
 	ck_assert_int_eq(v, STALL_HANG);
-	ck_assert(!stall_prior_give(&b, &p)); /* not once the history is usable */
+	ck_assert(!stall_prior_give(&b, &p)); /* not once the history is full */
 }
 END_TEST
 

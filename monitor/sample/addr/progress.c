@@ -78,26 +78,24 @@ static int fingerprint_cut(const struct maps *mp, const uint64_t *ips, int n, bo
 	return in_mpi && n > 0 ? 1 : 0;
 }
 
-/* The outermost frame inside the MPI library (the MPI call the application made) or inside a
- * runtime's start-up (MPI_Init, torch's TCPStore: its connect retries alternate between a
- * sleep and a connect in frames of its own, none of them progress), or -1. */
-static int mpi_entry(const struct maps *mp, const uint64_t *ips, int n)
+/* The outermost frame inside the MPI library (the MPI call the application made) or, when
+ * init_at is further out, the runtime's start-up frame (MPI_Init, torch's TCPStore: its connect
+ * retries alternate between a sleep and a connect in frames of its own, none of them progress),
+ * or -1. */
+static int mpi_entry(const struct maps *mp, const uint64_t *ips, int n, int init_at)
 {
-	for (int i = n - 1; i >= 0; i--) {
-		uint64_t pc = frame_lookup_pc(ips, i);
-
-		if (maps_kind_at(mp, pc) == MODULE_MPI || maps_in_init(mp, pc))
+	for (int i = n - 1; i > init_at; i--)
+		if (maps_kind_at(mp, frame_lookup_pc(ips, i)) == MODULE_MPI)
 			return i;
-	}
-	return -1;
+	return init_at;
 }
 
 struct progress_print progress_fingerprint(const struct maps *mp, const uint64_t *ips,
-					   const uint64_t *fhash, int n, struct progress_loops *loops)
+					   const uint64_t *fhash, int n, int init_at, struct progress_loops *loops)
 {
 	bool polling;
 	int cut = fingerprint_cut(mp, ips, n, &polling, loops);
-	int entry = mpi_entry(mp, ips, n);
+	int entry = mpi_entry(mp, ips, n, init_at);
 	/* The application's side: every frame outside MPI (all of them when none is in it). */
 	int app_end = entry >= 0 ? entry + 1 : (cut > 0 ? cut : 0);
 	bool entry_polls = entry >= 0 && maps_in_polling_call(mp, frame_lookup_pc(ips, entry));

@@ -61,10 +61,12 @@ struct progress_print {
 	uint64_t inner; /* the frames inside MPI above its progress engine */
 };
 
-/* The rank's fingerprint from its deciding thread's frames (innermost first); loops (may be
- * NULL) learns and applies the wait loops' call sites. */
+/* The rank's fingerprint from its deciding thread's frames (innermost first); init_at: the
+ * outermost frame inside a runtime's start-up, or -1 (target_thread_init_frame: found once per
+ * sample, it also says the rank is starting); loops (may be NULL) learns and applies the wait
+ * loops' call sites. */
 struct progress_print progress_fingerprint(const struct maps *mp, const uint64_t *ips,
-					   const uint64_t *fhash, int n, struct progress_loops *loops);
+					   const uint64_t *fhash, int n, int init_at, struct progress_loops *loops);
 
 /* Sample rounds between a rank's previous sample and this one for the two to be compared
  * (a failed unwind or a moment in the kernel skips one or two). */

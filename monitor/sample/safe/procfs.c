@@ -11,14 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Read a whole small /proc file into buf (NUL-terminated); length, or -1 with errno. */
-static ssize_t read_proc_file(const char *path, char *buf, size_t len)
+ssize_t procfs_read_fd(int fd, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-
 	size_t got = 0;
 
 	while (got < len - 1) {
@@ -30,12 +24,32 @@ static ssize_t read_proc_file(const char *path, char *buf, size_t len)
 			break;
 		got += (size_t)n;
 	}
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
+/* Read a whole small /proc file into buf (NUL-terminated); length, or -1 with errno. */
+static ssize_t read_proc_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+
+	ssize_t got = procfs_read_fd(fd, buf, len);
 	int e = errno;
 
 	close(fd);
 	errno = e;
-	buf[got] = '\0';
-	return (ssize_t)got;
+	return got;
+}
+
+ssize_t procfs_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	return read_proc_file(path, buf, len);
 }
 
 /* Field n (1-based, n >= 3) of /proc/PID/stat into buf, as text; NULL if unreadable. The

@@ -100,6 +100,10 @@ unsigned long long procfs_start_time(pid_t pid);
 /* The parsers behind these readers, on text already read (for tests and fuzzing). */
 /* Field n (n >= 3) of a /proc/PID/stat line, counted after the command name's last ')'. */
 const char *procfs_parse_stat_field(const char *buf, int n);
+/* Read fd to its end or until len - 1 bytes (buf NUL-terminated, len >= 1): the length. */
+ssize_t procfs_read_fd(int fd, char *buf, size_t len);
+/* /proc/PID/cmdline (its arguments NUL-separated) into buf: the length, or -1 with errno. */
+ssize_t procfs_cmdline(pid_t pid, char *buf, size_t len);
 /* The number after "key:" at the start of a line of /proc/PID/status; -1 when none. */
 long procfs_parse_status_number(const char *buf, const char *key);
 /* This process's private resident memory (RssAnon), in KiB; -1 if unknown. */

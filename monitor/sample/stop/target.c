@@ -319,12 +319,17 @@ static enum target_status target_threads(struct target *t, int *n, char *err, si
 	return TARGET_OK;
 }
 
+int target_thread_init_frame(const struct target *t, const struct thread_stack *th)
+{
+	for (int i = th ? th->nframes - 1 : -1; i >= 0; i--)
+		if (maps_in_init(&t->maps, frame_lookup_pc(th->ips, i)))
+			return i;
+	return -1;
+}
+
 bool target_thread_in_init(const struct target *t, const struct thread_stack *th)
 {
-	for (int i = 0; th && i < th->nframes; i++)
-		if (maps_in_init(&t->maps, frame_lookup_pc(th->ips, i)))
-			return true;
-	return false;
+	return target_thread_init_frame(t, th) >= 0;
 }
 
 /* What a deciding thread tells of the rank beyond its state: its progress fingerprint (0 when
@@ -333,10 +338,11 @@ bool target_thread_in_init(const struct target *t, const struct thread_stack *th
 static void target_note_decider(struct target *t, const struct thread_stack *th)
 {
 	static const struct progress_print none;
+	int init_at = target_thread_init_frame(t, th);
 
 	t->fingerprint = walk_reaches_start(t, th->ips, th->nframes) ?
-				 progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes, &t->loops) : none;
-	t->in_init = target_thread_in_init(t, th);
+				 progress_fingerprint(&t->maps, th->ips, th->fhash, th->nframes, init_at, &t->loops) : none;
+	t->in_init = init_at >= 0;
 }
 
 /* A thread in uninterruptible sleep (D) stops only when it leaves the kernel: it is not seized

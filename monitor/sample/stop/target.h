@@ -84,7 +84,9 @@ enum target_status target_sample(struct target *t, enum rank_state *state,
 /* Every thread's frames: *threads malloc'd (the caller frees it), *n of them. */
 enum target_status target_capture(struct target *t, struct thread_stack **threads, int *n,
 				  enum rank_state *state, char *err, size_t len);
-/* Is a frame of th inside a runtime's start-up (MPI_Init, torch's rendezvous: modreg.c)? */
+/* The outermost frame of th inside a runtime's start-up (MPI_Init, torch's rendezvous:
+ * modreg.c), or -1; and whether there is one. */
+int target_thread_init_frame(const struct target *t, const struct thread_stack *th);
 bool target_thread_in_init(const struct target *t, const struct thread_stack *th);
 /* Is t still the process that was opened (identity.h)? TARGET_OK, or why not in err. */
 enum target_status target_still_same(struct target *t, char *err, size_t len);
