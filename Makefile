@@ -60,7 +60,7 @@ LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
 MONITOR_MPI_SRC := monitor/job/comm.c monitor/daemon/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
 	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/proof.c monitor/daemon/gather.c \
-	monitor/daemon/source_ptrace.c monitor/daemon/site.c
+	monitor/daemon/source_ptrace.c monitor/daemon/site.c monitor/daemon/stragglers.c
 # The Slurm lookups link libslurm: only the programs that ask Slurm take them. Built without
 # Slurm (SLURM=no), each lookup answers "built without Slurm" instead (lookup_slurm_none.c).
 SLURM_SRC    := $(if $(WITH_SLURM),monitor/base/lookup_slurm.c,monitor/base/lookup_slurm_none.c)
@@ -346,6 +346,10 @@ $(B)/bench/trace_eval: $(call obj,obj,bench/trace_eval.c $(STATS_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
+$(B)/bench/straggler_eval: $(call obj,obj,bench/straggler_eval.c $(STATS_SRC))
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
 $(B)/bench/record_micro: bench/record_micro.c
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)mpicc -std=gnu11 -O2 -g -o $@ $<
@@ -421,7 +425,7 @@ fuzz: $(FUZZ_TARGETS)
 bench:
 	$(Q)sh scripts/install-deps --bench
 	$(Q)$(MAKE) --no-print-directory all $(B)/bench/sample_cost $(B)/bench/trace_eval \
-		$(B)/bench/model_eval $(B)/bench/record_micro $(FIXTURES)
+		$(B)/bench/model_eval $(B)/bench/record_micro $(B)/bench/straggler_eval $(FIXTURES)
 	$(Q)sh bench/run.sh $(B)
 
 # Unit tests run twice: as built, and under AddressSanitizer/UBSan (CK_FORK=no so a sanitizer
@@ -439,7 +443,7 @@ unit: $(B)/tests/unit $(B)/tests/unit-asan
 # leave them broken unnoticed.
 cli-build: $(PROGRAMS) $(RECORD_LIB) $(RECORD_PY) $(TASK_PROLOG) $(RECORD_MPICH) $(MPICH_APPS) $(B)/tests/tracegen $(FIXTURES) \
 	$(B)/bench/sample_cost $(B)/bench/trace_eval $(B)/bench/model_eval $(B)/bench/record_micro \
-	$(B)/bench/parastack-monitor-sim
+	$(B)/bench/straggler_eval $(B)/bench/parastack-monitor-sim
 
 # J: how many test files run at a time (they mostly wait: 3 fit 2 cores); J=1, one after another.
 J ?= 3

@@ -14,6 +14,7 @@
 #include "rng.h"
 #include "runs_test.h"
 #include "stall.h"
+#include "straggler.h"
 #include "threshold.h"
 #include "timeline.h"
 #include "trace.h"

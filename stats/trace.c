@@ -320,6 +320,15 @@ int trace_write_point(FILE *out, double t_ms, int s, int c, const char *progress
 	return fprintf(out, "%.3f %d %d\n", t_ms, s, c) < 0 ? -1 : 0;
 }
 
+int trace_write_waits(FILE *out, const int *ranks, const signed char *waits, int n)
+{
+	int bad = fputs("# waits", out) < 0;
+
+	for (int i = 0; i < n; i++)
+		bad |= fprintf(out, " %d:%c", ranks[i], waits[i] < 0 ? '-' : waits[i] ? '1' : '0') < 0;
+	return bad | (fputc('\n', out) < 0) ? -1 : 0;
+}
+
 int trace_write_model(FILE *out, double alpha, double interval_ms, double max_interval_ms)
 {
 	return fprintf(out, "#! model alpha=%.17g interval=%.17g max_interval=%.17g\n", alpha,

@@ -22,6 +22,7 @@
 #include "../job/job.h"
 #include "output.h"
 #include "site.h"
+#include "stragglers.h"
 #include "watch.h"
 
 static volatile int stop_requested;
@@ -328,12 +329,13 @@ int main(int argc, char **argv)
 			log_say("no MPI ranks found: nothing was watched (the job started no MPI program, "
 			    "or its processes carry no MPI rank in their environment)");
 		if (status == MONITOR_EXIT_NONE && m->last_model) {
-			char watched[32];
+			char watched[32], slow[320];
 
 			output_duration_text((mono_ms() - m->t0_ms) / 1e3, watched, sizeof(watched));
-			log_info("watched %s, %ld samples, %d suspicion(s) dismissed, %s%s%s", watched,
+			stragglers_text(m, slow, sizeof(slow));
+			log_info("watched %s, %ld samples, %d suspicion(s) dismissed, %s%s%s%s%s", watched,
 			    m->cost_samples, m->dismissed_total, m->reported ? "a hang reported" : "no hang",
-			    stop_requested ? "; stopped by SIG" : "",
+			    *slow ? "; " : "", slow, stop_requested ? "; stopped by SIG" : "",
 			    stop_requested ? sigabbrev_np(stop_requested) : "");
 		}
 		if (status == MONITOR_EXIT_ERROR)
@@ -341,6 +343,8 @@ int main(int argc, char **argv)
 		if (status == MONITOR_EXIT_NONE && !m->reported && m->w.report) {
 			json_t *r = report_none(m->last_model ? json_incref(m->last_model) : json_null(),
 						m->last_model != NULL);
+
+			stragglers_report(m, r);
 
 			output_write_report(m, r);
 			json_decref(r);

@@ -66,6 +66,7 @@ struct monitor {
 	int *owner, *batch;
 	bool *asked;
 	char *codes, *batch_codes; /* the round's progress letters (progress_code), in set order */
+	signed char *waits, *batch_waits; /* and whether each rank waited in its runtime (1), computed (0), neither (-1) */
 
 	struct rng rng;
 	struct ranksets sets;
@@ -113,6 +114,11 @@ struct monitor {
 	long site_hangs[SITE_HANG_TYPES]; /* reported, by type: computation, communication, io */
 	long site_sent[9];               /* promfile.h's PROM_SERIES, asserted in site.c */
 	bool site_said;                  /* the textfile's trouble said once */
+	/* stragglers.c: the rank that holds the job back (issue 69): this round's model, its
+	 * scratch, and the stragglers of the watch's earlier rounds. */
+	struct straggler strag;
+	int *strag_idx;
+	json_t *stragglers;
 	/* gather.c: the monitors' tree (job/tree.h) and who has stopped answering: left out of
 	 * sampling and snapshots from then on, each named once in the job's output and in the
 	 * report's missing_monitors. */

@@ -3,6 +3,7 @@
  * report written (JSON and text), the model and cost as the report has them, and the core files
  * of the culprits. What it owns of struct monitor is said in monitor.h. */
 #include "output.h"
+#include "stragglers.h"
 #include "../sample/stop/pagecache.h"
 
 #include <errno.h>
@@ -202,7 +203,7 @@ void output_write_cores(struct monitor *m, json_t *report)
 void output_say_status(struct monitor *m)
 {
 	struct detector_info in;
-	char watched[32], stall[160];
+	char watched[32], stall[160], slow[320];
 
 	if (!m->det) {
 		log_say("status: finding the job's ranks");
@@ -211,16 +212,17 @@ void output_say_status(struct monitor *m)
 	detector_get_info(m->det, &in);
 	output_duration_text((mono_ms() - m->t0_ms) / 1e3, watched, sizeof(watched));
 	stall_status_text(&m->stall, stall, sizeof(stall));
+	stragglers_text(m, slow, sizeof(slow));
 	if (in.usable)
 		log_say("status: watching %d ranks for %s; %lld samples, I = %.0f ms, suspicion when S <= %d "
-		    "(suspicious samples in a row now: %d)%s, %d suspicion(s) dismissed%s", m->job.nranks, watched,
+		    "(suspicious samples in a row now: %d)%s, %d suspicion(s) dismissed%s%s%s", m->job.nranks, watched,
 		    (long long)in.samples, in.interval_ms, in.threshold, in.run_length, stall,
 		    m->dismissed_total + m->conf.dismissed,
-		    m->conf.state == WATCHING ? "" : "; a suspected hang is being confirmed");
+		    m->conf.state == WATCHING ? "" : "; a suspected hang is being confirmed", *slow ? "; " : "", slow);
 	else
 		log_say("status: watching %d ranks for %s; %lld samples, the model is still building%s, "
-		    "%d suspicion(s) dismissed", m->job.nranks, watched, (long long)in.samples, stall,
-		    m->dismissed_total + m->conf.dismissed);
+		    "%d suspicion(s) dismissed%s%s", m->job.nranks, watched, (long long)in.samples, stall,
+		    m->dismissed_total + m->conf.dismissed, *slow ? "; " : "", slow);
 }
 
 /* With --on-hang=kill and no cores, the process the next step names is about to be ended: say

@@ -12,6 +12,7 @@
 #include "output.h"
 #include "gather.h"
 #include "proof.h"
+#include "stragglers.h"
 #include "site.h"
 
 /* The snapshot gap: near the sampling interval, within bounds. */
@@ -106,6 +107,7 @@ static int diagnose(struct monitor *m)
 	if (output_missing_json(m))
 		json_object_set_new(report, "missing_monitors", output_missing_json(m));
 	json_object_set_new(json_object_get(report, "confirmation"), "reported_at", json_real(wall_s()));
+	stragglers_report(m, report);
 	report_print(log_stream(), report);
 	report_summarize(report, all_ranks);
 	restore_ranks(json_object_get(report, "ranks"));

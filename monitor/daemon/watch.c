@@ -13,6 +13,7 @@
 #include "memory.h"
 #include "pipeline.h"
 #include "proof.h"
+#include "stragglers.h"
 #include "../job/job.h"
 #include "output.h"
 
@@ -20,7 +21,7 @@
  * what each shows of progress since its previous sample (when taken in round `since` on);
  * codes (n letters, may be NULL): each rank's progress letter for the trace. */
 static void sample_local(struct monitor *m, const int *ranks, int n, long round, long since,
-			 struct sample_counts *c, char *codes)
+			 struct sample_counts *c, char *codes, signed char *waits)
 {
 	for (int i = 0; i < n; i++) {
 		int k = job_local_index(&m->job, ranks[i]);
@@ -31,8 +32,13 @@ static void sample_local(struct monitor *m, const int *ranks, int n, long round,
 
 		if (codes)
 			codes[i] = '-';
+		waits[i] = -1;
 		if (k < 0 || m->job.source->sample(&m->job, k, &s) < 0)
 			continue;
+		/* The straggler model's evidence: waiting in the runtime or computing, not starting
+		 * up and not held in the kernel (stragglers.c). */
+		if (!s.in_init && !s.in_kernel)
+			waits[i] = s.state == RANK_IN_MPI;
 		c->live++;
 		c->out += s.state == RANK_OUT_MPI;
 		c->kernel += s.in_kernel;
@@ -69,11 +75,14 @@ static void counts_add(struct sample_counts *sum, const struct sample_counts *c)
 }
 
 /* A monitor's letters (its ranks in set order) into the round's, at its ranks' places. */
-static void codes_place(struct monitor *m, const int *owner, int size, int mon, const char *codes, int n)
+static void codes_place(struct monitor *m, const int *owner, int size, int mon, const char *codes,
+			const signed char *waits, int n)
 {
 	for (int i = 0, k = 0; i < size && k < n; i++)
-		if (owner[i] == mon)
+		if (owner[i] == mon) {
+			m->waits[i] = waits[k];
 			m->codes[i] = codes[k++];
+		}
 }
 
 /* Leader: one sample round of the given set, asking the monitors that host its ranks. Each
@@ -88,6 +97,7 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 	memset(asked, 0, (size_t)m->comm.size * sizeof(bool));
 	memset(sum, 0, sizeof(*sum));
 	memset(m->codes, '-', (size_t)size);
+	memset(m->waits, -1, (size_t)size);
 	m->codes[size] = '\0';
 	for (int i = 0; i < size; i++) {
 		const struct table_entry *e = job_table_find(&m->job, set[i]);
@@ -109,8 +119,8 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 	for (int i = 0; i < size; i++)
 		if (owner[i] == m->comm.me)
 			batch[nmine++] = set[i];
-	sample_local(m, batch, nmine, round, m->since, sum, m->batch_codes);
-	codes_place(m, owner, size, m->comm.me, m->batch_codes, nmine);
+	sample_local(m, batch, nmine, round, m->since, sum, m->batch_codes, m->batch_waits);
+	codes_place(m, owner, size, m->comm.me, m->batch_codes, m->batch_waits, nmine);
 
 	double deadline = mono_ms() + SAMPLE_REPLY_MS;
 
@@ -122,9 +132,9 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 			continue;
 		for (int i = 0; i < size; i++)
 			n += owner[i] == mon;
-		if (comm_recv_counts(mon, round, deadline, &c, m->batch_codes, n) < 0)
+		if (comm_recv_counts(mon, round, deadline, &c, m->batch_codes, m->batch_waits, n) < 0)
 			gather_leave_out(m, mon, "a sample request in " STR(SAMPLE_REPLY_S) " s");
-		codes_place(m, owner, size, mon, m->batch_codes, n);
+		codes_place(m, owner, size, mon, m->batch_codes, m->batch_waits, n);
 		counts_add(sum, &c);
 	}
 }
@@ -200,8 +210,10 @@ static enum round_end leader_loop(struct monitor *m)
 		}
 		if (m->trace) {
 			trace_write_point(m->trace, t - m->t0_ms, c.out, m->sets.size, m->codes);
+			trace_write_waits(m->trace, m->sets.set[set], m->waits, m->sets.size);
 			fflush(m->trace);
 		}
+		stragglers_round(m, m->sets.set[set], m->sets.size, m->waits, c.init > 0);
 
 		if (m->memory_pending)
 			memory_recall(m);
@@ -234,8 +246,8 @@ static int follower_loop(struct monitor *m)
 		struct sample_counts c = { 0 };
 
 		if (cmd == CMD_SAMPLE && n >= 2) {
-			sample_local(m, ranks + 2, n - 2, ranks[0], ranks[1], &c, m->batch_codes);
-			comm_send_counts(ranks[0], &c, m->batch_codes, n - 2);
+			sample_local(m, ranks + 2, n - 2, ranks[0], ranks[1], &c, m->batch_codes, m->batch_waits);
+			comm_send_counts(ranks[0], &c, m->batch_codes, m->batch_waits, n - 2);
 		} else if (cmd == CMD_CORE) {
 			json_t *j = cores_dump(m->job.targets, m->job.nlocal, ranks, n, m->w.core_dir ? m->w.core_dir : ".",
 					       m->comm.host, &m->job.files_owner);
@@ -277,7 +289,12 @@ static int setup_model(struct monitor *m)
 	m->asked = calloc((size_t)m->comm.size, sizeof(bool));
 	m->codes = calloc((size_t)m->job.nranks + 2, 1);
 	m->batch_codes = calloc((size_t)(m->job.nranks > MAX_RANKS ? m->job.nranks : MAX_RANKS) + 2, 1);
-	return m->det && m->owner && m->batch && m->asked && m->codes && m->batch_codes ? 0 : -1;
+	m->waits = calloc((size_t)m->job.nranks + 2, 1);
+	m->batch_waits = calloc((size_t)(m->job.nranks > MAX_RANKS ? m->job.nranks : MAX_RANKS) + 2, 1);
+	if (!m->det || !m->owner || !m->batch || !m->asked || !m->codes || !m->batch_codes || !m->waits ||
+	    !m->batch_waits)
+		return -1;
+	return is_leader(m) ? stragglers_setup(m) : 0;
 }
 
 /* Release one round's targets, table and model. */
@@ -296,9 +313,13 @@ void watch_round_release(struct monitor *m)
 	free(m->asked);
 	free(m->codes);
 	free(m->batch_codes);
+	free(m->waits);
+	free(m->batch_waits);
+	stragglers_round_end(m);
 	m->owner = m->batch = NULL;
 	m->asked = NULL;
 	m->codes = m->batch_codes = NULL;
+	m->waits = m->batch_waits = NULL;
 	m->job.targets = NULL;
 	m->job.prog = NULL;
 	m->job.local_rank = NULL;

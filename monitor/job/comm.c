@@ -139,13 +139,15 @@ void comm_send_sample(int to, long round, long since, const int *ranks, int n)
 	free(msg);
 }
 
-int comm_recv_counts(int from, long round, double deadline_ms, struct sample_counts *c, char *codes, int n)
+int comm_recv_counts(int from, long round, double deadline_ms, struct sample_counts *c, char *codes,
+		     signed char *waits, int n)
 {
 	int *v = calloc((size_t)(SAMPLE_COUNTS_INTS + 1 + n), sizeof(int)), flag = 0;
 	MPI_Status st;
 
 	*c = (struct sample_counts){ 0 };
 	memset(codes, '-', (size_t)n);
+	memset(waits, -1, (size_t)n);
 	if (!v)
 		return -1;
 	for (;;) {
@@ -163,11 +165,14 @@ int comm_recv_counts(int from, long round, double deadline_ms, struct sample_cou
 			break; /* else an answer to a round given up on: dropped */
 	}
 	*c = (struct sample_counts){ v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] };
-	/* A follower's letters are its word: only the alphabet of progress_code passes. */
+	/* A follower's letters are its word: only the alphabet of progress_code passes, and a
+	 * wait of -1, 0 or 1 (the letter's second byte, plus one). */
 	for (int i = 0; i < n; i++) {
-		int l = v[1 + SAMPLE_COUNTS_INTS + i], lo = l >= 'A' && l <= 'Z' ? l - 'A' + 'a' : l;
+		int l = v[1 + SAMPLE_COUNTS_INTS + i] & 0xff, w = (v[1 + SAMPLE_COUNTS_INTS + i] >> 8) - 1;
+		int lo = l >= 'A' && l <= 'Z' ? l - 'A' + 'a' : l;
 
 		codes[i] = l > 0 && strchr(TRACE_PROGRESS_LETTERS, lo) ? (char)l : '-';
+		waits[i] = (signed char)(w >= -1 && w <= 1 ? w : -1);
 	}
 	free(v);
 	return 0;
@@ -253,7 +258,8 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 	return cmd;
 }
 
-void comm_send_counts(long round, const struct sample_counts *c, const char *codes, int n)
+void comm_send_counts(long round, const struct sample_counts *c, const char *codes, const signed char *waits,
+		      int n)
 {
 	int *v = calloc((size_t)(SAMPLE_COUNTS_INTS + 1 + n), sizeof(int));
 	int head[SAMPLE_COUNTS_INTS + 1] = { (int)round, c->out,    c->live, c->moved, c->still,
@@ -266,7 +272,7 @@ void comm_send_counts(long round, const struct sample_counts *c, const char *cod
 	}
 	memcpy(v, head, sizeof(head));
 	for (int i = 0; i < n; i++)
-		v[1 + SAMPLE_COUNTS_INTS + i] = codes[i];
+		v[1 + SAMPLE_COUNTS_INTS + i] = (unsigned char)codes[i] | (waits[i] + 1) << 8;
 	MPI_Send(v, SAMPLE_COUNTS_INTS + 1 + n, MPI_INT, leader, TAG_COUNTS, MPI_COMM_WORLD);
 	free(v);
 }

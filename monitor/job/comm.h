@@ -66,10 +66,12 @@ void comm_send_to_followers(const struct comm *c, enum comm_cmd cmd);
  * sample when that was taken in round `since` or later. */
 void comm_send_sample(int to, long round, long since, const int *ranks, int n);
 /* Wait (low CPU), until deadline_ms (mono_ms), for a monitor's reply to sample round `round`:
- * its counts and the progress letters of the n ranks it was asked for, in the order asked
- * (progress_code; '-' where it sent none). 0, or -1 when none came in time (counts zero,
+ * its counts, and the progress letters of the n ranks it was asked for and whether each was
+ * found waiting in its runtime (1), computing (0) or neither (-1), in the order asked
+ * (progress_code; '-' and -1 where it sent none). 0, or -1 when none came in time (counts zero,
  * letters '-'); a late reply to an earlier round is dropped when it comes. */
-int comm_recv_counts(int from, long round, double deadline_ms, struct sample_counts *c, char *codes, int n);
+int comm_recv_counts(int from, long round, double deadline_ms, struct sample_counts *c, char *codes,
+		     signed char *waits, int n);
 /* Wait, until deadline_ms (mono_ms), for a JSON reply from a monitor; NULL when none came in
  * time (json null when it does not parse). */
 json_t *comm_recv_json(int from, double deadline_ms);
@@ -81,7 +83,8 @@ int comm_wait_cmd(int *ranks, int max, int *n, int poll_ms, volatile int *stop_f
 		  void (*idle)(void *), void *idle_arg);
 /* The monitor the last command came from (the leader, or a parent in the tree). */
 int comm_last_cmd_source(void);
-void comm_send_counts(long round, const struct sample_counts *c, const char *codes, int n);
+void comm_send_counts(long round, const struct sample_counts *c, const char *codes, const signed char *waits,
+		      int n);
 void comm_send_json(json_t *j);
 
 /* The tree (tree.h): ask monitor `to` for snapshot `snap` of its subtree (cmd CMD_CAPTURE or

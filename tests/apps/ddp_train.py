@@ -12,6 +12,8 @@
 #   recv   the rank waits in dist.recv for a tensor nobody sends (a communication hang)
 #   stop   the rank stops itself with SIGSTOP (as a debugger or a stalled node would leave it)
 #   exit   the rank exits with status 3 (a worker that fails: torchrun's agent restarts them all)
+#   slow   the rank sleeps PS_SLOW_MS (default 50) ms more every step from then on: a straggler,
+#          not a hang (the others wait for it in every gradient all-reduce)
 # A comma list names one fault per attempt of torchrun's agent (TORCHELASTIC_RESTART_COUNT:
 # "exit,spin" fails the first attempt, spins in the restarted one; the last applies thereafter).
 # PS_LATE_RANK reaches init_process_group PS_LATE_S seconds (default 15) after the others,
@@ -103,6 +105,7 @@ def main():
     t0 = time.monotonic()
     step = 0
     checkpointed = ckpt_at < 0
+    slow_s = 0.0
     while True:
         elapsed = time.monotonic() - t0
         # Every rank stops at the same step, when any one's time is up (a metric all-reduce, as
@@ -111,8 +114,10 @@ def main():
         dist.all_reduce(done, op=dist.ReduceOp.MAX)
         if done.item() > 0:
             break
-        if fault and rank == fault_rank and elapsed >= fault_after:
+        if fault and rank == fault_rank and elapsed >= fault_after and not slow_s:
             print("rank %d fault %s at %.3f" % (rank, fault, time.time()), flush=True)
+            if fault == "slow":
+                slow_s = float(os.environ.get("PS_SLOW_MS", "50")) / 1e3
             if fault == "spin":
                 spin_forever(float(step))
             elif fault == "recv":
@@ -121,6 +126,8 @@ def main():
                 os.kill(os.getpid(), signal.SIGSTOP)
             elif fault == "exit":
                 os._exit(3)
+        if slow_s:
+            time.sleep(slow_s)  # site: ddp-slow
         if not checkpointed and elapsed >= ckpt_at:
             checkpointed = True
             if rank == 0:

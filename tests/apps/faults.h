@@ -1,8 +1,12 @@
 /* faults — fault injection for the test applications, from the environment:
- *   PS_FAULT        spin | sleep | deadlock | skip | exit | stall | io   (unset: healthy)
+ *   PS_FAULT        spin | sleep | deadlock | skip | exit | stall | io | slow   (unset: healthy)
  *   PS_FAULT_RANK   the rank that misbehaves (default 1; -1: every rank)
  *   PS_FAULT_AFTER  seconds after MPI_Init before it does (default 30)
  *   PS_STALL        seconds a "stall" lasts before the rank recovers (default 3)
+ *   PS_SLOW         "slow": the rank's compute takes this many times as long from then on
+ *                   (default 2; 1.25: 25 % slower), a straggler, not a hang (faults_work)
+ *   PS_HEAVY_RANK   a rank that computes PS_HEAVY times as much as the others from the start, by
+ *                   design (a coarse-grid or I/O rank: a built-in imbalance, no slowdown)
  *   PS_ITERS        iterations before the application ends by itself (default: run forever)
  *   PS_SECONDS      seconds after MPI_Init before it ends by itself, at an iteration every rank
  *                   agrees on (a test's healthy job beside a hang: as long on a busy machine as
@@ -36,14 +40,15 @@
 #include <time.h>
 #include <unistd.h>
 
-enum fault { FAULT_NONE, FAULT_SPIN, FAULT_SLEEP, FAULT_DEADLOCK, FAULT_SKIP, FAULT_EXIT, FAULT_STALL, FAULT_IO };
+enum fault { FAULT_NONE, FAULT_SPIN, FAULT_SLEEP, FAULT_DEADLOCK, FAULT_SKIP, FAULT_EXIT, FAULT_STALL, FAULT_IO, FAULT_SLOW };
 
-static const char *const fault_names[] = { "none", "spin", "sleep", "deadlock", "skip", "exit", "stall", "io" };
+static const char *const fault_names[] = { "none", "spin", "sleep", "deadlock", "skip", "exit", "stall", "io", "slow" };
 
 struct faults {
 	enum fault kind;
 	int rank;
 	double after, stall, t0, seconds;
+	double slow, heavy; /* this rank's compute factors: since its slowdown, and by design */
 	long iters;
 	int exit_status;
 	int fired;
@@ -66,6 +71,8 @@ static inline void faults_init(struct faults *f)
 	f->rank = (int)env_double("PS_FAULT_RANK", 1);
 	f->after = env_double("PS_FAULT_AFTER", 30);
 	f->stall = env_double("PS_STALL", 3);
+	f->slow = 1;
+	f->heavy = 1;
 	f->iters = (long)env_double("PS_ITERS", -1);
 	f->seconds = env_double("PS_SECONDS", 0);
 	f->exit_status = (int)env_double("PS_EXIT", 0);
@@ -140,6 +147,8 @@ static inline void app_start(int *argc, char ***argv, int *rank, int *size, stru
 	MPI_Comm_rank(MPI_COMM_WORLD, rank);
 	MPI_Comm_size(MPI_COMM_WORLD, size);
 	faults_init(f);
+	if (getenv("PS_HEAVY_RANK") && *rank == (int)env_double("PS_HEAVY_RANK", -1))
+		f->heavy = env_double("PS_HEAVY", 2);
 	if (getenv("PS_HELPER") && fork() == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (!strcmp(getenv("PS_HELPER"), "deep") && fork() == 0)
@@ -196,6 +205,13 @@ static inline int app_more(const struct faults *f, long it)
 	return !any;
 }
 
+/* How many times the normal compute this rank does now: its by-design share, times its
+ * slowdown once that has fired. */
+static inline double faults_work(const struct faults *f)
+{
+	return f->heavy * f->slow;
+}
+
 /* Is it time for this rank's fault (once)? */
 static inline enum fault faults_due(struct faults *f, int rank)
 {
@@ -204,6 +220,8 @@ static inline enum fault faults_due(struct faults *f, int rank)
 		return FAULT_NONE;
 	f->fired = 1;
 	faults_log(f, rank);
+	if (f->kind == FAULT_SLOW)
+		f->slow = env_double("PS_SLOW", 2);
 	return f->kind;
 }
 

@@ -54,7 +54,7 @@ int main(int argc, char **argv)
 		case FAULT_SLEEP: faulty_sleep(); break;
 		default: break;
 		}
-		compute_phase(compute_s);
+		compute_phase(compute_s * faults_work(&f)); /* PS_HEAVY_RANK: longer by design */
 		communication_phase(comm_s, size, block > 0 ? block : 1);
 	}
 	app_end(&f, rank);

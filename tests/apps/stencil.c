@@ -7,7 +7,11 @@
  *   exit        the rank finalizes and exits while the others wait in the collective
  *   stall       the rank pauses PS_STALL seconds, then goes on (a slowdown, not a hang)
  *   io          the rank is stuck in the kernel (uninterruptible sleep), as on a hung file system
- * PS_WORK scales the compute per iteration (default 1: about 40 ms with 4 ranks on 2 cores). */
+ *   slow        the rank computes PS_SLOW times as long from then on (a straggler, not a hang)
+ * PS_WORK scales the compute per iteration (default 1: about 40 ms with 4 ranks on 2 cores).
+ * PS_COMPUTE_MS, when set, makes it a time instead: sweeps until that many milliseconds have
+ * passed (times faults_work: a slowed or heavier rank computes that much longer), as a rank
+ * with a core of its own would take, however many ranks share this machine's cores. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +30,16 @@ __attribute__((noinline)) static void compute(int sweeps)
 		for (int i = 1; i <= N; i++)
 			u[i] = v[i] + 1e-9 * sin(i * 0.001 + s);
 	}
+}
+
+/* Sweeps until `seconds` have passed since the call. */
+__attribute__((noinline)) static void compute_for(double seconds)
+{
+	double end = MPI_Wtime() + seconds;
+
+	do
+		compute(4);
+	while (MPI_Wtime() < end);
 }
 
 __attribute__((noinline)) static void exchange_halo(int rank, int size)
@@ -63,6 +77,7 @@ int main(int argc, char **argv)
 	app_start(&argc, &argv, &rank, &size, &f);
 
 	int sweeps = (int)(400 * env_double("PS_WORK", 1.0));
+	double compute_ms = env_double("PS_COMPUTE_MS", 0);
 
 	for (int i = 0; i < N + 2; i++)
 		u[i] = rank + i * 1e-3;
@@ -77,9 +92,12 @@ int main(int argc, char **argv)
 		case FAULT_EXIT: MPI_Finalize(); exit(0);
 		case FAULT_STALL: transient_stall(f.stall); break;
 		case FAULT_IO: faulty_kernel_wait(); break;
-		case FAULT_NONE: break;
+		case FAULT_SLOW: case FAULT_NONE: break;
 		}
-		compute(sweeps);
+		if (compute_ms > 0)
+			compute_for(compute_ms * faults_work(&f) / 1e3);
+		else
+			compute((int)(sweeps * faults_work(&f)));
 		exchange_halo(rank, size);
 		if (it % 4 == 3 && skip)
 			skip = 0; /* this rank's partners wait in this Allreduce forever */

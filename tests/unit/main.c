@@ -25,6 +25,7 @@ int main(void)
 	srunner_add_suite(sr, waitfor_culprits_suite());
 	srunner_add_suite(sr, record_check_suite());
 	srunner_add_suite(sr, stall_suite());
+	srunner_add_suite(sr, straggler_suite());
 	srunner_add_suite(sr, prior_suite());
 	srunner_add_suite(sr, pyframes_suite());
 	srunner_add_suite(sr, decide_suite());

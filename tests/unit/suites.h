@@ -41,5 +41,6 @@ Suite *report_path_suite(void);
 Suite *torchwait_suite(void);
 Suite *pylayouts_suite(void);
 Suite *prior_suite(void);
+Suite *straggler_suite(void);
 
 #endif

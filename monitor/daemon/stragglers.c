@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* stragglers — the slow rank, from the model to the user's lines and reports (stragglers.h). */
+#include "stragglers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/log.h"
+#include "output.h"
+
+int stragglers_setup(struct monitor *m)
+{
+	free(m->strag_idx);
+	m->strag_idx = calloc((size_t)m->sets.size + 1, sizeof(int));
+	if (!m->stragglers)
+		m->stragglers = json_array();
+	return m->strag_idx && m->stragglers && straggler_init(&m->strag, m->job.nranks, m->w.opt.model.alpha) == 0 ? 0
+														       : -1;
+}
+
+static void say_flagged(const struct monitor *m, int i)
+{
+	struct straggler_info in;
+	char since[32];
+
+	straggler_info(&m->strag, i, &in);
+	output_clock_text(in.since, since, sizeof(since));
+	log_say("rank %d holds the job back since %s: the others wait for it %.0f %% of the time, it waits %.0f %% "
+		"(confidence %.2f %%; a straggler, not a hang)",
+		m->job.table[i].rank, since, 100 * in.mates, 100 * in.own, 100 * in.confidence);
+}
+
+void stragglers_round(struct monitor *m, const int *set, int size, const signed char *waits, bool start_up)
+{
+	int *idx = m->strag_idx, was = -1;
+	struct straggler_info in;
+
+	if (!idx || !m->strag.r)
+		return;
+	for (int k = 0; k < size; k++) {
+		const struct table_entry *e = job_table_find(&m->job, set[k]);
+
+		idx[k] = e ? (int)(e - m->job.table) : -1;
+		if (idx[k] >= 0 && straggler_info(&m->strag, idx[k], &in) && in.flagged)
+			was = idx[k]; /* flagged and sampled now: its end can come in this round */
+	}
+
+	int now = straggler_round(&m->strag, idx, waits, size, wall_s(), start_up);
+
+	if (now >= 0)
+		say_flagged(m, now);
+	/* A rank that stops holding the job back is said once, as its start was. */
+	if (was >= 0 && straggler_info(&m->strag, was, &in) && !in.flagged)
+		log_info("rank %d no longer holds the job back: it waits as much as the others", m->job.table[was].rank);
+}
+
+static json_t *entry_json(const struct monitor *m, int i, const struct straggler_info *in)
+{
+	json_t *e = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "rank", m->job.table[i].rank, "since",
+			      in->since, "flagged_at", in->flagged_at, "others_wait", in->flag_mates, "own_wait",
+			      in->flag_own, "confidence", in->confidence, "others_wait_now", in->mates, "own_wait_now",
+			      in->own);
+
+	json_object_set_new(e, "until", in->until > 0 ? json_real(in->until) : json_null());
+	return e;
+}
+
+/* This round's ranks that were ever flagged, appended to arr. */
+static void round_entries(const struct monitor *m, json_t *arr)
+{
+	for (int i = 0; m->strag.r && i < m->strag.nranks; i++) {
+		struct straggler_info in;
+
+		if (straggler_info(&m->strag, i, &in) && in.ever)
+			json_array_append_new(arr, entry_json(m, i, &in));
+	}
+}
+
+void stragglers_round_end(struct monitor *m)
+{
+	if (m->stragglers)
+		round_entries(m, m->stragglers);
+	straggler_free(&m->strag);
+	free(m->strag_idx);
+	m->strag_idx = NULL;
+}
+
+json_t *stragglers_json(const struct monitor *m)
+{
+	json_t *all = m->stragglers ? json_copy(m->stragglers) : json_array();
+
+	round_entries(m, all);
+	return all;
+}
+
+static bool is_faulty(json_t *report, json_int_t rank)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(json_object_get(report, "faulty_ranks"), i, v)
+		if (json_integer_value(v) == rank)
+			return true;
+	return false;
+}
+
+void stragglers_report(const struct monitor *m, json_t *report)
+{
+	json_t *all = stragglers_json(m), *e, *diag = json_object_get(report, "diagnosis");
+	size_t i;
+
+	json_array_foreach(all, i, e) {
+		json_int_t rank = json_integer_value(json_object_get(e, "rank"));
+		char since[32], line[256];
+
+		if (!is_faulty(report, rank))
+			continue;
+		output_clock_text(json_real_value(json_object_get(e, "since")), since, sizeof(since));
+		snprintf(line, sizeof(line), "rank %lld had been slowing the job since %s before it hung (the others waited "
+			 "for it %.0f %% of the time, it %.0f %%)", (long long)rank, since,
+			 100 * json_real_value(json_object_get(e, "others_wait")),
+			 100 * json_real_value(json_object_get(e, "own_wait")));
+		if (!json_is_array(diag)) {
+			diag = json_array();
+			json_object_set_new(report, "diagnosis", diag);
+		}
+		json_array_append_new(diag, json_string(line));
+	}
+	json_object_set_new(report, "stragglers", all);
+}
+
+void stragglers_text(const struct monitor *m, char *buf, size_t len)
+{
+	json_t *all = stragglers_json(m), *e = json_array_get(all, json_array_size(all) - 1);
+	char since[32];
+
+	buf[0] = '\0';
+	if (e) {
+		bool now = json_is_null(json_object_get(e, "until"));
+
+		output_clock_text(json_real_value(json_object_get(e, "since")), since, sizeof(since));
+		snprintf(buf, len, "rank %lld %s the job back since %s%s (the others waited for it %.0f %% of the time, it %.0f %%)",
+			 (long long)json_integer_value(json_object_get(e, "rank")), now ? "holds" : "held", since,
+			 now ? "" : ", for a while", 100 * json_real_value(json_object_get(e, "others_wait")),
+			 100 * json_real_value(json_object_get(e, "own_wait")));
+	}
+	json_decref(all);
+}
