@@ -17,6 +17,7 @@ RUNS=${STRAG_RUNS:-5}
 AFTER=${STRAG_AFTER:-150}
 HEALTHY=${STRAG_HEALTHY_RUNS:-10}
 NAME=${STRAG_NAME:-stragglers}
+PY=/usr/bin/python3 # Debian's, with python3-torch (as training.sh)
 
 # row NAME RANK: "named | exact | flag (s) | since (s) | verdict | exit" (times from the slowdown).
 row() {
@@ -61,12 +62,12 @@ slow_rows() {
 }
 
 ddp_rows() {
-	python3 -c 'import torch.distributed' 2>/dev/null || { echo "| DDP | 4 | skipped: no python3-torch | | | | | | | | | |"; return; }
+	$PY -c 'import torch.distributed' 2>/dev/null || { echo "| DDP | 4 | skipped: no python3-torch | | | | | | | | | |"; return; }
 	k=1
 	while [ "$k" -le "${STRAG_DDP_RUNS:-2}" ]; do
 		say "DDP: rank 2 sleeps 50 ms more every step from 30 s: run $k"
 		run "ddp-$k" 4 $((k * 5 + 2)) -x PS_FAULT=slow -x PS_FAULT_RANK=2 -x PS_SLOW_MS=50 -x PS_FAULT_AFTER=30 \
-			-x PS_CKPT_AT=-1 -x PS_SECONDS=150 -x MASTER_PORT=$((29700 + k)) python3 "$ROOT/tests/apps/ddp_train.py"
+			-x PS_CKPT_AT=-1 -x PS_SECONDS=150 -x MASTER_PORT=$((29700 + k)) "$PY" "$ROOT/tests/apps/ddp_train.py"
 		echo "| DDP (gloo) | 4 | +50 ms a step | 30 | $k | 2 | $(row "ddp-$k" 2) |"
 		k=$((k + 1))
 	done

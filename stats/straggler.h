@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* straggler — the rank that holds the job back, from the samples the watch takes anyway
- * (issue 69; design.md §9). In a bulk-synchronous job the slow rank is the one that waits
+ * (issue 69; design.md §4, "Stragglers"). In a bulk-synchronous job the slow rank is the one that waits
  * least: its set-mates, sampled in the same round, are found waiting in their communication
  * runtime (IN_MPI, torch's collectives) for it. Per sample of rank r its *gap* is the share of
  * its set-mates found waiting minus its own wait (1 or 0): about 0 in a balanced job, the
@@ -9,18 +9,22 @@
  * Rank r's recent gaps, over a window of its last W samples (W is STRAGGLER_WINDOW_SHORT, so a
  * large slowdown is named soon, and STRAGGLER_WINDOW, for a small one), are tested against:
  *   level  STRAGGLER_GAP: it holds the others back by that much at least;
- *   change its own history, every sample before the window (STRAGGLER_BEFORE_MIN at least):
- *          its gap rose. A rank heavier by design (rank 0's I/O, a coarse-grid rank) has held
- *          the others back from its first sample: its history shows the same gap. A rank first
+ *   change its own history, the samples before the window (STRAGGLER_BEFORE_MIN at least):
+ *          its gap rose. Its first STRAGGLER_BEFORE_MIN samples are history whatever they
+ *          show; later ones taken during a rise that went STRAGGLER_HOLD far (a CUSUM of the
+ *          gap's excess over STRAGGLER_RISE_K) are held out of it until the rise ends, so a
+ *          slowdown never becomes the history it is judged against. A rank heavier by design
+ *          (rank 0's I/O, a coarse-grid rank) has held the others back from its first sample:
+ *          its history shows the same gap. A rank first
  *          sampled after the job's first STRAGGLER_BASE_ROUNDS rounds (the other set was
  *          sampled then) may carry the slowdown in its history already: for it the change may
  *          also be the other ranks' own wait, now against those first rounds;
  *   alone  no other judged rank's gap reaches half of r's.
  * Both tests one-sided at 1 - alpha / (ranks x windows): alpha is the suspicion test's, shared
  * by every rank and window tested (Bonferroni); each is a two-sample z of means with the
- * samples' own variances. A rank that passes is a straggler since its gap's rise began (a
+ * samples' own variances (the window's, where the history's is larger, replaced by it). A rank that passes is a straggler since its gap's rise began (a
  * CUSUM of the gap's excess over STRAGGLER_RISE_K: the last sample at which it stood at
- * zero), until its gap falls to zero. Pure: no clock, no MPI, no ptrace; STRAGGLER_WINDOW
+ * zero), until its gap falls to zero. Pure: no clock, no MPI, no ptrace; twice STRAGGLER_WINDOW
  * bytes and a few sums per rank. */
 #ifndef PARASTACK_STRAGGLER_H
 #define PARASTACK_STRAGGLER_H

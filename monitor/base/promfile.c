@@ -20,6 +20,7 @@ static const struct series {
 	{ "parastack_samples_total", "", "Sampling rounds taken." },
 	{ "parastack_ranks_stopped_total", "", "Rank stops for a sample (each rank each round)." },
 	{ "parastack_sampling_seconds_total", "", "Time the leading monitor spent in sampling rounds." },
+	{ "parastack_stragglers_total", "", "Ranks named as holding their job back (a straggler, not a hang)." },
 };
 
 void promfile_parse(char *text, double *vals)
@@ -54,6 +55,15 @@ size_t promfile_format(const double *vals, char *buf, size_t len)
 			k += (size_t)snprintf(buf + k, len - k, "%s%s %.17g\n", series[i].name, series[i].labels, vals[i]);
 	}
 	return k < len ? k : len;
+}
+
+size_t promfile_format_job(const char *job, int stragglers, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "# HELP %s Ranks that hold the watched job back now (a straggler, not a hang).\n"
+			 "# TYPE %s gauge\n%s{job=\"%s\"} %d\n", PROMFILE_JOB_GAUGE, PROMFILE_JOB_GAUGE,
+			 PROMFILE_JOB_GAUGE, job, stragglers);
+
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
 void promfile_read(int dirfd, double *vals)

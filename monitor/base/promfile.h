@@ -10,6 +10,13 @@
 #define PROMFILE_NAME "parastack.prom"
 #define PROMFILE_LOCK ".parastack.prom.lock"
 #define PROMFILE_READ_MAX 65536 /* what of an existing file is read */
+/* A watched job's gauges, one file per job beside PROMFILE_NAME (node_exporter's textfile
+ * collector reads every *.prom): PROMFILE_JOB_PREFIX NAME ".prom", removed at the watch's end. */
+#define PROMFILE_JOB_PREFIX "parastack-job-"
+#define PROMFILE_JOB_GAUGE "parastack_job_stragglers"
+
+/* The job's gauge file's text: how many ranks hold job NAME back now. The length written. */
+size_t promfile_format_job(const char *job, int stragglers, char *buf, size_t len);
 
 /* The series, in the order they are written. */
 enum promfile_series {
@@ -22,6 +29,7 @@ enum promfile_series {
 	PROM_SAMPLES,
 	PROM_RANKS_STOPPED,
 	PROM_SAMPLING_SECONDS,
+	PROM_STRAGGLERS,
 	PROM_SERIES
 };
 

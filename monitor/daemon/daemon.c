@@ -324,6 +324,7 @@ int main(int argc, char **argv)
 			sleep_ms(ROUND_MIN_MS - (mono_ms() - started));
 	}
 	site_metrics_flush(m);
+	site_stragglers_gauge(m, -1);
 	if (is_leader(m)) {
 		if (status == MONITOR_EXIT_NONE && !m->last_model)
 			log_say("no MPI ranks found: nothing was watched (the job started no MPI program, "

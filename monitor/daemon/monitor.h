@@ -112,7 +112,9 @@ struct monitor {
 #define SITE_HANG_TYPES 3
 	int suspicions_total;            /* raised in this watch (pipeline.c) */
 	long site_hangs[SITE_HANG_TYPES]; /* reported, by type: computation, communication, io */
-	long site_sent[9];               /* promfile.h's PROM_SERIES, asserted in site.c */
+	long site_sent[10];              /* promfile.h's PROM_SERIES, asserted in site.c */
+	int stragglers_total;            /* ranks named as stragglers in this watch (stragglers.c) */
+	bool site_gauge;                 /* the job's gauge file is written (site.c) */
 	bool site_said;                  /* the textfile's trouble said once */
 	/* stragglers.c: the rank that holds the job back (issue 69): this round's model, its
 	 * scratch, and the stragglers of the watch's earlier rounds. */

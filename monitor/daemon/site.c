@@ -127,6 +127,7 @@ static void counts_now(const struct monitor *m, long *now)
 	now[PROM_SAMPLES] = m->cost_samples;
 	now[PROM_RANKS_STOPPED] = m->cost_stopped;
 	now[PROM_SAMPLING_SECONDS] = (long)(m->cost_ms_sum + 0.5); /* ms, written as seconds */
+	now[PROM_STRAGGLERS] = m->stragglers_total;
 }
 
 /* Add what this watch counted since the last flush to the node's textfile, under a lock so two
@@ -162,6 +163,34 @@ void site_metrics_flush(struct monitor *m)
 		close(lock);
 	if (dirfd >= 0)
 		close(dirfd);
+}
+
+/* The job's gauge file, parastack-job-NAME.prom: how many ranks hold it back now; -1 removes it
+ * (the watch's end: a finished job has no gauge). */
+void site_stragglers_gauge(struct monitor *m, int now)
+{
+	char name[96], file[160], path[PATH_MAX], text[512], err[PATH_MAX + 160];
+
+	if (!is_leader(m) || !m->w.metrics_dir || (now < 0 && !m->site_gauge))
+		return;
+	job_name(m, name, sizeof(name));
+	snprintf(file, sizeof(file), PROMFILE_JOB_PREFIX "%s.prom", name);
+	if (now < 0) {
+		int dirfd = open(m->w.metrics_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (dirfd >= 0 && unlinkat(dirfd, file, 0) < 0 && errno != ENOENT)
+			log_say("the metrics: unlink(%s/%s): %s", m->w.metrics_dir, file, strerror(errno));
+		if (dirfd >= 0)
+			close(dirfd);
+		m->site_gauge = false;
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", m->w.metrics_dir, file);
+	if (outfile_replace_site(path, NULL, text, promfile_format_job(name, now, text, sizeof(text)), &m->job.files_owner,
+				 0644, err, sizeof(err)) < 0)
+		log_say("the metrics: %s", err);
+	else
+		m->site_gauge = true;
 }
 
 void site_hang_reported(struct monitor *m, json_t *report)

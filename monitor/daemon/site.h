@@ -12,5 +12,8 @@
 void site_hang_reported(struct monitor *m, json_t *report);
 /* The counters of this watch not written yet, into --metrics-dir's textfile (the leader). */
 void site_metrics_flush(struct monitor *m);
+/* --metrics-dir: the job's gauge of the ranks that hold it back now (parastack-job-NAME.prom);
+ * now < 0 removes it. */
+void site_stragglers_gauge(struct monitor *m, int now);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "../base/log.h"
 #include "output.h"
+#include "site.h"
 
 int stragglers_setup(struct monitor *m)
 {
@@ -48,11 +49,17 @@ void stragglers_round(struct monitor *m, const int *set, int size, const signed 
 
 	int now = straggler_round(&m->strag, idx, waits, size, wall_s(), start_up);
 
-	if (now >= 0)
+	if (now >= 0) {
 		say_flagged(m, now);
+		m->stragglers_total++;
+		site_stragglers_gauge(m, m->strag.nflagged);
+		site_metrics_flush(m);
+	}
 	/* A rank that stops holding the job back is said once, as its start was. */
-	if (was >= 0 && straggler_info(&m->strag, was, &in) && !in.flagged)
+	if (was >= 0 && straggler_info(&m->strag, was, &in) && !in.flagged) {
 		log_info("rank %d no longer holds the job back: it waits as much as the others", m->job.table[was].rank);
+		site_stragglers_gauge(m, m->strag.nflagged);
+	}
 }
 
 static json_t *entry_json(const struct monitor *m, int i, const struct straggler_info *in)

@@ -23,7 +23,7 @@
 #define SPOOL_ENTRIES_MAX 256
 
 /* The most one job's watch can add to each counter (a forged file cannot inflate the site's). */
-static const double prom_clamp[PROM_SERIES] = { 1, 1e4, 1e4, 1, 1, 1, 1e8, 1e10, 1e6 };
+static const double prom_clamp[PROM_SERIES] = { 1, 1e4, 1e4, 1, 1, 1, 1e8, 1e10, 1e6, 1e4 };
 
 int spool_make(struct spool *s, uint32_t job, uint32_t step, uid_t uid, gid_t gid, char *err, size_t len)
 {
