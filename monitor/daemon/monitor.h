@@ -67,6 +67,7 @@ struct monitor {
 	bool *asked;
 	char *codes, *batch_codes; /* the round's progress letters (progress_code), in set order */
 	signed char *waits, *batch_waits; /* and whether each rank waited in its runtime (1), computed (0), neither (-1) */
+	int *index;                /* the round's ranks' places in the table (-1: not in it), in set order */
 
 	struct rng rng;
 	struct ranksets sets;
@@ -116,10 +117,8 @@ struct monitor {
 	int stragglers_total;            /* ranks named as stragglers in this watch (stragglers.c) */
 	bool site_gauge;                 /* the job's gauge file is written (site.c) */
 	bool site_said;                  /* the textfile's trouble said once */
-	/* stragglers.c: the rank that holds the job back (issue 69): this round's model, its
-	 * scratch, and the stragglers of the watch's earlier rounds. */
+	/* stragglers.c: the rank that holds the job back (issue 69): this round's model and the stragglers of the watch's earlier rounds. */
 	struct straggler strag;
-	int *strag_idx;
 	json_t *stragglers;
 	/* gather.c: the monitors' tree (job/tree.h) and who has stopped answering: left out of
 	 * sampling and snapshots from then on, each named once in the job's output and in the

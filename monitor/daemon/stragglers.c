@@ -12,12 +12,9 @@
 
 int stragglers_setup(struct monitor *m)
 {
-	free(m->strag_idx);
-	m->strag_idx = calloc((size_t)m->sets.size + 1, sizeof(int));
 	if (!m->stragglers)
 		m->stragglers = json_array();
-	return m->strag_idx && m->stragglers && straggler_init(&m->strag, m->job.nranks, m->w.opt.model.alpha) == 0 ? 0
-														       : -1;
+	return m->stragglers && straggler_init(&m->strag, m->job.nranks, m->w.opt.model.alpha) == 0 ? 0 : -1;
 }
 
 static void say_flagged(const struct monitor *m, int i)
@@ -32,20 +29,16 @@ static void say_flagged(const struct monitor *m, int i)
 		m->job.table[i].rank, since, 100 * in.mates, 100 * in.own, 100 * in.confidence);
 }
 
-void stragglers_round(struct monitor *m, const int *set, int size, const signed char *waits, bool start_up)
+void stragglers_round(struct monitor *m, const int *idx, int size, const signed char *waits, bool start_up)
 {
-	int *idx = m->strag_idx, was = -1;
+	int was = -1;
 	struct straggler_info in;
 
-	if (!idx || !m->strag.r)
+	if (!m->strag.r)
 		return;
-	for (int k = 0; k < size; k++) {
-		const struct table_entry *e = job_table_find(&m->job, set[k]);
-
-		idx[k] = e ? (int)(e - m->job.table) : -1;
-		if (idx[k] >= 0 && straggler_info(&m->strag, idx[k], &in) && in.flagged)
+	for (int k = 0; k < size; k++)
+		if (straggler_info(&m->strag, idx[k], &in) && in.flagged)
 			was = idx[k]; /* flagged and sampled now: its end can come in this round */
-	}
 
 	int now = straggler_round(&m->strag, idx, waits, size, wall_s(), start_up);
 
@@ -89,8 +82,6 @@ void stragglers_round_end(struct monitor *m)
 	if (m->stragglers)
 		round_entries(m, m->stragglers);
 	straggler_free(&m->strag);
-	free(m->strag_idx);
-	m->strag_idx = NULL;
 }
 
 json_t *stragglers_json(const struct monitor *m)

@@ -3,7 +3,7 @@
  * round's waits fed to the model (stats/straggler.h), the line in the job's output when a rank
  * starts (or stops) holding the job back, the report's "stragglers" (a hang's and a healthy
  * job's), the status and end-of-job text, and the hang diagnosis's note on a faulty rank that
- * had been one. Owns struct monitor's strag, strag_idx and stragglers. The leader's. */
+ * had been one. Owns struct monitor's strag and stragglers. The leader's. */
 #ifndef PARASTACK_STRAGGLERS_H
 #define PARASTACK_STRAGGLERS_H
 
@@ -13,8 +13,9 @@
 #include "monitor.h"
 
 int stragglers_setup(struct monitor *m);
-/* One round of the set `set` (ranks, size of them), waits as sample_set found them. */
-void stragglers_round(struct monitor *m, const int *set, int size, const signed char *waits, bool start_up);
+/* One round: the sampled ranks' places in the table (size of them, -1: none) and their waits,
+ * as sample_set found them. */
+void stragglers_round(struct monitor *m, const int *idx, int size, const signed char *waits, bool start_up);
 /* The round's end (before watch_round_release): its stragglers kept for the report. */
 void stragglers_round_end(struct monitor *m);
 /* [{"rank", "since", "until", "others_wait", "own_wait", "confidence"}], every round's so far. */

@@ -103,6 +103,7 @@ static void sample_set(struct monitor *m, const int *set, int size, struct sampl
 		const struct table_entry *e = job_table_find(&m->job, set[i]);
 
 		owner[i] = e ? e->monitor : -1;
+		m->index[i] = e ? (int)(e - m->job.table) : -1;
 	}
 	for (int i = 0; i < size; i++) {
 		int mon = owner[i], n = 0;
@@ -213,7 +214,7 @@ static enum round_end leader_loop(struct monitor *m)
 			trace_write_waits(m->trace, m->sets.set[set], m->waits, m->sets.size);
 			fflush(m->trace);
 		}
-		stragglers_round(m, m->sets.set[set], m->sets.size, m->waits, c.init > 0);
+		stragglers_round(m, m->index, m->sets.size, m->waits, c.init > 0);
 
 		if (m->memory_pending)
 			memory_recall(m);
@@ -290,9 +291,10 @@ static int setup_model(struct monitor *m)
 	m->codes = calloc((size_t)m->job.nranks + 2, 1);
 	m->batch_codes = calloc((size_t)(m->job.nranks > MAX_RANKS ? m->job.nranks : MAX_RANKS) + 2, 1);
 	m->waits = calloc((size_t)m->job.nranks + 2, 1);
+	m->index = calloc((size_t)m->job.nranks + 2, sizeof(int));
 	m->batch_waits = calloc((size_t)(m->job.nranks > MAX_RANKS ? m->job.nranks : MAX_RANKS) + 2, 1);
 	if (!m->det || !m->owner || !m->batch || !m->asked || !m->codes || !m->batch_codes || !m->waits ||
-	    !m->batch_waits)
+	    !m->batch_waits || !m->index)
 		return -1;
 	return is_leader(m) ? stragglers_setup(m) : 0;
 }
@@ -315,6 +317,8 @@ void watch_round_release(struct monitor *m)
 	free(m->batch_codes);
 	free(m->waits);
 	free(m->batch_waits);
+	free(m->index);
+	m->index = NULL;
 	stragglers_round_end(m);
 	m->owner = m->batch = NULL;
 	m->asked = NULL;
