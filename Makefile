@@ -17,6 +17,8 @@
 #   LIBDIR      PREFIX/lib (the layer, the task prolog and the SPANK plugin in LIBDIR/parastack)
 #   SYSCONFDIR  /etc/parastack (parastack's own: the site's default options, SYSCONFDIR/options)
 #   MODULEDIR   PREFIX/share/modulefiles (the modulefile, parastack/VERSION)
+#   DATADIR     PREFIX/share/parastack (the report's JSON Schema, report.schema.json; with the
+#               SPANK plugin, plugstack.conf: its line for /etc/slurm/plugstack.conf.d/)
 #   DESTDIR     a staging root prefixed to every installed path (packages)
 #   MPICC       mpicc      the MPI compiler of the monitor (the recording layer is built for
 #                          each MPI found, mpicc and mpicc.mpich, to be preloaded into its jobs)
@@ -32,6 +34,7 @@ LIBDIR     ?= $(PREFIX)/lib
 MANDIR     ?= $(PREFIX)/share/man
 SYSCONFDIR ?= /etc/parastack
 MODULEDIR  ?= $(PREFIX)/share/modulefiles
+DATADIR    ?= $(PREFIX)/share/parastack
 DESTDIR    ?=
 PKGLIBDIR  := $(LIBDIR)/parastack
 MPICC      ?= mpicc
@@ -60,7 +63,7 @@ LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
 MONITOR_MPI_SRC := monitor/job/comm.c monitor/daemon/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
 	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/proof.c monitor/daemon/gather.c \
-	monitor/daemon/source_ptrace.c monitor/daemon/site.c monitor/daemon/stragglers.c
+	monitor/daemon/source_ptrace.c monitor/daemon/site.c monitor/daemon/stragglers.c monitor/daemon/jobmeta.c
 # The Slurm lookups link libslurm: only the programs that ask Slurm take them. Built without
 # Slurm (SLURM=no), each lookup answers "built without Slurm" instead (lookup_slurm_none.c).
 SLURM_SRC    := $(if $(WITH_SLURM),monitor/base/lookup_slurm.c,monitor/base/lookup_slurm_none.c)
@@ -171,9 +174,10 @@ $(B)/python/%.py: record/python/%.py
 RECORD_UNITS := record/layer.c record/channels.c record/requests.c record/start.c record/fortran.c record/python_path.c \
 	$(GEN)/record_wrappers.c
 RECORD_SRC := $(RECORD_UNITS) record/layer.h record/record_format.h $(GEN_FILES)
+# The layer with the build's CFLAGS and LDFLAGS (a distribution's hardening flags reach it too).
 $(RECORD_LIB): $(RECORD_SRC)
 	@mkdir -p $(@D)
-	$(call say,MPICC,$@)mpicc -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -Irecord -I$(GEN) $(WARN) -o $@ $(RECORD_UNITS) -ldl
+	$(call say,MPICC,$@)mpicc -std=gnu11 $(CPPFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden -Irecord -I$(GEN) $(WARN) $(LDFLAGS) -o $@ $(RECORD_UNITS) -ldl
 
 # The layer under ASan/UBSan, for the test of 4 threads per rank calling MPI at once.
 $(B)/tests/libparastack-mpi-asan.so: $(RECORD_SRC)
@@ -185,7 +189,7 @@ $(TASK_PROLOG): $(call obj,obj,launcher/task_prolog.c)
 
 $(B)/mpich/libparastack-mpi.so: $(RECORD_SRC)
 	@mkdir -p $(@D)
-	$(call say,MPICC,$@)mpicc.mpich -std=gnu11 -O2 -g -fPIC -shared -fvisibility=hidden -Irecord -I$(GEN) $(WARN) -o $@ $(RECORD_UNITS) -ldl
+	$(call say,MPICC,$@)mpicc.mpich -std=gnu11 $(CPPFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden -Irecord -I$(GEN) $(WARN) $(LDFLAGS) -o $@ $(RECORD_UNITS) -ldl
 
 $(B)/mpich/parastack-task-prolog: $(TASK_PROLOG)
 	@mkdir -p $(@D)
@@ -489,6 +493,10 @@ install: all
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -d $(DESTDIR)$(MANDIR)/man8
 	install -m 644 man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	install -d $(DESTDIR)$(DATADIR)
+	install -m 644 docs/report.schema.json $(DESTDIR)$(DATADIR)/
+	$(if $(SPANK_PLUGIN),sed -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@DATADIR@|$(DATADIR)|g' sched/slurm/plugstack.conf.in >$(DESTDIR)$(DATADIR)/plugstack.conf)
+	$(if $(SPANK_PLUGIN),chmod 644 $(DESTDIR)$(DATADIR)/plugstack.conf)
 	install -d $(DESTDIR)$(MODULEDIR)/parastack
 	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
 		-e 's|@MANDIR@|$(MANDIR)|g' launcher/modulefile.in >$(DESTDIR)$(MODULEDIR)/parastack/$(VERSION)
@@ -505,7 +513,8 @@ uninstall:
 	-rmdir $(DESTDIR)$(LIBDIR)/parastack 2>/dev/null
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
-	rm -f $(DESTDIR)$(MODULEDIR)/parastack/$(VERSION)
+	rm -f $(DESTDIR)$(MODULEDIR)/parastack/$(VERSION) $(DESTDIR)$(DATADIR)/report.schema.json $(DESTDIR)$(DATADIR)/plugstack.conf
+	-rmdir $(DESTDIR)$(DATADIR) 2>/dev/null
 	-rmdir $(DESTDIR)$(MODULEDIR)/parastack 2>/dev/null
 
 clean:

@@ -20,14 +20,15 @@
 #include "../monitor/base/options.h"
 
 static const char stack_usage[] =
-	"usage: parastack stack [--json] [--tree] (PID... | --launcher PID | --pids-file FILE |\n"
-	"                       --slurm-job JOBID)\n"
+	"usage: parastack stack [--json] [--tree] (PID... | --pids LIST | --launcher PID |\n"
+	"                       --pids-file FILE | --slurm-job JOBID)\n"
 	"Print the stacks of running processes, with each one's MPI rank and whether it is inside\n"
 	"MPI (IN_MPI) or in application code (OUT_MPI). Each thread is stopped for microseconds.\n"
 	"\n"
 	"  --json       print a JSON array instead of text\n"
 	"  --tree       every process's call path merged into one tree with rank ranges (as\n"
 	"               STAT draws it) instead of each stack\n"
+	"  --pids LIST        the processes of LIST (4242,4243: attach's form), on this machine\n"
 	"  --launcher PID     the MPI ranks among the descendants of PID (mpirun, srun, a script)\n"
 	"  --pids-file FILE   the ranks in FILE (lines 'host pid [rank]'); when it names other\n"
 	"                     hosts, a parastack-monitor on each looks at its ranks (through the\n"
@@ -78,6 +79,22 @@ static int launcher_pids(const char *launcher, pid_t **pids)
 	if (n == 0)
 		cmd_error("stack", "--launcher %s: no MPI ranks among its descendants", launcher);
 	return n ? n : -1;
+}
+
+/* The PIDs of a --pids list (count, or -1 after one line). */
+static int list_pids(const char *list, pid_t **pids)
+{
+	char err[600];
+	struct pid_entry *e = calloc(PIDLIST_MAX, sizeof(*e));
+	int n = e ? pidlist_parse_list(list, e, PIDLIST_MAX, err, sizeof(err)) : -1;
+
+	if (n < 0)
+		cmd_error("stack", "%s", e ? err : "out of memory");
+	*pids = n > 0 ? calloc((size_t)n + 1, sizeof(pid_t)) : NULL;
+	for (int i = 0; *pids && i < n; i++)
+		(*pids)[i] = e[i].pid;
+	free(e);
+	return n;
 }
 
 /* The PIDs of FILE when all are this machine's (count, or -1); STACK_REMOTE with pl's hosts
@@ -203,6 +220,7 @@ int cmd_stack(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "tree", no_argument, NULL, 't' },
 		{ "launcher", required_argument, NULL, 'L' },
+		{ "pids", required_argument, NULL, 'P' },
 		{ "pids-file", required_argument, NULL, 'F' },
 		{ "slurm-job", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
@@ -211,7 +229,7 @@ int cmd_stack(int argc, char **argv)
 	static struct placement pl;
 	static struct slurm_job_info alloc;
 	bool json = false, tree = false;
-	const char *launcher = NULL, *file = NULL;
+	const char *launcher = NULL, *file = NULL, *list = NULL;
 	uint32_t job = 0;
 	int c;
 
@@ -225,8 +243,8 @@ int cmd_stack(int argc, char **argv)
 			*(c == 'j' ? &json : &tree) = true;
 			continue;
 		}
-		if (c == 'L' || c == 'F') {
-			*(c == 'L' ? &launcher : &file) = optarg;
+		if (c == 'L' || c == 'F' || c == 'P') {
+			*(c == 'L' ? &launcher : c == 'F' ? &file : &list) = optarg;
 			continue;
 		}
 		if (c == 'J' && lookup_slurm_parse_jobid(optarg, &job) == 0)
@@ -239,8 +257,8 @@ int cmd_stack(int argc, char **argv)
 			option_unknown("stack", argv, longopts);
 		return EXIT_USAGE;
 	}
-	if ((optind < argc) + !!launcher + !!file + (job && !file) != 1) {
-		cmd_error("stack", "name the processes once: PIDs, --launcher PID, --pids-file FILE or "
+	if ((optind < argc) + !!launcher + !!file + !!list + (job && !file) != 1) {
+		cmd_error("stack", "name the processes once: PIDs, --pids LIST, --launcher PID, --pids-file FILE or "
 			  "--slurm-job JOBID; see 'parastack stack --help'");
 		return EXIT_USAGE;
 	}
@@ -249,6 +267,7 @@ int cmd_stack(int argc, char **argv)
 				    json ? PSTACK_JSON : PSTACK_TEXT;
 	pid_t *pids = NULL;
 	int n = launcher ? launcher_pids(launcher, &pids) :
+		list ? list_pids(list, &pids) :
 		file ? file_pids(file, &pids, &pl) :
 		job ? STACK_REMOTE : argument_pids(argc - optind, argv + optind, &pids);
 	int rc;

@@ -8,5 +8,6 @@ int cmd_stack(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_attach(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 #endif

@@ -25,6 +25,7 @@ static const struct subcommand subcommands[] = {
 	{ "stack", cmd_stack, "print MPI-aware stacks of running processes (like pstack)" },
 	{ "replay", cmd_replay, "evaluate the hang-detection model on a recorded sample trace" },
 	{ "plot", cmd_plot, "draw a recorded sample trace as the model saw it (SVG or PNG)" },
+	{ "view", cmd_view, "draw a JSON report as a page to open in a browser (or its stack tree for Graphviz)" },
 };
 
 static void usage(FILE *out)

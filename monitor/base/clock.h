@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* clock — the monotonic clock in milliseconds (intervals, deadlines), the wall clock in
- * seconds (what reports and traces show), and a sleep that takes milliseconds. */
+ * seconds (what reports and traces show) and its text for lines users read, and a sleep that
+ * takes milliseconds. */
 #ifndef PARASTACK_CLOCK_H
 #define PARASTACK_CLOCK_H
 
+#include <stdio.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -21,6 +23,16 @@ static inline double wall_s(void)
 
 	gettimeofday(&tv, NULL);
 	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* Clock time of the Unix time t, "12:03:10 UTC". */
+static inline void wall_clock_text(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%H:%M:%S UTC", &tm))
+		snprintf(buf, len, "?");
 }
 
 static inline void sleep_ms(double ms)

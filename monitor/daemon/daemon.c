@@ -351,6 +351,9 @@ int main(int argc, char **argv)
 			json_decref(r);
 		}
 		json_decref(m->last_model);
+		json_decref(m->stragglers);
+		json_decref(m->meta_hosts);
+		free(m->meta_command);
 		if (m->trace)
 			fclose(m->trace);
 	}

@@ -120,6 +120,11 @@ struct monitor {
 	/* stragglers.c: the rank that holds the job back (issue 69): this round's model and the stragglers of the watch's earlier rounds. */
 	struct straggler strag;
 	json_t *stragglers;
+	/* jobmeta.c: the job as its reports name it, kept from its rounds. */
+	json_t *meta_hosts;
+	char *meta_command;
+	double meta_started_wall;
+	int strag_pending;               /* flagged while the hang model was suspicious: not said yet (-1: none) */
 	/* gather.c: the monitors' tree (job/tree.h) and who has stopped answering: left out of
 	 * sampling and snapshots from then on, each named once in the job's output and in the
 	 * report's missing_monitors. */

@@ -12,18 +12,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include "../hang/cores.h"
+#include "jobmeta.h"
 #include "outfile.h"
 #include "gather.h"
-
-/* Clock time of the Unix time t, "12:03:10 UTC". */
-void output_clock_text(double t, char *buf, size_t len)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, len, "%H:%M:%S UTC", &tm))
-		snprintf(buf, len, "?");
-}
 
 /* "2 h 13 min", "5 min 3 s", "42 s". */
 void output_duration_text(double s, char *buf, size_t len)
@@ -136,6 +127,7 @@ void output_write_report(struct monitor *m, json_t *report)
 {
 	char err[PATH_MAX + 128];
 
+	jobmeta_add(m, report);
 	if (m->w.report && outfile_replace_json(m->w.report, report, &m->job.files_owner, err, sizeof(err)) < 0)
 		fprintf(stderr, "parastack: %s\n", err);
 }

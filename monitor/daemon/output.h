@@ -8,10 +8,6 @@
 #include "monitor.h"
 #include "../base/log.h"
 
-
-/* Clock time of the Unix time t, "12:03:10 UTC". */
-void output_clock_text(double t, char *buf, size_t len);
-
 /* "2 h 13 min", "5 min 3 s", "42 s". */
 void output_duration_text(double s, char *buf, size_t len);
 

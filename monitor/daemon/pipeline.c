@@ -137,7 +137,7 @@ static void announce_suspicion(struct monitor *m, double window_ms)
 	char what[512], when[32];
 
 	suspicion_summary(m, what, sizeof(what));
-	output_clock_text(m->window_wall + window_ms / 1e3, when, sizeof(when));
+	wall_clock_text(m->window_wall + window_ms / 1e3, when, sizeof(when));
 	if (m->conf.basis == CONFIRM_BY_EVIDENCE && confirm_start_up_still_ms(&m->conf, m->conf.last_ms) >= 0)
 		log_say("suspected hang at start-up — %s; the ranks that have not reached the start-up stand "
 			"still (stack, CPU time and I/O unchanged for %.0f s) while the others wait in it — "

@@ -20,6 +20,7 @@
 #include "../base/lookup_slurm.h"
 #include "../base/promfile.h"
 #include "../hang/ranges.h"
+#include "jobmeta.h"
 #include "outfile.h"
 
 #define FAULTY_TEXT_MAX 128
@@ -28,42 +29,6 @@
 static const char *const hang_types[SITE_HANG_TYPES] = { "computation", "communication", "io" };
 _Static_assert(sizeof(((struct monitor *)0)->site_sent) / sizeof(long) == PROM_SERIES, "site_sent is one per series");
 _Static_assert(PROM_HANGS_IO - PROM_HANGS_COMPUTATION + 1 == SITE_HANG_TYPES, "one series per hang type");
-
-/* The Slurm job the watch belongs to (0: none). */
-static uint32_t slurm_job(const struct monitor *m)
-{
-	uint32_t id = 0;
-	const char *env = getenv("SLURM_JOB_ID");
-
-	if (m->job.slurm_job)
-		return m->job.slurm_job;
-	if (env && lookup_slurm_parse_jobid(env, &id) < 0)
-		id = 0;
-	return id;
-}
-
-/* A name for the job's files: its scheduler's id, else the leader's host and pid; only
- * characters safe in a file name. */
-static void job_name(const struct monitor *m, char *buf, size_t len)
-{
-	const char *pbs = m->job.pbs_job ? m->job.pbs_job : getenv("PBS_JOBID");
-	uint32_t id = slurm_job(m);
-	size_t k = 0;
-
-	if (id && m->job.slurm_steps.one)
-		snprintf(buf, len, "%u.%u", id, m->job.slurm_steps.step); /* one of the job's watched steps */
-	else if (id)
-		snprintf(buf, len, "%u", id);
-	else if (pbs && *pbs)
-		snprintf(buf, len, "%s", pbs);
-	else
-		snprintf(buf, len, "%s-%d", m->comm.host, (int)getpid());
-	for (char *p = buf; *p && k < 64; p++, k++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '.' || *p == '-' || *p == '_'))
-			*p = '_';
-	buf[k < len ? k : len - 1] = '\0';
-}
 
 static int hang_index(const char *type)
 {
@@ -96,7 +61,7 @@ static void report_copy(struct monitor *m, json_t *report)
 {
 	char name[96], path[PATH_MAX], err[PATH_MAX + 160];
 
-	job_name(m, name, sizeof(name));
+	jobmeta_file_name(m, name, sizeof(name));
 	snprintf(path, sizeof(path), "%s/parastack-%s.json", m->w.report_dir, name);
 	if (outfile_replace_site(path, report, NULL, 0, &m->job.files_owner, 0640, err, sizeof(err)) < 0)
 		log_say("the site's report directory: %s", err);
@@ -104,7 +69,7 @@ static void report_copy(struct monitor *m, json_t *report)
 
 static void admin_comment(const struct monitor *m, json_t *report)
 {
-	uint32_t id = slurm_job(m);
+	uint32_t id = jobmeta_slurm_job(m);
 	char faulty[FAULTY_TEXT_MAX], text[FAULTY_TEXT_MAX + 64], err[512];
 	const char *type = json_string_value(json_object_get(report, "hang_type"));
 
@@ -173,7 +138,7 @@ void site_stragglers_gauge(struct monitor *m, int now)
 
 	if (!is_leader(m) || !m->w.metrics_dir || (now < 0 && !m->site_gauge))
 		return;
-	job_name(m, name, sizeof(name));
+	jobmeta_file_name(m, name, sizeof(name));
 	snprintf(file, sizeof(file), PROMFILE_JOB_PREFIX "%s.prom", name);
 	if (now < 0) {
 		int dirfd = open(m->w.metrics_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/clock.h"
 #include "../base/log.h"
-#include "output.h"
 #include "site.h"
 
 int stragglers_setup(struct monitor *m)
 {
+	m->strag_pending = -1;
 	if (!m->stragglers)
 		m->stragglers = json_array();
 	return m->stragglers && straggler_init(&m->strag, m->job.nranks, m->w.opt.model.alpha) == 0 ? 0 : -1;
@@ -23,10 +24,32 @@ static void say_flagged(const struct monitor *m, int i)
 	char since[32];
 
 	straggler_info(&m->strag, i, &in);
-	output_clock_text(in.since, since, sizeof(since));
+	wall_clock_text(in.since, since, sizeof(since));
 	log_say("rank %d holds the job back since %s: the others wait for it %.0f %% of the time, it waits %.0f %% "
 		"(confidence %.2f %%; a straggler, not a hang)",
 		m->job.table[i].rank, since, 100 * in.mates, 100 * in.own, 100 * in.confidence);
+}
+
+/* A straggler is said only while the hang model sees the job run (no suspicion being confirmed,
+ * the latest sample not suspicious): a rank that stops dead while the others wait looks like a
+ * straggler to the pace model for the few samples before the hang model raises its suspicion,
+ * and "a straggler, not a hang" beside "suspected hang" would contradict the verdict. */
+static bool job_seen_running(const struct monitor *m)
+{
+	struct detector_info d;
+
+	if (m->conf.state != WATCHING || !m->det)
+		return false;
+	detector_get_info(m->det, &d);
+	return d.run_length == 0;
+}
+
+static void say_now(struct monitor *m, int i)
+{
+	say_flagged(m, i);
+	m->stragglers_total++;
+	site_stragglers_gauge(m, m->strag.nflagged);
+	site_metrics_flush(m);
 }
 
 void stragglers_round(struct monitor *m, const int *idx, int size, const signed char *waits, bool start_up)
@@ -34,19 +57,22 @@ void stragglers_round(struct monitor *m, const int *idx, int size, const signed 
 	int was = -1;
 	struct straggler_info in;
 
-	if (!m->strag.r)
+	/* After a hang is reported the job is hung: its pace says nothing more. */
+	if (!m->strag.r || m->reported)
 		return;
 	for (int k = 0; k < size; k++)
-		if (straggler_info(&m->strag, idx[k], &in) && in.flagged)
-			was = idx[k]; /* flagged and sampled now: its end can come in this round */
+		if (straggler_info(&m->strag, idx[k], &in) && in.flagged && idx[k] != m->strag_pending)
+			was = idx[k]; /* flagged, said and sampled now: its end can come in this round */
 
 	int now = straggler_round(&m->strag, idx, waits, size, wall_s(), start_up);
 
-	if (now >= 0) {
-		say_flagged(m, now);
-		m->stragglers_total++;
-		site_stragglers_gauge(m, m->strag.nflagged);
-		site_metrics_flush(m);
+	if (now >= 0)
+		m->strag_pending = now;
+	if (m->strag_pending >= 0 && !(straggler_info(&m->strag, m->strag_pending, &in) && in.flagged))
+		m->strag_pending = -1; /* it ended before it could be said: never said */
+	if (m->strag_pending >= 0 && job_seen_running(m)) {
+		say_now(m, m->strag_pending);
+		m->strag_pending = -1;
 	}
 	/* A rank that stops holding the job back is said once, as its start was. */
 	if (was >= 0 && straggler_info(&m->strag, was, &in) && !in.flagged) {
@@ -82,6 +108,7 @@ void stragglers_round_end(struct monitor *m)
 	if (m->stragglers)
 		round_entries(m, m->stragglers);
 	straggler_free(&m->strag);
+	m->strag_pending = -1;
 }
 
 json_t *stragglers_json(const struct monitor *m)
@@ -103,9 +130,26 @@ static bool is_faulty(json_t *report, json_int_t rank)
 	return false;
 }
 
+/* A hang report keeps the stragglers named before the hang began (its confirmation's began_at):
+ * one named only after is the hung rank seen by the pace model, the hang itself. */
+static json_t *named_before_hang(json_t *all, json_t *report)
+{
+	json_t *began = json_object_get(json_object_get(report, "confirmation"), "began_at"), *kept, *e;
+	size_t i;
+
+	if (!json_is_number(began))
+		return all;
+	kept = json_array();
+	json_array_foreach(all, i, e)
+		if (json_number_value(json_object_get(e, "flagged_at")) < json_number_value(began))
+			json_array_append(kept, e);
+	json_decref(all);
+	return kept;
+}
+
 void stragglers_report(const struct monitor *m, json_t *report)
 {
-	json_t *all = stragglers_json(m), *e, *diag = json_object_get(report, "diagnosis");
+	json_t *all = named_before_hang(stragglers_json(m), report), *e, *diag = json_object_get(report, "diagnosis");
 	size_t i;
 
 	json_array_foreach(all, i, e) {
@@ -114,7 +158,7 @@ void stragglers_report(const struct monitor *m, json_t *report)
 
 		if (!is_faulty(report, rank))
 			continue;
-		output_clock_text(json_real_value(json_object_get(e, "since")), since, sizeof(since));
+		wall_clock_text(json_real_value(json_object_get(e, "since")), since, sizeof(since));
 		snprintf(line, sizeof(line), "rank %lld had been slowing the job since %s before it hung (the others waited "
 			 "for it %.0f %% of the time, it %.0f %%)", (long long)rank, since,
 			 100 * json_real_value(json_object_get(e, "others_wait")),
@@ -134,10 +178,14 @@ void stragglers_text(const struct monitor *m, char *buf, size_t len)
 	char since[32];
 
 	buf[0] = '\0';
+	/* One not said yet (a suspicion is open) is not said here either. */
+	if (e && m->strag_pending >= 0 && json_integer_value(json_object_get(e, "rank")) == m->job.table[m->strag_pending].rank &&
+	    json_is_null(json_object_get(e, "until")))
+		e = json_array_get(all, json_array_size(all) - 2);
 	if (e) {
 		bool now = json_is_null(json_object_get(e, "until"));
 
-		output_clock_text(json_real_value(json_object_get(e, "since")), since, sizeof(since));
+		wall_clock_text(json_real_value(json_object_get(e, "since")), since, sizeof(since));
 		snprintf(buf, len, "rank %lld %s the job back since %s%s (the others waited for it %.0f %% of the time, it %.0f %%)",
 			 (long long)json_integer_value(json_object_get(e, "rank")), now ? "holds" : "held", since,
 			 now ? "" : ", for a while", 100 * json_real_value(json_object_get(e, "others_wait")),

@@ -10,6 +10,7 @@
 #include "../base/exitcodes.h"
 #include "../base/signals.h"
 #include "gather.h"
+#include "jobmeta.h"
 #include "memory.h"
 #include "pipeline.h"
 #include "proof.h"
@@ -296,6 +297,8 @@ static int setup_model(struct monitor *m)
 	if (!m->det || !m->owner || !m->batch || !m->asked || !m->codes || !m->batch_codes || !m->waits ||
 	    !m->batch_waits || !m->index)
 		return -1;
+	if (is_leader(m))
+		jobmeta_note_round(m);
 	return is_leader(m) ? stragglers_setup(m) : 0;
 }
 

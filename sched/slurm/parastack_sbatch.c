@@ -5,10 +5,14 @@
  * the job's output and the JSON file and cancels the job. Prints what sbatch prints (the job
  * id) and exits with sbatch's status. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../launcher/batch_job.h"
 #include "../../monitor/base/options.h"
@@ -51,9 +55,13 @@ static const char usage[] =
 	"  -h, --help            show this help\n"
 	"  --version             print the version and the libraries it was built with\n";
 
+#define SBATCH_HELP_MAX (64 * 1024) /* bytes of `sbatch --help` read */
+#define SBATCH_NEW_MAX 128           /* options the installed sbatch adds to the table below */
+
 /* sbatch (Slurm 22.05), as its man page documents them: short options that take a value; long
  * options that take none (or an optional one, which must be written --opt=value); long options
- * that take one. */
+ * that take one. The floor: what the installed sbatch's --help lists besides is added at start
+ * (sbatch_learn_options), so a newer Slurm's option is passed on, not refused. */
 static const char *const sbatch_long_flags[] = {
 	"contiguous", "exclusive", "get-user-env", "help", "hold", "ignore-pbs", "nice", "no-kill",
 	"no-requeue", "overcommit", "oversubscribe", "parsable", "propagate", "quiet", "reboot",
@@ -78,7 +86,7 @@ static const struct sched_refusal sbatch_refused[] = {
 	{ "--wrap", "--wrap cannot be watched; put the command in a script and submit that" },
 	{ NULL, NULL },
 };
-static const struct sched_syntax sbatch_syntax = {
+static struct sched_syntax sbatch_syntax = {
 	.name = "sbatch",
 	.short_with_value = "aAbcdDeiJLMmNnopqStCFwxBG",
 	.long_flags = sbatch_long_flags,
@@ -86,6 +94,106 @@ static const struct sched_syntax sbatch_syntax = {
 	.refused = sbatch_refused,
 	.directive = "#SBATCH",
 };
+
+/* `sbatch --help` of the installed sbatch, its output (NUL-terminated, malloc'd), or NULL when
+ * it cannot be run (no sbatch, no Slurm configuration here: it needs one even for --help). */
+static char *sbatch_help(void)
+{
+	int fds[2], st;
+	size_t n = 0;
+	ssize_t got;
+	char *buf = malloc(SBATCH_HELP_MAX + 1);
+	pid_t pid;
+
+	if (!buf || pipe(fds) < 0) {
+		free(buf);
+		return NULL;
+	}
+	pid = fork();
+	if (pid == 0) {
+		char *argv[] = { "sbatch", "--help", NULL };
+
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		dup2(fds[1], STDOUT_FILENO);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		close(fds[0]), close(fds[1]);
+		alarm(10); /* an sbatch that hangs here ends; the table below is used */
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (pid > 0 && n < SBATCH_HELP_MAX && (got = read(fds[0], buf + n, SBATCH_HELP_MAX - n)) > 0)
+		n += (size_t)got;
+	close(fds[0]);
+	if (pid > 0 && n >= SBATCH_HELP_MAX)
+		kill(pid, SIGKILL); /* ours: the child just started */
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+static bool listed(const char *const *list, const char *name)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, name))
+			return true;
+	return false;
+}
+
+/* The options the installed sbatch lists that the table lacks (a newer Slurm's), added to it:
+ * "  -X, --name=VALUE", "      --name[=VALUE]" (an optional value: written --name=value) and
+ * "      --name" lines of its --help. The table stays where sbatch cannot be asked. */
+static void sbatch_learn_options(void)
+{
+	static const char *flags[sizeof(sbatch_long_flags) / sizeof(char *) + SBATCH_NEW_MAX];
+	static const char *values[sizeof(sbatch_long_values) / sizeof(char *) + SBATCH_NEW_MAX];
+	static char shorts[64], names[SBATCH_NEW_MAX][48];
+	size_t nf = 0, nv = 0, nn = 0;
+	char *help = sbatch_help(), *line, *save = NULL;
+
+	if (!help)
+		return;
+	for (const char *const *p = sbatch_long_flags; *p; p++)
+		flags[nf++] = *p;
+	for (const char *const *p = sbatch_long_values; *p; p++)
+		values[nv++] = *p;
+	snprintf(shorts, sizeof(shorts), "%s", sbatch_syntax.short_with_value);
+	for (line = strtok_r(help, "\n", &save); line && nn < SBATCH_NEW_MAX; line = strtok_r(NULL, "\n", &save)) {
+		char letter = 0, *p = line + strspn(line, " ");
+		size_t len;
+
+		if (p - line < 2)
+			continue; /* a section's title, not an option */
+		if (p[0] == '-' && p[1] != '-' && p[1] && p[2] == ',' && p[3] == ' ')
+			letter = p[1], p += 4;
+		if (strncmp(p, "--", 2))
+			continue;
+		p += 2;
+		len = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789-");
+		if (len == 0 || len >= sizeof(names[0]))
+			continue;
+		bool value = p[len] == '=';
+		snprintf(names[nn], sizeof(names[0]), "%.*s", (int)len, p);
+		if (value && letter && !strchr(shorts, letter) && strlen(shorts) + 1 < sizeof(shorts))
+			strncat(shorts, &letter, 1);
+		if (listed(flags, names[nn]) || listed(values, names[nn]))
+			continue;
+		if (value)
+			values[nv++] = names[nn++];
+		else
+			flags[nf++] = names[nn++];
+	}
+	flags[nf] = values[nv] = NULL;
+	sbatch_syntax.long_flags = flags;
+	sbatch_syntax.long_with_value = values;
+	sbatch_syntax.short_with_value = shorts;
+	free(help);
+}
 
 static int submit(const struct batch_args *a, const struct user_script *s, const char *parastack)
 {
@@ -109,5 +217,6 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 
 int main(int argc, char **argv)
 {
+	sbatch_learn_options();
 	return batch_main(CMD, usage, &sbatch_syntax, argc, argv, submit);
 }

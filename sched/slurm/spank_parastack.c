@@ -394,13 +394,15 @@ static void watcher_exec(spank_t sp, pid_t task, uint32_t job, uint32_t step)
 	_exit(127);
 }
 
-/* One line in the task's error output (the job's), for what keeps the job from being watched. */
-static void say_to_task(pid_t task, const char *line)
+/* One line in the task's error output (the job's), for what keeps the job from being watched;
+ * and the same in slurmd's log with the job's id, where the site's administrator looks. */
+static void say_to_task(pid_t task, uint32_t job, const char *line)
 {
 	int fd = task_stream(task, STDERR_FILENO);
 
 	dprintf(fd, "parastack: this job is not watched for hangs: %s\n", line);
 	close(fd);
+	slurm_error("parastack: job %u is not watched for hangs: %s", job, line);
 }
 
 /* A user's job with the site's directories set: the spool its monitors write into. */
@@ -418,9 +420,12 @@ static void site_spool(spank_t sp, pid_t task, uint32_t job, uint32_t step)
 		 PATH_MAX, err);
 	int fd = task_stream(task, STDERR_FILENO);
 
-	if (write(fd, line, strlen(line)) < 0)
-		slurm_error("%s", line);
+	if (write(fd, line, strlen(line)) < 0) {
+		/* the task's stream is gone: slurmd's log alone says it, below */
+	}
 	close(fd);
+	slurm_error("parastack: job %u: the site's copy of its report and its counters are not kept: %.*s", job,
+		    PATH_MAX, err);
 }
 
 /* SIGTERM to the watcher (attach passes it to its monitors, which detach from the ranks and
@@ -617,7 +622,17 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	    spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
 		return 0;
 	if (site.bad[0]) {
-		say_to_task(task, site.bad);
+		say_to_task(task, job, site.bad);
+		return 0;
+	}
+	/* Said here, where slurmd's log can have it too; the child's exec says it only to the task. */
+	if (access(site.parastack, X_OK) < 0) {
+		char line[PATH_MAX + 256];
+		int err = errno;
+
+		snprintf(line, sizeof(line), "%.*s: %s (the SPANK plugin's parastack= in plugstack.conf, or make install)",
+			 PATH_MAX, site.parastack, strerror(err));
+		say_to_task(task, job, line);
 		return 0;
 	}
 	site_spool(sp, task, job, step);
@@ -630,7 +645,7 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 		char line[128];
 
 		snprintf(line, sizeof(line), "fork: %s", strerror(errno));
-		say_to_task(task, line);
+		say_to_task(task, job, line);
 	}
 	return 0;
 }

@@ -190,11 +190,15 @@ rank_pid() {
 	rank_lines "$1" | sed -n "s/^rank $2 pid \([0-9]*\)$/\1/p"
 }
 
-# expect_untraced NAME PID: the process is not traced and not in a tracing stop.
+# expect_untraced NAME PID: the process is not traced and not in a tracing stop. One that
+# exited between the caller's look and this one (its status unreadable) is gone, not traced.
 expect_untraced() {
-	tracer=$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$2/status" 2>/dev/null)
-	state=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$2/status" 2>/dev/null)
-	if [ "$tracer" = 0 ] && [ "$state" != t ]; then
+	status=$(cat "/proc/$2/status" 2>/dev/null)
+	tracer=$(printf '%s\n' "$status" | sed -n 's/^TracerPid:[[:space:]]*//p')
+	state=$(printf '%s\n' "$status" | sed -n 's/^State:[[:space:]]*\(.\).*/\1/p')
+	if [ -z "$status" ] && [ ! -e "/proc/$2" ]; then
+		ok
+	elif [ "$tracer" = 0 ] && [ "$state" != t ]; then
 		ok
 	else
 		fail "$1: pid $2 left traced (TracerPid $tracer, state $state)"
@@ -354,7 +358,25 @@ expect_keys_documented() {
 	if [ -z "$missing" ]; then ok; else fail "$1: keys not in parastack(1):$missing"; fi
 }
 
+# expect_reports_valid: every JSON report this file's runs wrote (under $TMP) validates against
+# the report's schema (docs/report.schema.json): one check, when there was a report.
+expect_reports_valid() {
+	[ -d "$TMP" ] || return 0
+	if ! /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+		skip "the reports against docs/report.schema.json: python3-jsonschema is not installed (scripts/install-deps --test)"
+		return
+	fi
+	here=$(dirname "$0")
+	got=$(/usr/bin/python3 "$here/report-schema.py" "$here/../../docs/report.schema.json" "$TMP" 2>&1)
+	case $got in
+	"checked 0") ;;
+	"checked "*) ok ;;
+	*) fail "the reports against docs/report.schema.json: $got" ;;
+	esac
+}
+
 finish() {
+	expect_reports_valid
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]
 }

@@ -64,6 +64,33 @@ expect_error "qsub -I in a cluster of flags is refused" 2 "-I (an interactive jo
 run "$QSUB" --bogus job.sh
 expect_error "qsub: an option of nobody's" 2 "'--bogus' is neither a parastack option nor one of qsub's"
 
+# An option the installed sbatch knows and the 22.05 table lacks (a newer Slurm's) is read from
+# its --help and passed on: a wrapper sbatch forges two, one with a value and one without, and
+# records what it was given.
+mkdir -p "$TMP/newslurm"
+cat >"$TMP/newslurm/sbatch" <<EOF
+#!/bin/sh
+if [ "\$1" = --help ]; then
+	printf 'Usage: sbatch [OPTIONS(0)...] script(0) [args(0)...]\n\nParallel run options:\n'
+	printf '  -A, --account=name          charge job to specified account\n'
+	printf '  -Y, --frobnicate=level      a newer Slurm option with a value\n'
+	printf '      --frob-flag             a newer Slurm flag\n'
+	exit 0
+fi
+printf '%s\n' "\$@" >"$TMP/newslurm/argv"
+echo "Submitted batch job 4242"
+EOF
+chmod +x "$TMP/newslurm/sbatch"
+printf '#!/bin/sh\necho hi\n' >"$TMP/newjob.sh"
+run env PATH="$TMP/newslurm:$PATH" "$SBATCH" --frobnicate 3 --frob-flag -Y 4 "$TMP/newjob.sh"
+expect_status "a newer sbatch's options: submitted" 0
+expect_grep "a newer sbatch's options: its output passed on" "Submitted batch job 4242" "$OUT"
+got=$(tr '\n' ' ' <"$TMP/newslurm/argv" 2>/dev/null)
+expect_grep "a newer sbatch's options: --frobnicate VALUE passed to sbatch" "--frobnicate 3 " "$got"
+expect_grep "a newer sbatch's options: --frob-flag passed, not taken for the script" "--frob-flag -Y 4 " "$got"
+run env PATH="$TMP/newslurm:$PATH" "$SBATCH" --frobnicatex 3 "$TMP/newjob.sh"
+expect_error "a newer sbatch's table: still no option of nobody's" 2 "'--frobnicatex' is neither a parastack option nor one of sbatch's"
+
 # Job arrays: --report and --trace take sbatch -o's patterns, from the job's variables.
 run env SLURM_JOB_ID=77 SLURM_ARRAY_JOB_ID=70 SLURM_ARRAY_TASK_ID=7 SLURM_JOB_NAME=solve \
 	"$PARASTACK" run --local --report "$TMP/r-%A_%a-%j-%x-%u-%%.json" -- true

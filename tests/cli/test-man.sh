@@ -36,13 +36,14 @@ check_help "$MAN/parastack.1" "$PARASTACK" stack
 check_help "$MAN/parastack.1" "$PARASTACK" run
 check_help "$MAN/parastack.1" "$PARASTACK" attach
 check_help "$MAN/parastack.1" "$PARASTACK" plot
+check_help "$MAN/parastack.1" "$PARASTACK" view
 check_help "$MAN/parastack-monitor.1" "$BUILD/parastack-monitor"
 check_help "$MAN/parastack-sbatch.1" "$BUILD/parastack-sbatch"
 check_help "$MAN/parastack-qsub.1" "$BUILD/parastack-qsub"
 # --version everywhere, with the libraries built against; help COMMAND; a mistyped option gets
 # the nearest one suggested, an option without its value says so.
 for cmd in "$PARASTACK" "$PARASTACK run" "$PARASTACK attach" "$PARASTACK stack" "$PARASTACK replay" \
-	"$PARASTACK plot" "$BUILD/parastack-monitor" "$BUILD/parastack-sbatch" "$BUILD/parastack-qsub"; do
+	"$PARASTACK plot" "$PARASTACK view" "$BUILD/parastack-monitor" "$BUILD/parastack-sbatch" "$BUILD/parastack-qsub"; do
 	run $cmd --version
 	expect_status "$cmd --version" 0
 	expect_grep "$cmd --version names the libraries" "^parastack[a-z-]* [0-9.]* (built with Open MPI [0-9.]*, Slurm [0-9]*\.[0-9][0-9]\.[0-9]*)$" "$OUT"
@@ -70,6 +71,18 @@ run env PARASTACK_CONFIG=/nonexistent PARASTACK_OPTIONS="--report $TMP/env.json"
 if jq -e '.verdict == "unwatched"' "$TMP/env.json" >/dev/null 2>&1; then ok; else fail "PARASTACK_OPTIONS not applied"; fi
 run env PARASTACK_CONFIG=/nonexistent PARASTACK_OPTIONS="--report $TMP/env2.json" "$PARASTACK" run --report "$TMP/cmd.json" -- true
 if [ -e "$TMP/cmd.json" ] && [ ! -e "$TMP/env2.json" ]; then ok; else fail "the command line does not win over PARASTACK_OPTIONS"; fi
+
+# The report's schema and the page, key by key: every key the schema names (at any depth) is a
+# bold word of parastack(1) (\fBkey\fR, or a .B line of it alone), the whole word.
+SCHEMA=$(dirname "$0")/../../docs/report.schema.json
+keys=$(jq -r '[paths | select(length >= 2 and .[-2] == "properties") | .[-1]] | unique | .[]' "$SCHEMA")
+if [ "$(printf '%s\n' "$keys" | wc -l)" -ge 60 ]; then ok; else fail "the schema names only $(printf '%s\n' "$keys" | wc -l) keys"; fi
+missing=""
+for k in $keys; do
+	grep -qF "\\fB$k\\fR" "$MAN/parastack.1" ||
+		grep -qx "\.B $k" "$MAN/parastack.1" || missing="$missing $k"
+done
+if [ -z "$missing" ]; then ok; else fail "report keys of docs/report.schema.json not in parastack(1) as a word:$missing"; fi
 
 # Every subcommand in the top-level help has a section in the page.
 for sub in $("$PARASTACK" --help | sed -n 's/^  \([a-z]\{2,\}\) .*/\1/p'); do

@@ -49,9 +49,12 @@ if [ -n "$DEB" ] && [ -n "$PLUGIN" ]; then ok; else fail "no packages built: $(l
 if dpkg -c "$PLUGIN" 2>/dev/null | grep -q 'parastack/spank_parastack\.so$' &&
 	! dpkg -c "$DEB" | grep -q spank_parastack; then ok; else fail "the SPANK plugin is not in its own package"; fi
 
-RUN_TIMEOUT=600 run lintian "$TMP"/deb/parastack_*.changes
+RUN_TIMEOUT=600 run lintian --display-info "$TMP"/deb/parastack_*.changes
 tags=$(printf '%s\n' "$OUT" | grep -E '^[EW]: ')
 if [ "$RC" -eq 0 ] && [ -z "$tags" ]; then ok; else fail "lintian: exit $RC: $tags $ERR"; fi
+# The hardening tags are lintian's informational ones: none, the layer's builds included.
+hardening=$(printf '%s\n' "$OUT" | grep -E 'hardening-')
+if [ -z "$hardening" ]; then ok; else fail "lintian: hardening tags: $hardening"; fi
 
 # Another apt or dpkg at work on the machine (an upgrade, another installer) is waited for.
 RUN_TIMEOUT=600 run env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -q "$DEB" "$PLUGIN"
@@ -62,6 +65,23 @@ expect_grep "installed: the layer's place" "recording layer: */usr/lib/[a-z0-9_-
 if dpkg -L parastack-slurm-plugin | grep -q '/usr/lib/[a-z0-9_-]*/parastack/spank_parastack\.so$'; then ok; else fail "the plugin package does not hold the plugin"; fi
 # torch.distributed's collective record beside the layer, where the layer looks (issue 67).
 if dpkg -L parastack | grep -q '/usr/lib/[a-z0-9_-]*/parastack/python/sitecustomize\.py$'; then ok; else fail "the package does not hold python/sitecustomize.py beside the layer"; fi
+
+# The modulefile under Debian's Lmod as a login shell sets it up (/etc/profile.d/lmod.sh: the
+# paths of /etc/lmod/modulespath), after an MPI module that put its own bin first: parastack's
+# module lists, loads, and keeps that MPI's bin ahead of /usr/bin.
+if dpkg -L parastack | grep -q '^/etc/lmod/modules/parastack/'; then ok; else fail "the modulefile is not in /etc/lmod/modules"; fi
+if [ -r /etc/profile.d/lmod.sh ]; then
+	mkdir -p "$TMP/mods/mpi" "$TMP/openmpi-5/bin"
+	printf '#%%Module1.0\nprepend-path PATH %s\n' "$TMP/openmpi-5/bin" >"$TMP/mods/mpi/5"
+	RUN_TIMEOUT=60 run env -i HOME="$TMP" PATH=/usr/bin:/bin sh -c ". /etc/profile.d/lmod.sh &&
+		module avail 2>&1 | tr -s ' ' '\n' | grep -x 'parastack/[0-9.]*'; module use '$TMP/mods' && module load mpi/5 &&
+		module load parastack && echo \"PATH=\$PATH\" && command -v parastack"
+	expect_grep "module avail lists parastack with Lmod's default paths" "^parastack/0.1.0" "$OUT"
+	expect_grep "module load parastack: the MPI module's bin still first" "^PATH=$TMP/openmpi-5/bin:/usr/bin:/bin$" "$OUT"
+	expect_grep "module load parastack: parastack found" "^/usr/bin/parastack$" "$OUT"
+else
+	skip "the modulefile under Lmod (Debian's lmod is not installed: scripts/install-deps --test)"
+fi
 
 # The demo's job under the installed program.
 PARASTACK=/usr/bin/parastack psrun demo 240 PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=8 -- --confirm 5 \

@@ -342,6 +342,13 @@ expect_grep "missing program: the job ran" "healthy.sh done" "$OUTPUT"
 expect_grep "missing program: one line says why it is not watched" \
 	"^parastack: this job is not watched for hangs: $TMP/broken/lib/parastack/../../bin/parastack: No such file or directory" "$OUTPUT"
 if [ "$(printf '%s\n' "$OUTPUT" | grep -c parastack)" = 1 ]; then ok; else fail "missing program: more than one line: $OUTPUT"; fi
+# ... and the same in slurmd's log, with the job's id, where the administrator looks.
+if cat "$CLUSTER"/log/slurmd.*.log 2>/dev/null |
+	grep -q "error: parastack: job $JOB_missing is not watched for hangs: $TMP/broken/lib/parastack/../../bin/parastack: No such file or directory"; then
+	ok
+else
+	fail "missing program: not in slurmd's log: $(grep -h parastack "$CLUSTER"/log/slurmd.*.log 2>/dev/null | tail -3)"
+fi
 deadline=$(($(date +%s) + 60))
 while sinfo -h -N -o %T | grep -qv idle && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.5; done
 if sinfo -h -N -o %T | grep -qv idle; then fail "a node is not idle after the jobs (none drained): $(sinfo -N)"; else ok; fi

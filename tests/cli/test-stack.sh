@@ -233,7 +233,15 @@ for bad in abc 0 -5 12x; do
 	expect_error "pid '$bad'" 2 "is not a process id"
 done
 run "$PARASTACK" stack
-expect_error "no pid" 2 "name the processes once: PIDs, --launcher PID, --pids-file FILE or --slurm-job JOBID"
+expect_error "no pid" 2 "name the processes once: PIDs, --pids LIST, --launcher PID, --pids-file FILE or --slurm-job JOBID"
+# --pids LIST as attach takes it (issue 70: it was read as --pids-file's abbreviation).
+run "$PARASTACK" stack --json --pids "$CC0"
+expect_status "--pids LIST" 0
+expect_json "--pids LIST: that process" 'length == 1 and .[0].pid == '"$CC0"
+run "$PARASTACK" stack --pids "$CC0,$CC0"
+expect_error "--pids: a PID twice" 2 "parastack stack: --pids: PID $CC0 is listed twice"
+run "$PARASTACK" stack --pids "$CC0" "$CC0"
+expect_error "--pids and PIDs both" 2 "name the processes once"
 # A zombie: sh execs sleep, whose child it never reaps.
 start "$TMP/zombie" sh -c 'sleep 0 & exec sleep 60'
 ZPARENT=$BG
