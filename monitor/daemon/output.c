@@ -195,10 +195,11 @@ void output_write_cores(struct monitor *m, json_t *report)
 void output_say_status(struct monitor *m)
 {
 	struct detector_info in;
-	char watched[32], stall[160], slow[320];
+	char watched[32], stall[160], slow[320], now[32];
 
+	wall_clock_text(wall_s(), now, sizeof(now));
 	if (!m->det) {
-		log_say("status: finding the job's ranks");
+		log_say("status at %s: finding the job's ranks", now);
 		return;
 	}
 	detector_get_info(m->det, &in);
@@ -206,14 +207,14 @@ void output_say_status(struct monitor *m)
 	stall_status_text(&m->stall, stall, sizeof(stall));
 	stragglers_text(m, slow, sizeof(slow));
 	if (in.usable)
-		log_say("status: watching %d ranks for %s; %lld samples, I = %.0f ms, suspicion when S <= %d "
-		    "(suspicious samples in a row now: %d)%s, %d suspicion(s) dismissed%s%s%s", m->job.nranks, watched,
+		log_say("status at %s: watching %d ranks for %s; %lld samples, I = %.0f ms, suspicion when S <= %d "
+		    "(suspicious samples in a row now: %d)%s, %d suspicion(s) dismissed%s%s%s", now, m->job.nranks, watched,
 		    (long long)in.samples, in.interval_ms, in.threshold, in.run_length, stall,
 		    m->dismissed_total + m->conf.dismissed,
 		    m->conf.state == WATCHING ? "" : "; a suspected hang is being confirmed", *slow ? "; " : "", slow);
 	else
-		log_say("status: watching %d ranks for %s; %lld samples, the model is still building%s, "
-		    "%d suspicion(s) dismissed%s%s", m->job.nranks, watched, (long long)in.samples, stall,
+		log_say("status at %s: watching %d ranks for %s; %lld samples, the model is still building%s, "
+		    "%d suspicion(s) dismissed%s%s", now, m->job.nranks, watched, (long long)in.samples, stall,
 		    m->dismissed_total + m->conf.dismissed, *slow ? "; " : "", slow);
 }
 

@@ -134,30 +134,31 @@ static void suspicion_summary(struct monitor *m, char *what, size_t len)
 /* Step 1, suspect: one line in the job output now, with what one snapshot shows. */
 static void announce_suspicion(struct monitor *m, double window_ms)
 {
-	char what[512], when[32];
+	char what[512], when[32], now[32];
 
 	suspicion_summary(m, what, sizeof(what));
 	wall_clock_text(m->window_wall + window_ms / 1e3, when, sizeof(when));
+	wall_clock_text(m->suspected_wall, now, sizeof(now)); /* every progress line says when */
 	if (m->conf.basis == CONFIRM_BY_EVIDENCE && confirm_start_up_still_ms(&m->conf, m->conf.last_ms) >= 0)
 		log_say("suspected hang at start-up — %s; the ranks that have not reached the start-up stand "
 			"still (stack, CPU time and I/O unchanged for %.0f s) while the others wait in it — "
-			"confirming; %s at %s unless it moves", what,
-			confirm_start_up_still_ms(&m->conf, m->conf.last_ms) / 1e3,
+			"confirming since %s; %s at %s unless it moves", what,
+			confirm_start_up_still_ms(&m->conf, m->conf.last_ms) / 1e3, now,
 			m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
 	else if (m->conf.basis == CONFIRM_BY_EVIDENCE)
-		log_say("suspected hang — %s; nothing has moved for %.0f s%s — confirming; %s at %s unless "
-		    "it moves", what, m->suspected_wall - m->window_wall,
+		log_say("suspected hang — %s; nothing has moved for %.0f s%s — confirming since %s; %s at %s "
+		    "unless it moves", what, m->suspected_wall - m->window_wall,
 		    detector_usable(m->det) || stall_usable(&m->stall) ?
-		    " (since before a model could judge it)" : " (no model yet)",
+		    " (since before a model could judge it)" : " (no model yet)", now,
 		    m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
 	else if (m->conf.basis == CONFIRM_BY_STALL) {
 		m->quiet_at_suspicion_s = m->stall.quiet_ms / 1e3;
 		log_say("suspected hang — %s; no sampled rank has moved for %.1f s, longer than this job's "
-		    "history makes plausible — confirming; %s at %s unless it moves", what,
-		    m->quiet_at_suspicion_s, m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
+		    "history makes plausible — confirming since %s; %s at %s unless it moves", what,
+		    m->quiet_at_suspicion_s, now, m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
 	}
 	else
-		log_say("suspected hang — %s — confirming; %s at %s unless it moves", what,
+		log_say("suspected hang — %s — confirming since %s; %s at %s unless it moves", what, now,
 		    m->w.kill_on_hang ? "the job is ended" : "it is reported", when);
 }
 

@@ -130,18 +130,37 @@ static bool is_faulty(json_t *report, json_int_t rank)
 	return false;
 }
 
-/* A hang report keeps the stragglers named before the hang began (its confirmation's began_at):
- * one named only after is the hung rank seen by the pace model, the hang itself. */
+/* When the hang began, as early as the confirmation's times tell: began_at, the last progress
+ * seen, or (the stall model's suspicion) the start of the quiet stretch it measured. A loaded
+ * machine's last sample "with progress" can come seconds into a spin; the quiet stretch cannot. */
+static double hang_onset(json_t *report)
+{
+	json_t *c = json_object_get(report, "confirmation");
+	json_t *began = json_object_get(c, "began_at"), *last = json_object_get(c, "last_progress_at");
+	json_t *quiet = json_object_get(c, "quiet_at_suspicion_s"), *suspected = json_object_get(c, "suspected_at");
+	double t = json_is_number(began) ? json_number_value(began) : -1;
+
+	if (json_is_number(last) && (t < 0 || json_number_value(last) < t))
+		t = json_number_value(last);
+	if (json_is_number(quiet) && json_is_number(suspected) &&
+	    (t < 0 || json_number_value(suspected) - json_number_value(quiet) < t))
+		t = json_number_value(suspected) - json_number_value(quiet);
+	return t;
+}
+
+/* A hang report keeps the stragglers named before the hang began: one named only after is the
+ * hung rank seen by the pace model, the hang itself. */
 static json_t *named_before_hang(json_t *all, json_t *report)
 {
-	json_t *began = json_object_get(json_object_get(report, "confirmation"), "began_at"), *kept, *e;
+	double onset = hang_onset(report);
+	json_t *kept, *e;
 	size_t i;
 
-	if (!json_is_number(began))
+	if (onset < 0)
 		return all;
 	kept = json_array();
 	json_array_foreach(all, i, e)
-		if (json_number_value(json_object_get(e, "flagged_at")) < json_number_value(began))
+		if (json_number_value(json_object_get(e, "flagged_at")) < onset)
 			json_array_append(kept, e);
 	json_decref(all);
 	return kept;

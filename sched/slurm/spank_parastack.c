@@ -395,14 +395,15 @@ static void watcher_exec(spank_t sp, pid_t task, uint32_t job, uint32_t step)
 }
 
 /* One line in the task's error output (the job's), for what keeps the job from being watched;
- * and the same in slurmd's log with the job's id, where the site's administrator looks. */
+ * and the same in slurmd's log with the job's id, where the site's administrator looks. At
+ * info: slurmstepd echoes its errors into the job's output, which has the line already. */
 static void say_to_task(pid_t task, uint32_t job, const char *line)
 {
 	int fd = task_stream(task, STDERR_FILENO);
 
 	dprintf(fd, "parastack: this job is not watched for hangs: %s\n", line);
 	close(fd);
-	slurm_error("parastack: job %u is not watched for hangs: %s", job, line);
+	slurm_info("parastack: job %u is not watched for hangs: %s", job, line);
 }
 
 /* A user's job with the site's directories set: the spool its monitors write into. */
@@ -424,7 +425,7 @@ static void site_spool(spank_t sp, pid_t task, uint32_t job, uint32_t step)
 		/* the task's stream is gone: slurmd's log alone says it, below */
 	}
 	close(fd);
-	slurm_error("parastack: job %u: the site's copy of its report and its counters are not kept: %.*s", job,
+	slurm_info("parastack: job %u: the site's copy of its report and its counters are not kept: %.*s", job,
 		    PATH_MAX, err);
 }
 

@@ -40,7 +40,7 @@ jreport "a slow rank: its shares and confidence" '.stragglers[0] | .others_wait 
 	.confidence >= 0.999 and .since <= .flagged_at and (.until == null)'
 expect_grep "a slow rank: the line while it runs" \
 	"^parastack: rank 5 holds the job back since [0-9:]* UTC: the others wait for it [0-9]* % of the time, it waits [0-9]* %" "$ERR"
-expect_grep "a slow rank: the status line" "^parastack: status: watching .*; rank 5 holds the job back since" "$ERR"
+expect_grep "a slow rank: the status line" "^parastack: status at [0-9:]* UTC: watching .*; rank 5 holds the job back since" "$ERR"
 expect_grep "a slow rank: the summary" "^parastack: watched .*; rank 5 holds the job back since" "$ERR"
 expect_keys_documented "a slow rank's report" "$REPORT"
 

@@ -344,7 +344,7 @@ expect_grep "missing program: one line says why it is not watched" \
 if [ "$(printf '%s\n' "$OUTPUT" | grep -c parastack)" = 1 ]; then ok; else fail "missing program: more than one line: $OUTPUT"; fi
 # ... and the same in slurmd's log, with the job's id, where the administrator looks.
 if cat "$CLUSTER"/log/slurmd.*.log 2>/dev/null |
-	grep -q "error: parastack: job $JOB_missing is not watched for hangs: $TMP/broken/lib/parastack/../../bin/parastack: No such file or directory"; then
+	grep -q "parastack: job $JOB_missing is not watched for hangs: $TMP/broken/lib/parastack/../../bin/parastack: No such file or directory"; then
 	ok
 else
 	fail "missing program: not in slurmd's log: $(grep -h parastack "$CLUSTER"/log/slurmd.*.log 2>/dev/null | tail -3)"
