@@ -305,6 +305,8 @@ static int setup_model(struct monitor *m)
 /* Release one round's targets, table and model. */
 void watch_round_release(struct monitor *m)
 {
+	/* First: its entries name ranks through the table freed below. */
+	stragglers_round_end(m);
 	if (m->job.targets)
 		m->job.source->close_targets(&m->job);
 	free(m->job.targets);
@@ -322,7 +324,6 @@ void watch_round_release(struct monitor *m)
 	free(m->batch_waits);
 	free(m->index);
 	m->index = NULL;
-	stragglers_round_end(m);
 	m->owner = m->batch = NULL;
 	m->asked = NULL;
 	m->codes = m->batch_codes = NULL;

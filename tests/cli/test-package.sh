@@ -26,7 +26,7 @@ if dpkg-query -W -f='${Status}' parastack 2>/dev/null | grep -q " installed"; th
 fi
 INSTALLED=""
 remove_ours() {
-	[ -n "$INSTALLED" ] && apt-get -o DPkg::Lock::Timeout=300 remove -y -q $INSTALLED >/dev/null 2>&1
+	[ -n "$INSTALLED" ] && apt-get -o DPkg::Lock::Timeout=300 purge -y -q $INSTALLED >/dev/null 2>&1
 	INSTALLED=""
 }
 trap 'remove_ours; stop_started; tmp_remove' EXIT
@@ -90,8 +90,11 @@ expect_status "the installed parastack found the hang and ended the job" 86
 jreport "the hung rank named" '.faulty_ranks == [2]'
 jreport "the packaged layer in every rank" '[.ranks[].recording_layer] == [true, true, true, true]'
 
-run env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 remove -y -q parastack-slurm-plugin parastack
-expect_status "apt-get remove: the packages removed" 0
+run env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 purge -y -q parastack-slurm-plugin parastack
+expect_status "apt-get purge: the packages removed" 0
 INSTALLED=""
-if [ ! -e /usr/bin/parastack ]; then ok; else fail "/usr/bin/parastack is left after apt-get remove"; fi
+if [ ! -e /usr/bin/parastack ]; then ok; else fail "/usr/bin/parastack is left after apt-get purge"; fi
+# Purged, not removed: the modulefile in /etc is a conffile, and a removed package's would stay
+# for every later `module avail` on this machine.
+if [ ! -e /etc/lmod/modules/parastack ]; then ok; else fail "/etc/lmod/modules/parastack is left after apt-get purge"; fi
 finish
