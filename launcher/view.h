@@ -14,7 +14,6 @@
 #define VIEW_TREE_DEPTH_MAX 256  /* levels of the stack tree drawn */
 #define VIEW_TREE_NODES_MAX 20000 /* nodes of the stack tree drawn; the rest is said to be cut */
 #define VIEW_LIST_MAX 4096       /* entries of any list drawn (ranks, frames, waits) */
-#define VIEW_RANKS_MAX 65536     /* ranks a "0-3,5" range may name, for marking the faulty ones */
 
 /* The page of report r to out: 0, or -1 when writing failed. */
 int view_html(FILE *out, json_t *r);

@@ -164,16 +164,13 @@ static void culprits(FILE *out, json_t *r)
 
 bool view_ranks_faulty(json_t *r, const char *ranges)
 {
-	int n = 0, *ranks = ranges ? ranges_parse(ranges, &n, VIEW_RANKS_MAX) : NULL;
-	bool hit = false;
 	size_t i;
 	json_t *v;
 
 	json_array_foreach(json_object_get(r, "faulty_ranks"), i, v)
-		for (int k = 0; k < n && !hit; k++)
-			hit = ranks[k] == json_integer_value(v);
-	free(ranks);
-	return hit;
+		if (i < VIEW_LIST_MAX && ranges_contains(ranges, (long)json_integer_value(v)))
+			return true;
+	return false;
 }
 
 bool view_node_faulty(json_t *r, json_t *node)

@@ -108,31 +108,28 @@ static json_t *text_json(const char *s)
 	return j;
 }
 
-static bool listed(json_t *hosts, const char *h)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(hosts, i, v)
-		if (!strcmp(json_string_value(v), h))
-			return true;
-	return false;
-}
-
 void jobmeta_note_round(struct monitor *m)
 {
 	json_t *hosts = json_array();
+	bool *seen = calloc((size_t)m->comm.size + 1, sizeof(bool)); /* a host per monitor */
 
-	if (!hosts)
+	if (!hosts || !seen) {
+		json_decref(hosts);
+		free(seen);
 		return;
+	}
 	/* The table is sorted by rank: hosts in the order their first rank comes. */
 	for (int i = 0; i < m->job.nranks && json_array_size(hosts) < JOBMETA_HOSTS_MAX; i++) {
+		const struct table_entry *e = &m->job.table[i];
 		char h[COMM_HOST_MAX + 1];
 
-		snprintf(h, sizeof(h), "%.*s", COMM_HOST_MAX, m->job.table[i].host);
-		if (!listed(hosts, h))
-			json_array_append_new(hosts, text_json(h));
+		if (e->monitor < 0 || e->monitor >= m->comm.size || seen[e->monitor])
+			continue;
+		seen[e->monitor] = true;
+		snprintf(h, sizeof(h), "%.*s", COMM_HOST_MAX, e->host);
+		json_array_append_new(hosts, text_json(h));
 	}
+	free(seen);
 	json_decref(m->meta_hosts);
 	m->meta_hosts = hosts;
 	if (!m->meta_command)

@@ -84,6 +84,7 @@ struct monitor {
 	 * and when the hang was confirmed. */
 	double window_wall, began_wall, suspected_wall, confirmed_wall;
 	double last_progress_wall; /* the last sample, before a suspicion, above the threshold (0: none) */
+	double last_move_wall;     /* the last sample in which a rank moved (progress.h; 0: none) */
 	double quiet_at_suspicion_s; /* the stall model's quiet stretch when it raised the suspicion */
 	char waits_in[64];           /* what the ranks waited in at the suspicion: "MPI", "gloo" */
 	FILE *trace;

@@ -178,10 +178,14 @@ static double wall_at(double t)
 
 /* A sample taken at t (monotonic ms) above the threshold, while no suspicion is open: the job
  * was seen computing then, and a hang found later began after it. */
-static void note_progress(struct monitor *m, double t, int out, const struct detector_info *in)
+static void note_progress(struct monitor *m, double t, const struct sample_counts *c, const struct detector_info *in)
 {
-	if (m->conf.state == WATCHING && in->usable && out > in->threshold)
+	if (m->conf.state == WATCHING && in->usable && c->out > in->threshold)
 		m->last_progress_wall = wall_at(t);
+	/* A rank seen to move is the job moving, whatever the S model makes of the sample (a rank
+	 * spinning in application code is "out" in every sample of a hang; it never moves). */
+	if (c->moved > 0)
+		m->last_move_wall = wall_at(t);
 }
 
 /* Ranks inside MPI_Init in every sample for longer than the confirmation window (the time a
@@ -269,7 +273,7 @@ int pipeline_step(struct monitor *m, double t, const struct sample_counts *c)
 	struct detector_info di;
 
 	detector_get_info(m->det, &di);
-	note_progress(m, t, c->out, &di);
+	note_progress(m, t, c, &di);
 	note_startup(m, t, c);
 	/* A suspicion raised by this very sample is said first; the next sample may prove it. */
 	if (ev == CONFIRM_NOTHING && proof_due(m, in.t_ms, c) && proof_check(m, in.t_ms, m->proof, sizeof(m->proof)))

@@ -44,12 +44,24 @@ static bool job_seen_running(const struct monitor *m)
 	return d.run_length == 0;
 }
 
-static void say_now(struct monitor *m, int i)
+/* The rank named and not said yet: said now if the job is seen running; forgotten if it ended
+ * before it could be (never said). */
+static void say_pending(struct monitor *m)
 {
-	say_flagged(m, i);
-	m->stragglers_total++;
-	site_stragglers_gauge(m, m->strag.nflagged);
-	site_metrics_flush(m);
+	struct straggler_info in;
+	int i = m->strag_pending;
+
+	if (i < 0)
+		return;
+	if (!straggler_info(&m->strag, i, &in) || !in.flagged) {
+		m->strag_pending = -1;
+	} else if (job_seen_running(m)) {
+		say_flagged(m, i);
+		m->stragglers_total++;
+		site_stragglers_gauge(m, m->strag.nflagged);
+		site_metrics_flush(m);
+		m->strag_pending = -1;
+	}
 }
 
 void stragglers_round(struct monitor *m, const int *idx, int size, const signed char *waits, bool start_up)
@@ -68,12 +80,7 @@ void stragglers_round(struct monitor *m, const int *idx, int size, const signed 
 
 	if (now >= 0)
 		m->strag_pending = now;
-	if (m->strag_pending >= 0 && !(straggler_info(&m->strag, m->strag_pending, &in) && in.flagged))
-		m->strag_pending = -1; /* it ended before it could be said: never said */
-	if (m->strag_pending >= 0 && job_seen_running(m)) {
-		say_now(m, m->strag_pending);
-		m->strag_pending = -1;
-	}
+	say_pending(m);
 	/* A rank that stops holding the job back is said once, as its start was. */
 	if (was >= 0 && straggler_info(&m->strag, was, &in) && !in.flagged) {
 		log_info("rank %d no longer holds the job back: it waits as much as the others", m->job.table[was].rank);
@@ -149,15 +156,19 @@ static double hang_onset(json_t *report)
 }
 
 /* A hang report keeps the stragglers named before the hang began: one named only after is the
- * hung rank seen by the pace model, the hang itself. */
-static json_t *named_before_hang(json_t *all, json_t *report)
+ * hung rank seen by the pace model, the hang itself. Before it began means the job was seen to
+ * move after the rank was named (a rank moved: progress.h), as well as before the earliest
+ * onset the confirmation's times tell: on a loaded node those can come seconds into a rank's
+ * spin, when the pace model has already named it (CI: the demo's spinning rank "had been
+ * slowing the job"). */
+static json_t *named_before_hang(const struct monitor *m, json_t *all, json_t *report)
 {
 	double onset = hang_onset(report);
 	json_t *kept, *e;
 	size_t i;
 
-	if (onset < 0)
-		return all;
+	if (onset < 0 || m->last_move_wall < onset)
+		onset = m->last_move_wall;
 	kept = json_array();
 	json_array_foreach(all, i, e)
 		if (json_number_value(json_object_get(e, "flagged_at")) < onset)
@@ -168,7 +179,7 @@ static json_t *named_before_hang(json_t *all, json_t *report)
 
 void stragglers_report(const struct monitor *m, json_t *report)
 {
-	json_t *all = named_before_hang(stragglers_json(m), report), *e, *diag = json_object_get(report, "diagnosis");
+	json_t *all = named_before_hang(m, stragglers_json(m), report), *e, *diag = json_object_get(report, "diagnosis");
 	size_t i;
 
 	json_array_foreach(all, i, e) {

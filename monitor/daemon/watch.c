@@ -268,6 +268,7 @@ static int follower_loop(struct monitor *m)
 static int setup_model(struct monitor *m)
 {
 	m->last_progress_wall = 0; /* a new MPI run: what the previous one did says nothing */
+	m->last_move_wall = 0;
 	rng_seed(&m->rng, m->w.opt.model.seed);
 	if (ranksets_draw(&m->sets, &m->rng, m->job.nranks, m->w.opt.model.set_size) < 0)
 		return -1;

@@ -53,6 +53,24 @@ static bool parse_number(const char **s, long *v)
 	return true;
 }
 
+bool ranges_contains(const char *s, long v)
+{
+	while (s && *s) {
+		long a, b;
+
+		if (!parse_number(&s, &a))
+			return false;
+		b = a;
+		if (*s == '-' && (s++, !parse_number(&s, &b)))
+			return false;
+		if (a <= v && v <= b)
+			return true;
+		if (*s && *s++ != ',')
+			return false;
+	}
+	return false;
+}
+
 int *ranges_parse(const char *s, int *n, int max)
 {
 	int *out = NULL, cap = 0;

@@ -4,6 +4,7 @@
 #ifndef PARASTACK_RANGES_H
 #define PARASTACK_RANGES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* "0-2,4-7" from sorted ranks, however many: malloc'd (NULL when out of memory). */
@@ -14,5 +15,8 @@ void ranges_format(const int *ranks, int n, char *buf, size_t len);
  * is not such a list, a run goes downward, or it stands for more than max numbers. "" is an
  * empty list. */
 int *ranges_parse(const char *s, int *n, int max);
+/* Does "0-2,4-7" name v? Read in place, however many numbers it stands for; false for a text
+ * that is not such a list. */
+bool ranges_contains(const char *s, long v);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../../monitor/sample/print/mpiname.h"
+#include "../../monitor/hang/ranges.h"
 #include "../../monitor/hang/report.h"
 #include "../../monitor/hang/report_summary.h"
 #include "suites.h"
@@ -26,6 +27,24 @@ static json_t *snapshot(int n, const char *state0, const char *call0, const char
 						  rank_obj(r, state, call, path));
 	return s;
 }
+
+/* Membership read in place (parastack view marks a tree node faulty with it): the ends of each
+ * run, the gaps between, one huge run without expanding it, and text that is no list. */
+START_TEST(ranges_contain_what_they_name)
+{
+	ck_assert(ranges_contains("0-2,4-7,9", 0));
+	ck_assert(ranges_contains("0-2,4-7,9", 2));
+	ck_assert(!ranges_contains("0-2,4-7,9", 3));
+	ck_assert(ranges_contains("0-2,4-7,9", 7));
+	ck_assert(ranges_contains("0-2,4-7,9", 9));
+	ck_assert(!ranges_contains("0-2,4-7,9", 10));
+	ck_assert(ranges_contains("0-99999", 54321));
+	ck_assert(!ranges_contains("", 0));
+	ck_assert(!ranges_contains(NULL, 0));
+	ck_assert(!ranges_contains("a-3", 1));
+	ck_assert(!ranges_contains("1;2", 2));
+}
+END_TEST
 
 START_TEST(ranges_are_compact)
 {
@@ -603,6 +622,7 @@ Suite *report_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, ranges_are_compact);
+	tcase_add_test(tc, ranges_contain_what_they_name);
 	tcase_add_test(tc, mpi_api_names);
 	tcase_add_test(tc, movement_between_snapshots);
 	tcase_add_test(tc, faulty_ranks_are_out_in_every_snapshot);
