@@ -31,14 +31,16 @@ static void say_flagged(const struct monitor *m, int i)
 }
 
 /* A straggler is said only while the hang model sees the job run (no suspicion being confirmed,
- * the latest sample not suspicious): a rank that stops dead while the others wait looks like a
- * straggler to the pace model for the few samples before the hang model raises its suspicion,
- * and "a straggler, not a hang" beside "suspected hang" would contradict the verdict. */
-static bool job_seen_running(const struct monitor *m)
+ * the latest sample not suspicious) and a rank was seen to move since it was named: a rank that
+ * stops dead while the others wait looks like a straggler to the pace model for the samples
+ * before the hang model raises its suspicion, and "a straggler, not a hang" before "suspected
+ * hang" would contradict the verdict. On a loaded node the S model's samples of a spinning rank
+ * (out of MPI in half of them) break its runs for tens of seconds; nothing moves meanwhile. */
+static bool job_seen_running(const struct monitor *m, const struct straggler_info *in)
 {
 	struct detector_info d;
 
-	if (m->conf.state != WATCHING || !m->det)
+	if (m->conf.state != WATCHING || !m->det || m->last_move_wall <= in->flagged_at)
 		return false;
 	detector_get_info(m->det, &d);
 	return d.run_length == 0;
@@ -55,7 +57,7 @@ static void say_pending(struct monitor *m)
 		return;
 	if (!straggler_info(&m->strag, i, &in) || !in.flagged) {
 		m->strag_pending = -1;
-	} else if (job_seen_running(m)) {
+	} else if (job_seen_running(m, &in)) {
 		say_flagged(m, i);
 		m->stragglers_total++;
 		site_stragglers_gauge(m, m->strag.nflagged);
