@@ -111,7 +111,7 @@ APPS := $(B)/tests/apps/stencil $(B)/tests/apps/solver $(B)/tests/apps/threaded 
 FIXTURES := $(APPS) $(B)/tests/libparastack-mpi-asan.so $(B)/tests/callchain-O0 $(B)/tests/callchain-inlined $(B)/tests/mpi_states \
 	$(B)/tests/dstate $(B)/tests/evilname $(B)/tests/remap $(B)/tests/libremap_a.so $(B)/tests/libremap_b.so \
 	$(B)/tests/mpi_states_f $(B)/tests/sample_loop $(B)/tests/slurm_probe $(B)/tests/libpsinject.so \
-	$(B)/tests/pylayout
+	$(B)/tests/pylayout $(B)/tests/libnopidfd.so
 
 .PHONY: all check unit cli fuzz install uninstall clean deps demo bench check-repeat cli-build FORCE
 all: $(PROGRAMS) $(RECORD_LIB) $(RECORD_PY) $(TASK_PROLOG) $(RECORD_MPICH) $(SPANK_PLUGIN)
@@ -304,6 +304,11 @@ $(B)/tests/dstate: tests/fixtures/dstate.c
 $(B)/tests/remap: tests/fixtures/remap.c
 	@mkdir -p $(@D)
 	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -o $@ $< -ldl
+
+# pidfd_open failing for parastack (the kill of a job's leftovers without it: test-run).
+$(B)/tests/libnopidfd.so: tests/fixtures/nopidfd.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)$(CC) -std=gnu11 -O1 -g -fPIC -shared -o $@ $< -ldl
 
 $(B)/tests/libremap_a.so: tests/fixtures/remap_lib.c
 	@mkdir -p $(@D)

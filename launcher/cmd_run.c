@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* cmd_run — `parastack run [options] -- LAUNCHER ARGS...`: run an MPI job under watch. Starts
- * the launcher, and beside it the monitors as an MPI job of their own: one on this machine
- * (`mpirun -np 1 parastack-monitor`), or, inside a Torque job, one per host of $PBS_NODEFILE
- * (mpirun with a host file listing each once), or, inside a Slurm allocation, one per node of
- * it, started as an overlapping step so they take none of the application's CPUs. When the
- * monitors report a hang and --on-hang=kill, ends the job: with --batch (the job script of
- * parastack-sbatch or parastack-qsub) through the scheduler, scancel's way or qdel; otherwise SIGTERM to the launcher, then SIGKILL after a grace
- * period to whatever of the job is still there — only the processes descended from the
- * launcher it started, by PID. */
+/* cmd_run — `parastack run [options] -- LAUNCHER ARGS...`: an MPI job run under watch.
+ *
+ * It owns the launcher's process (started with the recording layer placed in its line, waited
+ * for) and the monitors' mpirun beside it. The contract:
+ *
+ * - The job runs whatever becomes of the watch: a monitor that cannot start, or dies, leaves
+ *   the job running; one that dies is started again, at most once a minute, with a line.
+ * - Where the monitors run: one on this machine (`mpirun -np 1 parastack-monitor`); inside a
+ *   Torque job one per host of $PBS_NODEFILE; inside a Slurm allocation one per node, as an
+ *   overlapping step that takes none of the application's CPUs.
+ * - A hang with --on-hang=kill ends the job: with --batch (the job script of parastack-sbatch
+ *   or parastack-qsub) through the scheduler, scancel's way or qdel; otherwise SIGTERM to the
+ *   launcher and, --grace seconds later, SIGKILL to whatever is left of the processes descended
+ *   from it - those alone, each by pid and start time (procsig.h: through a pidfd, or by PID
+ *   where none can be opened, said in one line) - and run returns once none of them runs.
+ * - Its exit status is the launcher's; PARASTACK_EXIT_HUNG (86) when it ended a hung job;
+ *   EXIT_USAGE (2) for options it refuses, with one line naming the option.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -19,13 +28,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../monitor/base/clock.h"
 #include "../monitor/base/exitcodes.h"
 #include "../monitor/base/pidlist.h"
 #include "../monitor/sample/safe/procfs.h"
+#include "../monitor/sample/safe/procsig.h"
 #include "../monitor/base/signals.h"
 #include "../monitor/base/lookup_slurm.h"
 #include "../monitor/base/lookup_torque.h"
@@ -168,37 +177,61 @@ static pid_t spawn(char **argv, bool as_monitor, bool in_slurm, const struct lay
 	return pid;
 }
 
+/* The monitors' launch line: mpirun's head, the monitor with its own words (the launcher's pid,
+ * the job and its host, the status file), the watch options' words, and the NULL. */
+#define MONITOR_OWN_WORDS 9
+#define MONITOR_ARGV_MAX (MONITORS_ARGV_MAX + MONITOR_OWN_WORDS + WATCH_WORDS_MAX + 1)
+struct argv_build {
+	char *v[MONITOR_ARGV_MAX];
+	int n;
+	bool full; /* a word did not fit (a bug: the bounds above undercount) */
+};
+
+static void argv_add(struct argv_build *b, const char *word)
+{
+	if (b->n < MONITOR_ARGV_MAX - 1)
+		b->v[b->n++] = (char *)word;
+	else
+		b->full = true;
+}
+
 static pid_t start_monitor(const struct run *r, const char *monitor, pid_t launcher,
 			   const char *status_file)
 {
-	char *argv[48], pid_s[16], job_s[16], host[256] = "";
+	char pid_s[16], job_s[16], host[256] = "";
+	struct argv_build b = { .n = 0 };
 	struct watch_words words;
 	struct monitor_spread spread = { .hostfile = r->torque ? r->hostfile : NULL,
 					 .per_node = r->slurm_job || r->torque, .oversubscribe = true };
-	int a = monitors_mpirun_argv(argv, &spread);
 
-	argv[a++] = (char *)monitor;
+	b.n = monitors_mpirun_argv(b.v, &spread);
+	argv_add(&b, monitor);
 	snprintf(pid_s, sizeof(pid_s), "%d", (int)launcher);
-	argv[a++] = "--launcher-pid";
-	argv[a++] = pid_s;
+	argv_add(&b, "--launcher-pid");
+	argv_add(&b, pid_s);
 	if (r->slurm_job || r->torque) {
 		/* Only the monitor on this node can see the launcher; it leads. */
 		snprintf(job_s, sizeof(job_s), "%u", r->slurm_job);
-		argv[a++] = r->torque ? "--pbs-job" : "--slurm-job";
-		argv[a++] = r->torque ? (char *)r->torque->id : job_s;
+		argv_add(&b, r->torque ? "--pbs-job" : "--slurm-job");
+		argv_add(&b, r->torque ? r->torque->id : job_s);
 		gethostname(host, sizeof(host) - 1);
-		argv[a++] = "--launcher-host";
-		argv[a++] = host;
+		argv_add(&b, "--launcher-host");
+		argv_add(&b, host);
 	}
 	watch_options_words(&r->w, &words);
 	for (int i = 0; i < words.n; i++)
-		argv[a++] = words.word[i];
-	argv[a++] = "--status-file";
-	argv[a++] = (char *)status_file;
-	argv[a] = NULL;
+		argv_add(&b, words.word[i]);
+	argv_add(&b, "--status-file");
+	argv_add(&b, status_file);
+	if (b.full) {
+		fprintf(stderr, "parastack run: the monitor's command line needs more than %d words (a bug in parastack: "
+			"please report it); the job goes on unwatched\n", MONITOR_ARGV_MAX - 1);
+		return -1;
+	}
+	b.v[b.n] = NULL;
 	/* A Torque job run by Slurm's wrappers is a Slurm job too: mpirun then starts the remote
 	 * monitors with srun, which must overlap the application's step. */
-	return spawn(argv, true, r->slurm_job != 0 || r->torque, NULL);
+	return spawn(b.v, true, r->slurm_job != 0 || r->torque, NULL);
 }
 
 struct proc_id {
@@ -257,10 +290,7 @@ static int wait_child(pid_t pid, int ms)
 /* Is this process of the job still there and not yet a zombie (its start time unchanged)? */
 static bool job_process_runs(const struct proc_id *p)
 {
-	unsigned long long st = procfs_start_time(p->pid);
-	char state = st ? procfs_state(p->pid) : 0;
-
-	return st && st == p->start && state && state != 'Z';
+	return procsig_same_start(p->pid, &p->start);
 }
 
 /* Wait up to ms for the job's processes (other than the launcher) to be gone: one that was
@@ -289,16 +319,15 @@ static void end_job(pid_t launcher, int sig, int grace_s)
 	kill(launcher, sig);
 	if (wait_child(launcher, grace_s * 1000) < 0)
 		kill(launcher, SIGKILL);
-	/* The launcher is gone (or killed); ranks it could not take with it go now. */
-	for (int i = 1; i < n; i++) {
-		/* Through a pidfd opened before the check: the signal reaches the process checked. */
-		int fd = (int)syscall(SYS_pidfd_open, procs[i].pid, 0);
+	/* The launcher is gone (or killed); ranks it could not take with it go now, each only while
+	 * it is the process recorded (procsig.h: by pidfd, or by PID when none can be opened). */
+	struct procsig ps = { 0 };
 
-		if (fd >= 0 && job_process_runs(&procs[i]))
-			syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
-		if (fd >= 0)
-			close(fd);
-	}
+	for (int i = 1; i < n; i++)
+		procsig_send(&ps, procs[i].pid, procsig_same_start, &procs[i].start, SIGKILL);
+	if (ps.by_pid)
+		fprintf(stderr, "parastack: pidfd_open: %s - %d leftover process(es) of the job killed by PID, "
+			"each checked by its start time just before\n", strerror(ps.pidfd_errno), ps.by_pid);
 	wait_child(launcher, 5000);
 	wait_job_gone(procs, n, 10000);
 	free(procs);

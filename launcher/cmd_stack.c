@@ -32,7 +32,7 @@ static const char stack_usage[] =
 	"  --launcher PID     the MPI ranks among the descendants of PID (mpirun, srun, a script)\n"
 	"  --pids-file FILE   the ranks in FILE (lines 'host pid [rank]'); when it names other\n"
 	"                     hosts, a parastack-monitor on each looks at its ranks (through the\n"
-	"                     allocation of --slurm-job JOBID when given, else mpirun --host)\n"
+	"                     allocation of --slurm-job JOBID when given, else mpirun on those hosts)\n"
 	"  --slurm-job JOBID  every MPI rank of a running Slurm job, on all of its nodes (one\n"
 	"                     parastack-monitor per node, started in the job's allocation)\n"
 	"  -h, --help   show this help\n"

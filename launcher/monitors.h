@@ -50,7 +50,8 @@ struct monitor_spread {
 /* The head of the monitors' launch line, for the launcher the build was configured with
  * (install_mpirun): Open MPI's `mpirun [--host H | --hostfile F] (--map-by ppr:1:node | -np 1)
  * --bind-to none [--oversubscribe]`, or hydra's `mpiexec [-hosts H | -f F] [-ppn 1] -n COUNT -bind-to none`. The
- * words written (at most 10). */
+ * words written (at most MONITORS_ARGV_MAX). */
+#define MONITORS_ARGV_MAX 10
 int monitors_mpirun_argv(char **argv, struct monitor_spread *s);
 
 /* mpirun with the monitors: `monitor WHAT VALUE extra...` (extra NULL-terminated), its

@@ -24,6 +24,8 @@
 #define PSREC_ANY_SOURCE (-1)
 #define PSREC_NO_PEER (-2)
 #define PSREC_ANY_TAG (-1)
+#define PSREC_REQ_UNRECORDED (-1) /* a waited request the layer did not record */
+#define PSREC_REQ_NULL (-2)       /* MPI_REQUEST_NULL */
 
 /* What a thread is doing in MPI (0: nothing): every function of record/mpi.api, with the kind
  * of call it is (generated: build/gen/psrec_funcs.h). */
@@ -60,7 +62,7 @@ struct psrec_call {
 	uint64_t step;    /* the thread's calls so far that start no request (blocking calls,
 			   * Waits, Tests): requests started in this step (psrec_req.step) were started
 			   * since its previous blocking call, as part of the exchange it is in now */
-	int32_t reqs[PSREC_WAITREQS]; /* their slots in reqs, -1 unrecorded, -2 MPI_REQUEST_NULL */
+	int32_t reqs[PSREC_WAITREQS]; /* their slots in reqs, PSREC_REQ_UNRECORDED, PSREC_REQ_NULL */
 };
 
 /* One collective as this rank called it: what MPI/SX-style checks compare across ranks. */

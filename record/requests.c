@@ -128,8 +128,7 @@ void reqs_before(struct psrec_call *c, int n, const MPI_Request *r, struct req_r
 	int *slots = q->slots;
 
 	for (int i = 0; i < n && i < SLOTS_MAX; i++) {
-		/* -2: MPI_REQUEST_NULL, nothing to wait for; -1: a request the layer did not record. */
-		slots[i] = r[i] == MPI_REQUEST_NULL ? -2 : recording ? req_find(r[i]) : -1;
+		slots[i] = r[i] == MPI_REQUEST_NULL ? PSREC_REQ_NULL : recording ? req_find(r[i]) : PSREC_REQ_UNRECORDED;
 		q->handles[i] = (uint64_t)(uintptr_t)r[i];
 	}
 	if (!c)
@@ -137,7 +136,7 @@ void reqs_before(struct psrec_call *c, int n, const MPI_Request *r, struct req_r
 	seq_open(&c->seq);
 	c->nreqs = n;
 	for (int i = 0; i < PSREC_WAITREQS; i++)
-		c->reqs[i] = i < n ? slots[i] : -1;
+		c->reqs[i] = i < n ? slots[i] : PSREC_REQ_UNRECORDED;
 	seq_close(&c->seq);
 }
 

@@ -153,7 +153,7 @@ static void position_of(json_t *r, char *buf, size_t len)
 		char name[160];
 
 		wf_comm_name(wf_comm_of(rec, str(call, "comm")), str(call, "comm"), name, sizeof(name));
-		snprintf(buf, len, "%s #%lld on %s", str(call, "func"), wf_int(call, "coll_seq"), name);
+		snprintf(buf, len, "%s #%lld on %s", str(call, "func"), num(call, "coll_seq"), name);
 	} else if (call) {
 		snprintf(buf, len, "%s at %s", str(call, "func"), str(call, "at") ? str(call, "at") : "?");
 	} else {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* report_util — small readers of the report's JSON shared by report.c and report_text.c
- * (private to monitor/hang/). */
+/* report_util — the small readers of JSON that monitor/hang/ shares, one kit for the report's
+ * files and the wait-for analysis's (private to monitor/hang/): a member that is absent, or of
+ * another type, reads as NULL or 0. */
 #ifndef PARASTACK_REPORT_UTIL_H
 #define PARASTACK_REPORT_UTIL_H
 
@@ -13,14 +14,27 @@ static inline const char *str(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
-static inline int rank_of(json_t *o)
+static inline long long num(json_t *o, const char *key)
 {
-	return (int)json_integer_value(json_object_get(o, "rank"));
+	return json_integer_value(json_object_get(o, key));
 }
 
+static inline int rank_of(json_t *o)
+{
+	return (int)num(o, "rank");
+}
+
+/* Two texts alike: the same string, or both absent (two frames whose file nobody knows). */
 static inline bool same(const char *a, const char *b)
 {
 	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/* The text a is the string b: an absent text is no string (a call without a communicator is on
+ * none, never on "the same one" as another call without). */
+static inline bool is_text(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
 }
 
 /* The rank's object in a snapshot (sorted by rank: a binary search), or NULL. */

@@ -27,15 +27,15 @@ static void graph_build(struct graph *g, json_t *snap)
 		size_t k;
 		json_t *c;
 
-		n->rank = (int)wf_int(r, "rank");
+		n->rank = (int)num(r, "rank");
 		n->hub = -1;
 		n->obj = r;
 		n->rec = json_object_get(r, "record");
-		n->exited = wf_is(wf_str(r, "state"), "EXITED");
+		n->exited = is_text(str(r, "state"), "EXITED");
 		json_array_foreach(json_object_get(n->rec, "calls"), k, c)
 			if (!n->call || json_is_true(json_object_get(c, "main")))
 				n->call = c;
-		n->finalizing = (n->call && wf_is(wf_str(n->call, "func"), "MPI_Finalize")) ||
+		n->finalizing = (n->call && is_text(str(n->call, "func"), "MPI_Finalize")) ||
 				json_is_true(json_object_get(n->rec, "finalized"));
 	}
 }
@@ -52,7 +52,7 @@ static void side_add(struct side **sides, int *nsides, json_t *e, int rank)
 	for (int s = 0; s < *nsides; s++) {
 		struct side *x = &(*sides)[s];
 
-		if (wf_is(x->func, wf_str(e, "func")) && x->root == wf_int(e, "root") && x->bytes == wf_int(e, "bytes")) {
+		if (is_text(x->func, str(e, "func")) && x->root == num(e, "root") && x->bytes == num(e, "bytes")) {
 			wf_push_int(&x->ranks, &x->n, rank);
 			return;
 		}
@@ -63,7 +63,7 @@ static void side_add(struct side **sides, int *nsides, json_t *e, int rank)
 	if (!p)
 		return;
 	*sides = p;
-	p[*nsides] = (struct side){ wf_str(e, "func"), wf_str(e, "at"), wf_int(e, "root"), wf_int(e, "bytes"), NULL, 0 };
+	p[*nsides] = (struct side){ str(e, "func"), str(e, "at"), num(e, "root"), num(e, "bytes"), NULL, 0 };
 	wf_push_int(&p[*nsides].ranks, &p[*nsides].n, rank);
 	(*nsides)++;
 }
@@ -156,23 +156,23 @@ static void unread_clause(struct graph *g, const int *unread, int nunread, char 
 static void pend_describe(struct graph *g, struct node *n, struct hub *p, json_t *pending)
 {
 	json_t *c = n->call, *comm = wf_comm_of(n->rec, p->id);
-	int nm = 0, *members = wf_parse_ranges(wf_str(comm, "members"), &nm), *in = NULL, nin = 0;
+	int nm = 0, *members = wf_parse_ranges(str(comm, "members"), &nm), *in = NULL, nin = 0;
 	int *unread = NULL, nunread = 0;
 
 	for (int m = 0; m < nm; m++) {
 		struct node *o = wf_node_of(g, members[m]);
 		json_t *oc = o ? wf_comm_of(o->rec, p->id) : NULL;
 
-		if (o && o->call && wf_is(wf_str(o->call, "comm"), p->id) && wf_int(o->call, "coll_seq") == p->seq)
+		if (o && o->call && is_text(str(o->call, "comm"), p->id) && num(o->call, "coll_seq") == p->seq)
 			wf_push_int(&in, &nin, members[m]);
 		else if (!o || wf_unread(o))
 			wf_push_int(&unread, &nunread, members[m]);
-		else if (wf_gone(o) || !oc || wf_int(oc, "coll_seq") < p->seq)
+		else if (wf_gone(o) || !oc || num(oc, "coll_seq") < p->seq)
 			wf_push_int(&p->out, &p->nout, members[m]);
 	}
 
 	char name[128], *rin = wf_ranges_of(in, nin), unread_text[900];
-	const char *at = wf_str(c, "at") ? wf_str(c, "at") : "?";
+	const char *at = str(c, "at") ? str(c, "at") : "?";
 
 	wf_comm_name(comm, p->id, name, sizeof(name));
 	unread_clause(g, unread, nunread, unread_text, sizeof(unread_text));
@@ -187,16 +187,16 @@ static void pend_describe(struct graph *g, struct node *n, struct hub *p, json_t
 				 m ? "; " : "", p->out[m], what);
 		}
 		json_array_append_new(pending, json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}", "comm", p->id,
-							 "coll_seq", (json_int_t)p->seq, "call", wf_str(c, "func"),
+							 "coll_seq", (json_int_t)p->seq, "call", str(c, "func"),
 							 "at", at, "entered", rin ? rin : "", "not_entered", rout ? rout : ""));
 		wf_say(g->diag, "rank%s %s wait%s in %s #%lld on %s (at %s), which rank%s %s %s not entered: %s%s",
-		    nin > 1 ? "s" : "", rin ? rin : "?", nin > 1 ? "" : "s", wf_str(c, "func"), p->seq, name, at,
+		    nin > 1 ? "s" : "", rin ? rin : "?", nin > 1 ? "" : "s", str(c, "func"), p->seq, name, at,
 		    p->nout > 1 ? "s" : "", rout ? rout : "?", p->nout > 1 ? "have" : "has", detail, unread_text);
 		free(rout);
 	} else if (nunread > 0) {
 		char what[600];
 
-		snprintf(what, sizeof(what), "in %s #%lld on %s (at %s) for", wf_str(c, "func"), p->seq, name, at);
+		snprintf(what, sizeof(what), "in %s #%lld on %s (at %s) for", str(c, "func"), p->seq, name, at);
 		for (int m = 0; m < nunread; m++)
 			wf_unknown_add(g, unread[m], nunread, rin ? rin : "?", what);
 	}
@@ -219,7 +219,7 @@ static void collective_edges(struct graph *g, json_t *pending)
 			continue;
 		/* The last hub first: the ranks of one collective come together. */
 		for (k = g->nhubs - 1; k >= 0; k--)
-			if (wf_is(g->hubs[k].id, wf_str(c, "comm")) && g->hubs[k].seq == wf_int(c, "coll_seq"))
+			if (is_text(g->hubs[k].id, str(c, "comm")) && g->hubs[k].seq == num(c, "coll_seq"))
 				break;
 		if (k < 0) {
 			struct hub *q = realloc(g->hubs, (size_t)(g->nhubs + 1) * sizeof(*q));
@@ -228,7 +228,7 @@ static void collective_edges(struct graph *g, json_t *pending)
 				break;
 			g->hubs = q;
 			k = g->nhubs++;
-			g->hubs[k] = (struct hub){ wf_str(c, "comm"), wf_int(c, "coll_seq"), NULL, 0, -1, NULL };
+			g->hubs[k] = (struct hub){ str(c, "comm"), num(c, "coll_seq"), NULL, 0, -1, NULL };
 			pend_describe(g, n, &g->hubs[k], pending);
 			for (int m = 0; m < g->hubs[k].nout; m++) {
 				struct node *o = wf_node_of(g, g->hubs[k].out[m]);
@@ -250,8 +250,8 @@ static bool in_this_step(struct node *n, json_t *req)
 {
 	json_t *c = n->call;
 
-	return c && wf_is_p2p_wait(wf_str(c, "func")) && wf_int(req, "tid") == wf_int(c, "tid") &&
-	       wf_int(c, "step") > 0 && wf_int(req, "step") == wf_int(c, "step") - 1;
+	return c && wf_is_p2p_wait(str(c, "func")) && num(req, "tid") == num(c, "tid") &&
+	       num(c, "step") > 0 && num(req, "step") == num(c, "step") - 1;
 }
 
 /* Requests started and never waited for; blocked receives from a given rank on an envelope
@@ -270,20 +270,20 @@ static void check_p2p(struct graph *g, json_t *unmatched, json_t *stale)
 			json_t *slot;
 
 			json_array_foreach(json_object_get(c, "reqs"), q, slot)
-				waited |= json_integer_value(slot) == wf_int(req, "slot");
+				waited |= json_integer_value(slot) == num(req, "slot");
 			if (waited || json_is_true(json_object_get(req, "persistent")) || in_this_step(n, req))
 				continue;
 			json_array_append_new(stale, json_pack("{s:i, s:s, s:I, s:I, s:s}", "rank", n->rank, "call",
-							       wf_str(req, "func"), "peer", (json_int_t)wf_int(req, "peer"),
-							       "tag", (json_int_t)wf_int(req, "tag"), "at",
-							       wf_str(req, "at") ? wf_str(req, "at") : "?"));
+							       str(req, "func"), "peer", (json_int_t)num(req, "peer"),
+							       "tag", (json_int_t)num(req, "tag"), "at",
+							       str(req, "at") ? str(req, "at") : "?"));
 			wf_say(g->diag, "rank %d started %s %s rank %lld (tag %lld) at %s and has not completed it "
-			    "(no MPI_Wait or MPI_Test reached it)", n->rank, wf_str(req, "func"),
-			    wf_is_send(wf_str(req, "func")) ? "to" : "from", wf_int(req, "peer"),
-			    wf_int(req, "tag"), wf_str(req, "at") ? wf_str(req, "at") : "?");
+			    "(no MPI_Wait or MPI_Test reached it)", n->rank, str(req, "func"),
+			    wf_is_send(str(req, "func")) ? "to" : "from", num(req, "peer"),
+			    num(req, "tag"), str(req, "at") ? str(req, "at") : "?");
 		}
-		if (!c || !n->blocked || !n->fresh || n->or_wait || n->in_cycle || n->np2p != 1 ||
-		    mpirecord_kind_of(wf_str(c, "func")) != PSREC_KIND_RECV)
+		if (!c || n->match != MATCH_BLOCKED || !n->fresh || n->or_wait || n->in_cycle || n->np2p != 1 ||
+		    mpirecord_kind_of(str(c, "func")) != PSREC_KIND_RECV)
 			continue;
 
 		struct node *s = wf_node_of(g, n->waits[0]);
@@ -292,16 +292,16 @@ static void check_p2p(struct graph *g, json_t *unmatched, json_t *stale)
 		if (!s || !s->rec)
 			continue;
 		json_array_foreach(json_object_get(s->rec, "requests"), k, req)
-			if (wf_is_send(wf_str(req, "func")) && wf_int(req, "peer") == n->rank)
+			if (wf_is_send(str(req, "func")) && num(req, "peer") == n->rank)
 				snprintf(offer, sizeof(offer), "; its %s to rank %d has tag %lld (at %s)",
-					 wf_str(req, "func"), n->rank, wf_int(req, "tag"), wf_str(req, "at") ? wf_str(req, "at") : "?");
+					 str(req, "func"), n->rank, num(req, "tag"), str(req, "at") ? str(req, "at") : "?");
 		wf_doing(s, what, sizeof(what));
 		json_array_append_new(unmatched, json_pack("{s:i, s:I, s:I, s:s}", "rank", n->rank, "from",
-							   (json_int_t)s->rank, "tag", (json_int_t)wf_int(c, "tag"),
-							   "at", wf_str(c, "at") ? wf_str(c, "at") : "?"));
+							   (json_int_t)s->rank, "tag", (json_int_t)num(c, "tag"),
+							   "at", str(c, "at") ? str(c, "at") : "?"));
 		wf_say(g->diag, "rank %d waits in MPI_Recv from rank %d with tag %lld at %s, and rank %d has never sent "
-		    "it a message with that tag: rank %d %s%s", n->rank, s->rank, wf_int(c, "tag"),
-		    wf_str(c, "at") ? wf_str(c, "at") : "?", s->rank, s->rank, what, offer);
+		    "it a message with that tag: rank %d %s%s", n->rank, s->rank, num(c, "tag"),
+		    str(c, "at") ? str(c, "at") : "?", s->rank, s->rank, what, offer);
 	}
 }
 
@@ -330,7 +330,7 @@ static json_t *waits_json(struct graph *g, const bool *listed, json_t *culprits,
 		json_t *c;
 
 		json_array_foreach(culprits, i, c) {
-			struct node *x = wf_node_of(g, (int)wf_int(c, "rank"));
+			struct node *x = wf_node_of(g, (int)num(c, "rank"));
 
 			if (x)
 				named[x - g->n] = true;
@@ -360,7 +360,7 @@ static json_t *waits_json(struct graph *g, const bool *listed, json_t *culprits,
 			for (int w = 0; w < g->hubs[n->hub].nout; w++)
 				json_array_append_new(to, json_integer(g->hubs[n->hub].out[w]));
 		json_t *w = json_pack("{s:i, s:s, s:o, s:s}", "rank", n->rank, "call",
-				      n->finalizing ? "MPI_Finalize" : wf_str(n->call, "func"), "waits_for", to, "what", what);
+				      n->finalizing ? "MPI_Finalize" : str(n->call, "func"), "waits_for", to, "what", what);
 
 		if (n->hub >= 0 && g->hubs[n->hub].nout > WAITS_LISTED)
 			json_object_set_new(w, "waits_for_late", json_string(late_ranges(g, n->hub)));
@@ -384,11 +384,11 @@ static void check_histories(struct graph *g, json_t *mismatches)
 			json_array_foreach(json_object_get(comm, "history"), h, e) {
 				char key[64];
 
-				snprintf(key, sizeof(key), "%s#%lld", wf_str(comm, "id"), wf_int(e, "coll_seq"));
+				snprintf(key, sizeof(key), "%s#%lld", str(comm, "id"), num(e, "coll_seq"));
 				if (json_object_get(done, key))
 					continue;
 				json_object_set_new(done, key, json_true());
-				check_collective(g, wf_str(comm, "id"), wf_int(e, "coll_seq"), mismatches);
+				check_collective(g, str(comm, "id"), num(e, "coll_seq"), mismatches);
 			}
 	}
 	json_decref(done);
@@ -396,7 +396,7 @@ static void check_histories(struct graph *g, json_t *mismatches)
 
 static int side_size(json_t *side)
 {
-	int n = 0, *r = wf_parse_ranges(wf_str(side, "ranks"), &n);
+	int n = 0, *r = wf_parse_ranges(str(side, "ranks"), &n);
 
 	free(r);
 	return n;
@@ -423,14 +423,14 @@ static void mismatch_culprits(json_t *mismatches, json_t *culprits)
 			}
 		}
 		json_array_foreach(sides, k, side) {
-			int n = 0, *r = wf_parse_ranges(wf_str(side, "ranks"), &n);
+			int n = 0, *r = wf_parse_ranges(str(side, "ranks"), &n);
 
 			for (int j = 0; (side != big || ties > 1) && j < n; j++)
 				wf_culprit(culprits, r[j], ties > 1 ? "likely" : "certain",
 					   "at collective #%lld it calls %s (at %s) where rank%s %s call%s %s (at %s)",
-					   wf_int(m, "coll_seq"), wf_str(side, "call"), wf_str(side, "at"),
-					   side_size(big) > 1 ? "s" : "", wf_str(big, "ranks"), side_size(big) > 1 ? "" : "s",
-					   wf_str(big, "call"), wf_str(big, "at"));
+					   num(m, "coll_seq"), str(side, "call"), str(side, "at"),
+					   side_size(big) > 1 ? "s" : "", str(big, "ranks"), side_size(big) > 1 ? "" : "s",
+					   str(big, "call"), str(big, "at"));
 			free(r);
 		}
 	}
@@ -446,7 +446,7 @@ static json_t *culprit_ranks(json_t *culprits, char **ranges)
 
 	json_array_foreach(culprits, i, c)
 		if (v)
-			v[n++] = (int)wf_int(c, "rank");
+			v[n++] = (int)num(c, "rank");
 	if (v)
 		qsort(v, (size_t)n, sizeof(int), wf_compare_int);
 	for (int k = 0; k < n; k++)

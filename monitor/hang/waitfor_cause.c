@@ -14,15 +14,18 @@
 
 #include "waitfor_graph.h"
 
+#define EDGE_OUTSIDE (-1) /* an edge to nobody in the job (wf_index_of's -1) */
+#define EDGES_END (-2)    /* no more edges */
+
 /* The next edge of vertex v (a rank's index below g->count, or count + a hub's index) from
- * *pos on: the vertex it leads to, -1 for one to nobody in the job, -2 when there are no more. A
- * rank's edges are its point-to-point waits, then its collective's hub; a hub's, its late ranks. */
+ * *pos on: the vertex it leads to, EDGE_OUTSIDE, or EDGES_END. A rank's edges are its
+ * point-to-point waits, then its collective's hub; a hub's, its late ranks. */
 static int next_edge(struct graph *g, int v, int *pos)
 {
 	if (v >= g->count) {
 		struct hub *h = &g->hubs[v - g->count];
 
-		return *pos < h->nout ? wf_index_of(g, h->out[(*pos)++]) : -2;
+		return *pos < h->nout ? wf_index_of(g, h->out[(*pos)++]) : EDGES_END;
 	}
 	struct node *n = &g->n[v];
 
@@ -32,7 +35,7 @@ static int next_edge(struct graph *g, int v, int *pos)
 		(*pos)++;
 		return g->count + n->hub;
 	}
-	return -2;
+	return EDGES_END;
 }
 
 static void set_comp(struct graph *g, int v, int comp)
@@ -66,7 +69,7 @@ static int components(struct graph *g)
 		while (csp > 0) {
 			int v = calls[csp - 1], w = next_edge(g, v, &next[v]);
 
-			if (w == -1)
+			if (w == EDGE_OUTSIDE)
 				continue;
 			if (w >= 0) {
 				if (index[w] < 0) {
@@ -141,7 +144,7 @@ static const char *lone_cause(struct graph *g, struct waiters *wv, struct node *
 {
 	bool alternatives, collective;
 	char *who = wf_waiters_of(g, wv, x->comp, &alternatives, &collective), what[600];
-	bool known = x->exited || (x->rec && !x->unsure && !x->satisfied);
+	bool known = x->exited || (x->rec && !x->unsure && x->match != MATCH_SATISFIED);
 	const char *evidence = known && !alternatives ? "certain" : "likely", *why;
 
 	if (!who)
@@ -181,10 +184,10 @@ static long long traffic(struct node *w, int m, const char *field)
 	json_t *c;
 
 	json_array_foreach(json_object_get(w->rec, "channels"), i, c) {
-		if (!strcmp(field, "done") && wf_int(c, "peer") == ANY && wf_int(c, "done") > 0)
+		if (!strcmp(field, "done") && num(c, "peer") == ANY && num(c, "done") > 0)
 			return -1;
-		if (wf_int(c, "peer") == m)
-			sum += wf_int(c, field);
+		if (num(c, "peer") == m)
+			sum += num(c, field);
 	}
 	return sum;
 }
@@ -423,7 +426,7 @@ static bool is_ahead(struct graph *g, struct node *l, struct node *p)
 	/* Only a rank l sent to can hold messages from it: l's channels name them (not a pass over
 	 * the job per late rank). */
 	json_array_foreach(json_object_get(l->rec, "channels"), i, c) {
-		struct node *m = wf_int(c, "sent") > 0 && wf_int(c, "peer") != ANY ? wf_node_of(g, (int)wf_int(c, "peer")) : NULL;
+		struct node *m = num(c, "sent") > 0 && num(c, "peer") != ANY ? wf_node_of(g, (int)num(c, "peer")) : NULL;
 		long long got = m && m != l && !m->late && m->counted && !m->exited ? traffic(m, l->rank, "done") : -1;
 
 		if (got >= 0 && traffic(l, m->rank, "sent") > got)
@@ -496,13 +499,13 @@ static void drop_held_up(struct graph *g, json_t *culprits)
 	bool *named = calloc((size_t)g->count + 1, sizeof(bool)), *drop = calloc(n + 1, sizeof(bool));
 
 	for (size_t i = 0; named && drop && i < n; i++) {
-		int x = wf_index_of(g, (int)wf_int(json_array_get(culprits, i), "rank"));
+		int x = wf_index_of(g, (int)num(json_array_get(culprits, i), "rank"));
 
 		if (x >= 0)
 			named[x] = true;
 	}
 	for (size_t i = n; named && drop && i-- > 0;) {
-		struct node *x = wf_node_of(g, (int)wf_int(json_array_get(culprits, i), "rank"));
+		struct node *x = wf_node_of(g, (int)num(json_array_get(culprits, i), "rank"));
 		struct node *o = x && x->maybe >= 0 ? wf_node_of(g, x->maybe) : NULL;
 
 		/* Not when they may wait on each other: then neither is known to hold the other. */
@@ -610,8 +613,8 @@ static const char *sink_proof(struct graph *g, const int *by, int from, int to, 
 	for (int k = from; k < to; k++) {
 		struct node *n = &g->n[by[k]];
 
-		if (!n->rec || !n->counted || n->unsure || n->or_wait || n->maybe_edge || n->satisfied ||
-		    wf_gone(n) || !(n->blocked || n->hub >= 0))
+		if (!n->rec || !n->counted || n->unsure || n->or_wait || n->maybe_edge || n->match == MATCH_SATISFIED ||
+		    wf_gone(n) || !(n->match == MATCH_BLOCKED || n->hub >= 0))
 			return NULL;
 	}
 	return p2p_only ? "ranks blocked in receives or sends wait for each other in a cycle, every wait proven by the counters" :

@@ -11,21 +11,6 @@
 
 #include "ranges.h"
 
-const char *wf_str(json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
-
-long long wf_int(json_t *o, const char *k)
-{
-	return json_integer_value(json_object_get(o, k));
-}
-
-bool wf_is(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
 void wf_say(json_t *diag, const char *fmt, ...)
 {
 	va_list ap;
@@ -128,11 +113,11 @@ char *wf_ranges_of(const int *ranks, int n)
 /* The communicator id's description: "MPI_COMM_WORLD" or "communicator 8c1f… (ranks 0,2)". */
 void wf_comm_name(json_t *comm, const char *id, char *buf, size_t len)
 {
-	if (wf_is(id, WORLD_ID))
+	if (is_text(id, WORLD_ID))
 		snprintf(buf, len, "MPI_COMM_WORLD");
 	else
 		snprintf(buf, len, "communicator %.8s (ranks %s)", id ? id : "?",
-			 comm && wf_str(comm, "members") ? wf_str(comm, "members") : "?");
+			 comm && str(comm, "members") ? str(comm, "members") : "?");
 }
 
 json_t *wf_comm_of(json_t *rec, const char *id)
@@ -141,7 +126,7 @@ json_t *wf_comm_of(json_t *rec, const char *id)
 	json_t *c;
 
 	json_array_foreach(json_object_get(rec, "comms"), i, c)
-		if (wf_is(wf_str(c, "id"), id))
+		if (is_text(str(c, "id"), id))
 			return c;
 	return NULL;
 }
@@ -152,7 +137,7 @@ json_t *wf_find(json_t *array, const char *key, long long value)
 	json_t *e;
 
 	json_array_foreach(array, i, e)
-		if (wf_int(e, key) == value)
+		if (num(e, key) == value)
 			return e;
 	return NULL;
 }
@@ -164,7 +149,7 @@ json_t *wf_history_entry(json_t *comm, long long seq)
 
 bool wf_is_collective_call(json_t *call)
 {
-	return call && wf_int(call, "coll_seq") > 0;
+	return call && num(call, "coll_seq") > 0;
 }
 
 /* Blocking point-to-point calls: they wait for their peer (record/mpi.api's roles). */
@@ -189,13 +174,13 @@ const char *wf_site(struct node *n, json_t *call, char *buf, size_t len)
 	json_t *f;
 
 	json_array_foreach(json_object_get(n ? n->obj : NULL, "frames"), i, f)
-		if (wf_is(wf_str(f, "lang"), "python") && !json_is_true(json_object_get(f, "library")) &&
-		    wf_int(f, "line") > 0) {
-			snprintf(buf, len, "%s:%lld (Python, in %s)", wf_str(f, "module") ? wf_str(f, "module") : "?",
-				 wf_int(f, "line"), wf_str(f, "func") ? wf_str(f, "func") : "?");
+		if (is_text(str(f, "lang"), "python") && !json_is_true(json_object_get(f, "library")) &&
+		    num(f, "line") > 0) {
+			snprintf(buf, len, "%s:%lld (Python, in %s)", str(f, "module") ? str(f, "module") : "?",
+				 num(f, "line"), str(f, "func") ? str(f, "func") : "?");
 			return buf;
 		}
-	return wf_str(call, "at") ? wf_str(call, "at") : "?";
+	return str(call, "at") ? str(call, "at") : "?";
 }
 
 const char *wf_tag(long long tag, char *buf, size_t len)
@@ -217,38 +202,38 @@ void wf_doing(struct node *n, char *buf, size_t len)
 		snprintf(buf, len, "has exited");
 	else if (n->finalizing)
 		snprintf(buf, len, "is in MPI_Finalize");
-	else if (!c && wf_is(wf_str(n->obj, "state"), "OUT_MPI"))
+	else if (!c && is_text(str(n->obj, "state"), "OUT_MPI"))
 		snprintf(buf, len, "is in application code");
 	else if (!c)
 		/* In MPI with no record of the call: name the call from the stack, and why. */
-		snprintf(buf, len, "is in %s, %s", wf_str(n->obj, "mpi_call") ? wf_str(n->obj, "mpi_call") : "MPI",
+		snprintf(buf, len, "is in %s, %s", str(n->obj, "mpi_call") ? str(n->obj, "mpi_call") : "MPI",
 			 json_is_false(json_object_get(n->obj, "recording_layer")) ?
 				 "without the recording layer (its stack alone says so)" :
 			 json_object_get(n->obj, "record_unreadable") ?
 				 "its record unreadable (its stack alone says so)" :
 				 "which the recording layer does not record");
-	else if (wf_is_p2p_wait(wf_str(c, "func")) && wf_int(c, "peer") >= 0)
-		snprintf(buf, len, "waits in %s %s rank %lld (%s) at %s", wf_str(c, "func"),
-			 wf_is_send(wf_str(c, "func")) ? "to" : "from", wf_int(c, "peer"),
-			 wf_tag(wf_int(c, "tag"), tag, sizeof(tag)), wf_site(n, c, site, sizeof(site)));
-	else if (wf_is_p2p_wait(wf_str(c, "func")) && wf_int(c, "peer") == ANY)
-		snprintf(buf, len, "waits in %s from any source at %s", wf_str(c, "func"),
+	else if (wf_is_p2p_wait(str(c, "func")) && num(c, "peer") >= 0)
+		snprintf(buf, len, "waits in %s %s rank %lld (%s) at %s", str(c, "func"),
+			 wf_is_send(str(c, "func")) ? "to" : "from", num(c, "peer"),
+			 wf_tag(num(c, "tag"), tag, sizeof(tag)), wf_site(n, c, site, sizeof(site)));
+	else if (wf_is_p2p_wait(str(c, "func")) && num(c, "peer") == ANY)
+		snprintf(buf, len, "waits in %s from any source at %s", str(c, "func"),
 			 wf_site(n, c, site, sizeof(site)));
 	else if (wf_is_collective_call(c))
-		snprintf(buf, len, "waits in %s #%lld at %s", wf_str(c, "func"), wf_int(c, "coll_seq"),
+		snprintf(buf, len, "waits in %s #%lld at %s", str(c, "func"), num(c, "coll_seq"),
 			 wf_site(n, c, site, sizeof(site)));
 	else
-		snprintf(buf, len, "waits in %s at %s", wf_str(c, "func"), wf_site(n, c, site, sizeof(site)));
+		snprintf(buf, len, "waits in %s at %s", str(c, "func"), wf_site(n, c, site, sizeof(site)));
 }
 
 void wf_unread_why(const struct node *n, char *buf, size_t len)
 {
-	const char *path = n ? wf_str(n->obj, "path") : NULL;
+	const char *path = n ? str(n->obj, "path") : NULL;
 	json_t *unreadable = n ? json_object_get(n->obj, "record_unreadable") : NULL;
 
 	if (!n)
 		snprintf(buf, len, "(it is not in the snapshot: its monitor did not answer)");
-	else if (wf_is(wf_str(n->obj, "state"), "UNKNOWN") && path && path[0] == '(')
+	else if (is_text(str(n->obj, "state"), "UNKNOWN") && path && path[0] == '(')
 		snprintf(buf, len, "%s", path);
 	else if (unreadable)
 		snprintf(buf, len, "(its record was unreadable: %s)",
@@ -313,7 +298,7 @@ void wf_culprits_unique(json_t *culprits)
 
 	json_array_foreach(culprits, i, c)
 		if (drop)
-			v[i] = (struct named){ (int)wf_int(c, "rank"), i };
+			v[i] = (struct named){ (int)num(c, "rank"), i };
 	if (drop) {
 		qsort(v, n, sizeof(*v), compare_named);
 		for (i = 1; i < n; i++)

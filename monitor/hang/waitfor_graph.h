@@ -9,8 +9,20 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "report_util.h"
+#include "../../record/record_format.h"
+
 #define WORLD_ID "0000000000000001"
-#define ANY (-1)
+/* A peer as the records give it (record_format.h): a world rank, or one of these. */
+#define ANY PSREC_ANY_SOURCE  /* any rank of the communicator */
+#define NO_PEER PSREC_NO_PEER /* MPI_PROC_NULL, or none at all */
+
+/* What the counters prove of a rank's point-to-point call (waitfor_match.c). */
+enum match {
+	MATCH_OPEN,      /* nothing proven either way (no such call, or the counts cannot tell) */
+	MATCH_BLOCKED,   /* its waits are proven blocked: the first np2p of waits are on whom */
+	MATCH_SATISFIED, /* every message it waits for was sent, every send's receive posted */
+};
 
 /* One rank as the analysis sees it. */
 struct node {
@@ -26,16 +38,16 @@ struct node {
 	bool in_cycle;
 	/* Point-to-point matching (waitfor_match.c): what the counters say of its call. */
 	bool counted;   /* its record counts every point-to-point call it made */
-	bool blocked;   /* its waits are proven blocked: the first np2p of waits are on whom */
-	bool satisfied; /* every message it waits for was sent, every send's receive posted */
-	bool unsure;    /* the counters cannot tell (a peer without them, a request unrecorded) */
+	enum match match;
+	bool unsure;    /* the counters cannot tell all (a peer without them, a request unrecorded):
+			 * with MATCH_BLOCKED, some of its operations are proven blocked, not all */
 	bool or_wait;   /* its point-to-point waits are alternatives (any source, Waitany) */
 	bool fresh;     /* it waits for an envelope no candidate ever sent it */
 	bool owed;      /* it waits for an envelope its peer sent it before, one message short */
 	bool send_new;  /* a blocked send of the first message on its envelope */
 	bool send_old;  /* a blocked send on an envelope it sent on before */
 	char blocked_on[320]; /* the blocked operation, for sentences */
-	int maybe;      /* a peer it may wait on, unproven (counters incomplete, wildcard receives), or ANY - 1 */
+	int maybe;      /* a peer it may wait on, unproven (counters incomplete, wildcard receives), or NO_PEER */
 	bool maybe_edge; /* with no proven wait, its one edge is that unproven one (waitfor_cause.c) */
 	bool late;      /* it has not entered a collective that others wait in */
 	int hub;        /* the pending collective it waits in (g->hubs), or -1 */
@@ -62,12 +74,6 @@ struct graph {
 	json_t *unknown; /* where the only candidate could not be read: {rank, why} (wf_unknown_add) */
 	const char *proof; /* what proves the hang by the records alone (wf_causes), or NULL */
 };
-
-/* A JSON object's string member (NULL when absent), its integer member (0), string equality
- * (false when either is NULL). */
-const char *wf_str(json_t *o, const char *k);
-long long wf_int(json_t *o, const char *k);
-bool wf_is(const char *a, const char *b);
 
 /* One sentence appended to the diagnosis. */
 void wf_say(json_t *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

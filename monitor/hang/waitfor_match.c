@@ -28,7 +28,7 @@ enum verdict { SATISFIED, BLOCKED, UNKNOWN };
 /* One pending operation of a rank's call. */
 struct op {
 	const char *func, *comm, *at;
-	int peer;            /* world rank or ANY */
+	int peer;            /* world rank, ANY, or NO_PEER (below ANY: nobody to wait for) */
 	long long tag, bytes;
 	bool send, probe, sync, request;
 	enum verdict v;
@@ -36,6 +36,12 @@ struct op {
 };
 
 #define OPS_MAX 64
+
+/* A peer below ANY: NO_PEER, MPI_PROC_NULL as recorded (a hostile record's other values alike). */
+static bool op_to_nobody(long long peer)
+{
+	return peer < ANY;
+}
 
 static bool tag_matches(long long have, long long want)
 {
@@ -52,8 +58,8 @@ static long long chan_sum(json_t *rec, const char *comm, const char *field,
 	json_t *c;
 
 	json_array_foreach(json_object_get(rec, "channels"), i, c)
-		if (wf_is(wf_str(c, "comm"), comm) && pass(wf_int(c, "peer"), wf_int(c, "tag"), o, self))
-			sum += wf_int(c, field);
+		if (is_text(str(c, "comm"), comm) && pass(num(c, "peer"), num(c, "tag"), o, self))
+			sum += num(c, field);
 	return sum;
 }
 
@@ -109,7 +115,7 @@ static int *candidates(struct node *n, const struct op *o, int *count)
 		return c;
 	}
 
-	int nm = 0, *members = wf_parse_ranges(wf_str(wf_comm_of(n->rec, o->comm), "members"), &nm);
+	int nm = 0, *members = wf_parse_ranges(str(wf_comm_of(n->rec, o->comm), "members"), &nm);
 
 	for (int m = 0; m < nm; m++)
 		if (members[m] != n->rank)
@@ -140,7 +146,7 @@ static bool envelope_exact(struct node *n, const char *comm, long long peer, lon
 	if (!n->rec || peer == ANY || tag == ANY)
 		return false;
 	json_array_foreach(json_object_get(n->rec, "channels"), i, c)
-		if (wf_is(wf_str(c, "comm"), comm) && wf_int(c, "peer") == peer && wf_int(c, "tag") == tag)
+		if (is_text(str(c, "comm"), comm) && num(c, "peer") == peer && num(c, "tag") == tag)
 			return true;
 	return false;
 }
@@ -225,13 +231,23 @@ static void op_from(struct op *o, const char *func, json_t *x, bool request)
 {
 	enum psrec_kind k = mpirecord_kind_of(func);
 
-	*o = (struct op){ func, wf_str(x, "comm"), wf_str(x, "at"), (int)wf_int(x, "peer"), wf_int(x, "tag"),
-			  wf_int(x, "bytes"), false, false, false, request, UNKNOWN, 0 };
-	o->send = k == PSREC_KIND_SEND || k == PSREC_KIND_ISEND || k == PSREC_KIND_INIT_SEND;
-	o->sync = wf_is(func, "MPI_Ssend") || wf_is(func, "MPI_Issend") || wf_is(func, "MPI_Ssend_init");
-	o->probe = wf_is(func, "MPI_Probe");
-	if (o->peer < ANY)
-		o->v = SATISFIED; /* MPI_PROC_NULL: nothing to wait for */
+	int peer = (int)num(x, "peer");
+
+	*o = (struct op){
+		.func = func,
+		.comm = str(x, "comm"),
+		.at = str(x, "at"),
+		.peer = peer,
+		.tag = num(x, "tag"),
+		.bytes = num(x, "bytes"),
+		.send = k == PSREC_KIND_SEND || k == PSREC_KIND_ISEND || k == PSREC_KIND_INIT_SEND,
+		.probe = is_text(func, "MPI_Probe"),
+		.sync = is_text(func, "MPI_Ssend") || is_text(func, "MPI_Issend") || is_text(func, "MPI_Ssend_init"),
+		.request = request,
+		/* MPI_PROC_NULL (or a peer no rank has): nothing to wait for. */
+		.v = op_to_nobody(peer) ? SATISFIED : UNKNOWN,
+		.sent = 0,
+	};
 }
 
 /* The operations n's call waits for; false when some cannot be known (unrecorded requests, a
@@ -239,7 +255,7 @@ static void op_from(struct op *o, const char *func, json_t *x, bool request)
 static bool call_ops(struct node *n, struct op *ops, int *nops)
 {
 	json_t *c = n->call, *slot;
-	const char *f = wf_str(c, "func");
+	const char *f = str(c, "func");
 	enum psrec_kind k = mpirecord_kind_of(f);
 	bool complete = true;
 	size_t i;
@@ -251,15 +267,15 @@ static bool call_ops(struct node *n, struct op *ops, int *nops)
 	}
 	if (k != PSREC_KIND_WAIT && k != PSREC_KIND_WAITALL && k != PSREC_KIND_WAITANY && k != PSREC_KIND_WAITSOME)
 		return true;
-	complete = wf_int(c, "nreqs") <= (long long)json_array_size(json_object_get(c, "reqs"));
+	complete = num(c, "nreqs") <= (long long)json_array_size(json_object_get(c, "reqs"));
 	json_array_foreach(json_object_get(c, "reqs"), i, slot) {
 		json_t *r = json_integer_value(slot) >= 0 ? wf_find(json_object_get(n->rec, "requests"), "slot", json_integer_value(slot)) : NULL;
-		enum psrec_kind rk = r ? mpirecord_kind_of(wf_str(r, "func")) : PSREC_KIND_NONE;
+		enum psrec_kind rk = r ? mpirecord_kind_of(str(r, "func")) : PSREC_KIND_NONE;
 
-		if (json_integer_value(slot) == -2)
+		if (json_integer_value(slot) == PSREC_REQ_NULL)
 			continue; /* MPI_REQUEST_NULL: nothing to wait for */
 		if (json_integer_value(slot) < 0) {
-			complete = false; /* a request the layer did not record */
+			complete = false; /* PSREC_REQ_UNRECORDED: a request the layer did not record */
 			continue;
 		}
 		if (!r || rk == PSREC_KIND_IMRECV)
@@ -270,7 +286,7 @@ static bool call_ops(struct node *n, struct op *ops, int *nops)
 			continue;
 		}
 		if (*nops < OPS_MAX)
-			op_from(&ops[(*nops)++], wf_str(r, "func"), r, true);
+			op_from(&ops[(*nops)++], str(r, "func"), r, true);
 		else
 			complete = false;
 	}
@@ -280,7 +296,7 @@ static bool call_ops(struct node *n, struct op *ops, int *nops)
 static void describe(const struct op *o, const struct node *n, char *buf, size_t len)
 {
 	char peer[40];
-	const char *wait = wf_str(n->call, "func");
+	const char *wait = str(n->call, "func");
 	const char *via = o->request && wait ? wait : NULL;
 
 	if (o->peer == ANY)
@@ -349,22 +365,23 @@ static void match_node(struct graph *g, struct node *n)
 	if (!call_ops(n, ops, &nops))
 		n->unsure = true;
 	for (int k = 0; k < nops; k++) {
-		if (ops[k].v == SATISFIED && ops[k].peer < ANY)
-			;
-		else if (ops[k].send)
-			judge_send(g, n, &ops[k]);
-		else
-			judge_recv(g, n, &ops[k], ops, nops);
+		/* One to nobody is satisfied already (op_from); the others are judged. */
+		if (!op_to_nobody(ops[k].peer)) {
+			if (ops[k].send)
+				judge_send(g, n, &ops[k]);
+			else
+				judge_recv(g, n, &ops[k], ops, nops);
+		}
 		nblocked += ops[k].v == BLOCKED;
 		nsatisfied += ops[k].v == SATISFIED;
 		nunknown += ops[k].v == UNKNOWN;
 	}
 	if (nops == 0)
 		return;
-	any_of = mpirecord_kind_of(wf_str(n->call, "func")) == PSREC_KIND_WAITANY ||
-		 mpirecord_kind_of(wf_str(n->call, "func")) == PSREC_KIND_WAITSOME;
+	any_of = mpirecord_kind_of(str(n->call, "func")) == PSREC_KIND_WAITANY ||
+		 mpirecord_kind_of(str(n->call, "func")) == PSREC_KIND_WAITSOME;
 	if (any_of ? (nblocked == nops && !n->unsure) : nblocked > 0) {
-		n->blocked = true;
+		n->match = MATCH_BLOCKED;
 		n->or_wait = any_of && nblocked > 1;
 		add_edges(g, n, ops, nops);
 		/* The operation said: one on a new envelope if there is one (the anomaly), else the
@@ -377,7 +394,7 @@ static void match_node(struct graph *g, struct node *n)
 		if (said >= 0)
 			describe(&ops[said], n, n->blocked_on, sizeof(n->blocked_on));
 	} else if (any_of ? nsatisfied > 0 : nunknown == 0 && !n->unsure) {
-		n->satisfied = true;
+		n->match = MATCH_SATISFIED;
 	}
 	n->unsure |= nunknown > 0;
 }
@@ -387,7 +404,8 @@ void wf_match(struct graph *g)
 	for (int i = 0; i < g->count; i++) {
 		struct node *n = &g->n[i];
 
-		n->maybe = ANY - 1;
+		n->match = MATCH_OPEN;
+		n->maybe = NO_PEER;
 		n->counted = n->rec && json_is_true(json_object_get(n->rec, "channels_complete")) &&
 			     json_object_get(n->rec, "channels");
 	}

@@ -45,19 +45,19 @@ static bool comm_used(struct node *r, json_t *comm, const char *field, const cha
 	if (!value || !strcmp(value, "?"))
 		return false;
 	json_array_foreach(json_object_get(comm, "history"), i, e)
-		if (wf_is(wf_str(e, field), value))
+		if (is_text(str(e, field), value))
 			return true;
-	return r->call && wf_is(wf_str(r->call, "comm"), wf_str(comm, "id")) && wf_is(wf_str(r->call, field), value);
+	return r->call && is_text(str(r->call, "comm"), str(comm, "id")) && is_text(str(r->call, field), value);
 }
 
 /* Where the rank stands on comm toward the position: has it entered the position's collective
  * there (2 when it is inside it now, 1 when it completed it, 0 not yet)? */
 static int standing(struct node *r, json_t *comm, const struct position *p)
 {
-	if (wf_is_collective_call(r->call) && wf_is(wf_str(r->call, "comm"), wf_str(comm, "id")) &&
-	    wf_int(r->call, "coll_seq") == p->seq)
+	if (wf_is_collective_call(r->call) && is_text(str(r->call, "comm"), str(comm, "id")) &&
+	    num(r->call, "coll_seq") == p->seq)
 		return 2;
-	return wf_int(comm, "coll_seq") >= p->seq;
+	return num(comm, "coll_seq") >= p->seq;
 }
 
 /* The communicator of the position's size where the rank made a collective with the same field:
@@ -69,7 +69,7 @@ static json_t *comm_like(struct node *r, const struct position *p, const char *f
 	size_t i;
 
 	json_array_foreach(json_object_get(r->rec, "comms"), i, c) {
-		if (wf_int(c, "size") != p->size || !comm_used(r, c, field, value))
+		if (num(c, "size") != p->size || !comm_used(r, c, field, value))
 			continue;
 		if (found && standing(r, found, p) != standing(r, c, p))
 			return NULL;
@@ -102,7 +102,7 @@ static struct count count_of(struct node *r, const struct position *p)
 	k.comm = role_comm(r, p);
 	if (!k.comm)
 		return k;
-	k.entered = wf_int(k.comm, "coll_seq");
+	k.entered = num(k.comm, "coll_seq");
 	k.inside = standing(r, k.comm, p) == 2;
 	return k;
 }
@@ -132,7 +132,7 @@ static void position_add(struct position *pos, int *npos, struct node *n)
 	if (*npos > ORDER_MAX_POS)
 		return;
 	for (int k = 0; k < *npos; k++)
-		if (wf_is(pos[k].comm, wf_str(c, "comm")) && pos[k].seq == wf_int(c, "coll_seq")) {
+		if (is_text(pos[k].comm, str(c, "comm")) && pos[k].seq == num(c, "coll_seq")) {
 			wf_push_int(&pos[k].ranks, &pos[k].n, n->rank);
 			return;
 		}
@@ -141,10 +141,10 @@ static void position_add(struct position *pos, int *npos, struct node *n)
 		return;
 	}
 
-	json_t *comm = wf_comm_of(n->rec, wf_str(c, "comm"));
+	json_t *comm = wf_comm_of(n->rec, str(c, "comm"));
 
-	pos[*npos] = (struct position){ wf_str(c, "comm"), wf_str(c, "func"), wf_str(c, "at"), wf_int(c, "coll_seq"),
-					wf_int(comm, "size"), comm, n, NULL, 0 };
+	pos[*npos] = (struct position){ str(c, "comm"), str(c, "func"), str(c, "at"), num(c, "coll_seq"),
+					num(comm, "size"), comm, n, NULL, 0 };
 	wf_push_int(&pos[*npos].ranks, &pos[*npos].n, n->rank);
 	(*npos)++;
 }
@@ -199,10 +199,10 @@ static void name_out_of_step(struct graph *g, int c, const struct position *firs
 		struct node *x = wf_node_of(g, odd[k]);
 		const struct count *kx = &kfirst[x - g->n];
 
-		if (wf_is(wf_str(kx->comm, "id"), first->comm)) {
+		if (is_text(str(kx->comm, "id"), first->comm)) {
 			snprintf(where, sizeof(where), "there");
 		} else {
-			wf_comm_name(kx->comm, wf_str(kx->comm, "id"), own, sizeof(own));
+			wf_comm_name(kx->comm, str(kx->comm, "id"), own, sizeof(own));
 			snprintf(where, sizeof(where), "on its own %s", own);
 		}
 		wf_culprit(culprits, x->rank, evidence,

@@ -7,13 +7,14 @@
 #include "../base/lookup_slurm.h"
 
 #include <signal.h>
-#include <sys/syscall.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../base/clock.h"
 #include "../base/log.h"
 #include "../base/options.h"
 #include "pidlist_check.h"
+#include "../sample/safe/procsig.h"
 #include "../sample/stop/snapshot.h"
 
 /* The launcher can only be seen from its own node; elsewhere it counts as alive. */
@@ -287,19 +288,16 @@ static bool still_listed(pid_t pid, const struct proc_identity *id)
 	return id->start && identity_check(pid, id, why, sizeof(why)) == IDENTITY_SAME;
 }
 
-/* Send sig to pid through a pidfd opened before its identity is checked: the signal reaches the
- * process checked, never one that took its PID since. */
-static bool signal_listed(pid_t pid, const struct proc_identity *id, int sig)
+static bool still_listed_ctx(pid_t pid, const void *id)
 {
-	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-	bool sent = false;
+	return still_listed(pid, id);
+}
 
-	if (fd < 0)
-		return false;
-	if (still_listed(pid, id))
-		sent = syscall(SYS_pidfd_send_signal, fd, sig, NULL, 0) == 0;
-	close(fd);
-	return sent;
+/* Send sig to pid only while its identity holds (procsig.h: through a pidfd opened before the
+ * check, or by PID right after it where pidfd_open fails). */
+static bool signal_listed(struct procsig *ps, pid_t pid, const struct proc_identity *id, int sig)
+{
+	return procsig_send(ps, pid, still_listed_ctx, id, sig);
 }
 
 /* On a hang with --on-hang=kill and a PID list: end exactly this node's listed processes —
@@ -309,16 +307,20 @@ static bool signal_listed(pid_t pid, const struct proc_identity *id, int sig)
 void job_end_listed(struct job *j)
 {
 	bool any = false;
+	struct procsig ps = { 0 };
 
 	for (int i = 0; i < j->npids; i++)
-		any |= signal_listed(j->pids[i].pid, &j->pid_ids[i], SIGTERM);
+		any |= signal_listed(&ps, j->pids[i].pid, &j->pid_ids[i], SIGTERM);
 	for (double until = mono_ms() + GRACE_MS; any && mono_ms() < until; sleep_ms(100)) {
 		any = false;
 		for (int i = 0; i < j->npids; i++)
 			any |= still_listed(j->pids[i].pid, &j->pid_ids[i]);
 	}
 	for (int i = 0; i < j->npids; i++)
-		signal_listed(j->pids[i].pid, &j->pid_ids[i], SIGKILL);
+		signal_listed(&ps, j->pids[i].pid, &j->pid_ids[i], SIGKILL);
+	if (ps.by_pid)
+		log_say("pidfd_open: %s - %d signal(s) to the listed processes sent by PID, each checked just before",
+			strerror(ps.pidfd_errno), ps.by_pid);
 }
 
 void job_note_programs(struct job *j)

@@ -348,14 +348,28 @@ expect_grep() {
 	if printf '%s' "$3" | grep -q -- "$2"; then ok; else fail "$1: /$2/ not in: $3"; fi
 }
 
-# expect_keys_documented NAME JSON-FILE: every key of the JSON (at any depth) is in parastack(1).
-expect_keys_documented() {
-	page=$(sed -e 's/\\f[BIRP]//g' -e 's/\\-/-/g' "$(dirname "$0")/../../man/parastack.1")
-	missing=""
-	for k in $(jq -r '[paths | map(select(type == "string")) | last | select(. != null)] | unique | .[]' "$2"); do
-		printf '%s' "$page" | grep -q -- "$k" || missing="$missing $k"
+# man_keys_missing PAGE KEY...: the keys (space-separated, each with a space before it) that are
+# not a bold word of the man page PAGE - \fBkey\fR, or a .B line of it alone: the whole word, so
+# that `e`, `id` or `at` is not found inside another word.
+man_keys_missing() {
+	_page=$1
+	shift
+	for _k in "$@"; do
+		grep -qF "\\fB$_k\\fR" "$_page" || grep -qxF ".B $_k" "$_page" || printf ' %s' "$_k"
 	done
-	if [ -z "$missing" ]; then ok; else fail "$1: keys not in parastack(1):$missing"; fi
+}
+
+# json_keys FILE: every key of the JSON in FILE, at any depth, once each.
+json_keys() {
+	jq -r '[paths | map(select(type == "string")) | last | select(. != null)] | unique | .[]' "$1"
+}
+
+# expect_keys_documented NAME JSON-FILE [PAGE]: every key of the JSON (at any depth) is a bold word
+# of parastack(1) (or PAGE).
+expect_keys_documented() {
+	# shellcheck disable=SC2046
+	missing=$(man_keys_missing "${3:-$(dirname "$0")/../../man/parastack.1}" $(json_keys "$2"))
+	if [ -n "$(json_keys "$2")" ] && [ -z "$missing" ]; then ok; else fail "$1: keys not in parastack(1) as a bold word:${missing:- (no keys in $2)}"; fi
 }
 
 # expect_reports_valid: every JSON report this file's runs wrote (under $TMP) validates against

@@ -98,6 +98,17 @@ prun_later skip PS_FAULT=skip PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $
 prun_later exit PS_FAULT=exit PS_FAULT_RANK=3 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 prun_later io PS_FAULT=io PS_FAULT_RANK=1 PS_FAULT_AFTER=$AFTER -- stencil $FAST
 prun_later helpers PS_HELPER=deep PS_FAULT=spin PS_FAULT_RANK=4 PS_FAULT_AFTER=$AFTER -- stencil --set-size 2 $FAST
+# A wrapper script that leaves its mpirun behind when it is ended (SIGTERM ends sh, not the job it
+# started in the background), with pidfd_open failing for parastack (tests/fixtures/nopidfd.c):
+# the leftovers are killed by PID all the same, and a line says so.
+cat >"$TMP/orphan.sh" <<EOF
+#!/bin/sh
+mpirun --oversubscribe -np $NP $APPS/stencil &
+echo \$! >"$TMP/orphan.mpirun"
+wait
+EOF
+psrun_later nopidfd 300 LD_PRELOAD="$(cd "$BUILD/tests" && pwd)/libnopidfd.so" PS_FAULT=spin PS_FAULT_RANK=2 PS_FAULT_AFTER=$AFTER -- \
+	--seed 7 $FAST --grace 2 -- sh "$TMP/orphan.sh"
 
 # --- computation errors ---------------------------------------------------------------------
 # A window longer than the model takes: the recorded suspicion is the model's verdict.
@@ -385,5 +396,20 @@ expect_grep "300 ranks under one parent: all found" "watching 300 ranks" "$ERR"
 prun_collect helpers
 expect_hang "more than 2C ranks, with helpers" computation '[4]'
 jreport "helpers are not ranks" '[.ranks[].rank] == [0,1,2,3,4,5]'
+
+# --- pidfd_open failing (EMFILE, kernels before 5.3): the wrapper's leftover mpirun and ranks are
+# killed by PID, each checked by its start time, and one line says how.
+psrun_collect nopidfd
+expect_hang "pidfd_open failing" computation '[2]'
+expect_grep "pidfd_open failing: said how the leftovers were killed" \
+	"^parastack: pidfd_open: Function not implemented - [0-9]* leftover process(es) of the job killed by PID" "$ERR"
+orphan=$(cat "$TMP/orphan.mpirun" 2>/dev/null)
+detected=$(jq -r '.detected_at // 9999999999' "$REPORT" 2>/dev/null)
+if [ -n "$orphan" ] && proc_alive "$orphan" && proc_started_before "$orphan" "$detected"; then
+	fail "pidfd_open failing: the wrapper's mpirun ($orphan) still runs"
+	kill -KILL "$orphan"
+else
+	ok
+fi
 
 finish
