@@ -59,21 +59,25 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 
 
 STATS_SRC    := $(wildcard stats/*.c)
-LAUNCHER_SRC := $(filter-out launcher/task_prolog.c,$(wildcard launcher/*.c))
+# The parastack command: its launcher (run, attach, the monitors started) and the tools that
+# inspect (stack, replay, plot, view).
+LAUNCHER_SRC := $(wildcard launcher/*.c inspect/*.c)
+# What every program stands on (base/).
+BASE_SRC     := $(wildcard base/*.c)
 # The monitor's MPI parts (built with mpicc) and the rest (usable by every program).
 MONITOR_MPI_SRC := monitor/job/comm.c monitor/daemon/jobstack.c monitor/job/job.c monitor/daemon/daemon.c \
 	monitor/daemon/watch.c monitor/daemon/output.c monitor/daemon/pipeline.c monitor/daemon/proof.c monitor/daemon/gather.c \
 	monitor/daemon/source_ptrace.c monitor/daemon/site.c monitor/daemon/stragglers.c monitor/daemon/jobmeta.c
-# The Slurm lookups link libslurm: only the programs that ask Slurm take them. Built without
+# The schedulers' lookups (sched/lookup/): what Slurm and Torque say about a job, on the base's
+# floor, for the monitor and the front ends alike. The Slurm lookups link libslurm (no pkg-config
+# file in Debian: -lslurm by name): only the programs that ask Slurm take them. Built without
 # Slurm (SLURM=no), each lookup answers "built without Slurm" instead (lookup_slurm_none.c).
-SLURM_SRC    := $(if $(WITH_SLURM),monitor/base/lookup_slurm.c,monitor/base/lookup_slurm_none.c)
-MONITOR_SRC  := $(filter-out $(MONITOR_MPI_SRC) monitor/base/lookup_slurm.c monitor/base/lookup_slurm_none.c,\
-	$(wildcard monitor/*/*.c monitor/*/*/*.c))
+SLURM_SRC    := $(if $(WITH_SLURM),sched/lookup/lookup_slurm.c,sched/lookup/lookup_slurm_none.c)
+TORQUE_SRC   := sched/lookup/lookup_torque.c
+MONITOR_SRC  := $(BASE_SRC) sched/lookup/slurm_ids.c $(TORQUE_SRC) \
+	$(filter-out $(MONITOR_MPI_SRC),$(wildcard monitor/*/*.c monitor/*/*/*.c))
 # libstdc++ for its C++ demangler (monitor/sample/addr/demangle.c).
 MONITOR_LIBS := -lunwind-ptrace -lunwind-generic -lunwind -ldw -lelf -ljansson -lstdc++
-# The schedulers' lookups (monitor/base/lookup_slurm.c, lookup_torque.c): the monitor's base,
-# used by the front ends too. libslurm has no pkg-config file in Debian: -lslurm by name.
-TORQUE_SRC   := monitor/base/lookup_torque.c
 SCHED_LIBS   := $(if $(WITH_SLURM),-lslurm,)
 TESTLIB_SRC  := $(wildcard tests/lib/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
@@ -184,7 +188,7 @@ $(B)/tests/libparastack-mpi-asan.so: $(RECORD_SRC)
 	@mkdir -p $(@D)
 	$(call say,MPICC,$@)mpicc -std=gnu11 -O1 -g -fPIC -shared -fvisibility=hidden $(SAN) -Irecord -I$(GEN) $(WARN) -o $@ $(RECORD_UNITS) -ldl
 
-$(TASK_PROLOG): $(call obj,obj,launcher/task_prolog.c)
+$(TASK_PROLOG): $(call obj,obj,sched/slurm/task_prolog.c)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(B)/mpich/libparastack-mpi.so: $(RECORD_SRC)
@@ -203,17 +207,17 @@ $(B)/mpich/tests/apps/%: tests/apps/%.c tests/apps/faults.h
 $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
-$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c launcher/batch_job.c monitor/base/options.c monitor/base/install_paths.c $(STATS_SRC))
+$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c sched/batch/batch_job.c base/options.c base/install_paths.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-$(SPANK_PLUGIN): $(call obj,pic,sched/slurm/spank_parastack.c sched/slurm/spank_collect.c sched/slurm/spank_streams.c monitor/base/options.c monitor/base/layershims.c monitor/base/runtimes.c \
-		monitor/base/promfile.c monitor/sample/safe/trustedpath.c $(STATS_SRC))
+$(SPANK_PLUGIN): $(call obj,pic,sched/slurm/spank_parastack.c sched/slurm/spank_collect.c sched/slurm/spank_streams.c base/options.c base/layershims.c base/runtimes.c \
+		base/promfile.c monitor/sample/safe/trustedpath.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ -lm
 
-$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c launcher/batch_job.c monitor/base/options.c monitor/base/install_paths.c $(STATS_SRC) $(TORQUE_SRC))
+$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c sched/batch/batch_job.c base/options.c base/install_paths.c $(STATS_SRC) $(TORQUE_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
-$(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c monitor/base/slurm_ids.c $(SLURM_SRC) $(TORQUE_SRC))
+$(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c sched/lookup/slurm_ids.c $(SLURM_SRC) $(TORQUE_SRC))
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(SCHED_LIBS)
 
@@ -373,25 +377,26 @@ $(B)/fuzz/fuzz_trace: tests/fuzz/fuzz_trace.c stats/trace.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lm
 
-$(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c monitor/base/pidlist.c
+$(B)/fuzz/fuzz_pidlist: tests/fuzz/fuzz_pidlist.c base/pidlist.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/sample/addr/maps.c monitor/sample/addr/modreg.c monitor/base/runtimes.c monitor/sample/safe/procfs.c
+$(B)/fuzz/fuzz_procfs: tests/fuzz/fuzz_procfs.c monitor/sample/addr/maps.c monitor/sample/addr/modreg.c base/runtimes.c monitor/sample/safe/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
-$(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c monitor/base/lookup_torque.c
+$(B)/fuzz/fuzz_torque: tests/fuzz/fuzz_torque.c sched/lookup/lookup_torque.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^
 
-$(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/stop/pyframes.c monitor/sample/stop/pylayouts.c monitor/sample/addr/maps.c monitor/sample/addr/modreg.c monitor/base/runtimes.c \
+$(B)/fuzz/fuzz_pyframes: tests/fuzz/fuzz_pyframes.c monitor/sample/stop/pyframes.c monitor/sample/stop/pylayouts.c monitor/sample/addr/maps.c monitor/sample/addr/modreg.c base/runtimes.c \
 		monitor/sample/safe/procfs.c
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lelf
 
 # What a rank controls: its record, read into the report and the wait-for analysis.
-RECORD_READER_SRC := monitor/hang/mpirecord.c monitor/sample/stop/record_area.c monitor/base/runtimes.c monitor/hang/record_check.c monitor/hang/ranges.c \
+RECORD_READER_SRC := monitor/sample/record/mpirecord.c monitor/sample/record/torchrecord.c monitor/sample/stop/record_area.c \
+	base/runtimes.c monitor/sample/record/record_check.c base/ranges.c \
 	monitor/sample/safe/textsafe.c monitor/sample/safe/watchdog.c monitor/sample/safe/fscreds.c \
 	monitor/sample/safe/procfs.c monitor/sample/safe/identity.c monitor/sample/addr/symbolize.c \
 	monitor/sample/addr/maps.c monitor/sample/addr/modreg.c monitor/sample/addr/demangle.c \
@@ -401,21 +406,21 @@ $(B)/fuzz/fuzz_record: tests/fuzz/fuzz_record.c tests/fuzz/forged_areas.h $(RECO
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson -lstdc++
 
 $(B)/fuzz/fuzz_waitfor: tests/fuzz/fuzz_waitfor.c tests/fuzz/forged_areas.h $(RECORD_READER_SRC) \
-		$(filter-out monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/hang/cores.c,$(wildcard monitor/hang/*.c)) $(GEN)/psrec_funcs.h
+		$(wildcard monitor/hang/*.c) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson -lstdc++
 
 $(B)/fuzz/fuzz_snapclass: tests/fuzz/fuzz_snapclass.c $(RECORD_READER_SRC) \
-		$(filter-out monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/hang/cores.c,$(wildcard monitor/hang/*.c)) $(GEN)/psrec_funcs.h
+		$(wildcard monitor/hang/*.c) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson -lstdc++
 
 $(B)/fuzz/fuzz_torchrec: tests/fuzz/fuzz_torchrec.c $(RECORD_READER_SRC) \
-		$(filter-out monitor/hang/mpirecord.c monitor/hang/record_check.c monitor/hang/ranges.c monitor/hang/cores.c,$(wildcard monitor/hang/*.c)) $(GEN)/psrec_funcs.h
+		$(wildcard monitor/hang/*.c) $(GEN)/psrec_funcs.h
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -I$(B)/gen -o $@ $(filter %.c,$^) -ldw -lelf -ljansson -lstdc++
 
-$(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c monitor/base/options.c $(STATS_SRC)
+$(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c base/options.c $(STATS_SRC)
 	@mkdir -p $(@D)
 	$(call say,CLANG,$@)clang $(FUZZ_FLAGS) -o $@ $^ -lm
 

@@ -14,15 +14,15 @@
 #include <unistd.h>
 #include <limits.h>
 
-#include "../monitor/base/exitcodes.h"
+#include "../base/exitcodes.h"
 #include "../monitor/job/pidlist_check.h"
 #include "../monitor/sample/safe/procfs.h"
-#include "../monitor/base/signals.h"
-#include "../monitor/base/lookup_slurm.h"
+#include "../base/signals.h"
+#include "../sched/lookup/lookup_slurm.h"
 #include "commands.h"
 #include "monitors.h"
-#include "../monitor/base/install_paths.h"
-#include "../monitor/base/options.h"
+#include "../base/install_paths.h"
+#include "../base/options.h"
 
 static const char attach_usage[] =
 	"usage: parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID[.STEP])\n"

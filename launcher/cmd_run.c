@@ -30,21 +30,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../monitor/base/clock.h"
-#include "../monitor/base/exitcodes.h"
-#include "../monitor/base/pidlist.h"
+#include "../base/clock.h"
+#include "../base/exitcodes.h"
+#include "../base/pidlist.h"
 #include "../monitor/sample/safe/procfs.h"
 #include "../monitor/sample/safe/procsig.h"
-#include "../monitor/base/signals.h"
-#include "../monitor/base/lookup_slurm.h"
-#include "../monitor/base/lookup_torque.h"
+#include "../base/signals.h"
+#include "../sched/lookup/lookup_slurm.h"
+#include "../sched/lookup/lookup_torque.h"
 #include "commands.h"
 #include "monitors.h"
 #include "job_pattern.h"
 #include "layer_place.h"
 #include "layer_util.h"
-#include "../monitor/base/install_paths.h"
-#include "../monitor/base/options.h"
+#include "../base/install_paths.h"
+#include "../base/options.h"
 
 
 static const char run_usage[] =

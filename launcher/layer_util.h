@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../monitor/base/layershims.h"
+#include "../base/layershims.h"
 #include "layer_placement.h"
 
 const char *layer_base_name(const char *path);

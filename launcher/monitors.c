@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../monitor/base/exitcodes.h"
-#include "../monitor/base/install_paths.h"
-#include "../monitor/base/options.h"
+#include "../base/exitcodes.h"
+#include "../base/install_paths.h"
+#include "../base/options.h"
 
 #define ARGV_MAX 48
 

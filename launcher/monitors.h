@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../monitor/base/pidlist.h"
-#include "../monitor/base/lookup_slurm.h"
+#include "../base/pidlist.h"
+#include "../sched/lookup/lookup_slurm.h"
 
 /* Where and on what the monitors run: a Slurm allocation to start them in (or NULL), the hosts
  * for mpirun (empty: one per node of the allocation, or one here), and the option naming the

@@ -5,8 +5,8 @@
 
 #include "commands.h"
 #include "layer_place.h"
-#include "../monitor/base/install_paths.h"
-#include "../monitor/base/options.h"
+#include "../base/install_paths.h"
+#include "../base/options.h"
 #include "site_defaults.h"
 
 #ifndef PARASTACK_VERSION

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../monitor/base/install_paths.h"
-#include "../monitor/base/options.h"
+#include "../base/install_paths.h"
+#include "../base/options.h"
 
 #define DEFAULTS_MAX 64
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* torch_format — the collective record a torch.distributed rank keeps (record/python/
- * parastack_torchrec.py writes it, monitor/hang/torchrecord.c reads it at hang time): a memfd
+ * parastack_torchrec.py writes it, monitor/sample/record/torchrecord.c reads it at hang time): a memfd
  * mapped into the rank, named TORCHREC_MAPPING in its /proc/PID/maps, TORCHREC_SIZE bytes, little
  * endian, no pointers. The writer bumps gen to odd before a change and to even after it; a
  * reader that sees it odd, or changed across its copy, copies again or gives up. The Python

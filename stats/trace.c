@@ -326,7 +326,7 @@ int trace_write_waits(FILE *out, const int *ranks, const signed char *waits, int
 
 	for (int i = 0; i < n; i++)
 		bad |= fprintf(out, " %d:%c", ranks[i], waits[i] < 0 ? '-' : waits[i] ? '1' : '0') < 0;
-	return bad | (fputc('\n', out) < 0) ? -1 : 0;
+	return (bad | (fputc('\n', out) < 0)) ? -1 : 0;
 }
 
 int trace_write_model(FILE *out, double alpha, double interval_ms, double max_interval_ms)

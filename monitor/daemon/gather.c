@@ -10,8 +10,8 @@
 
 #include <string.h>
 
-#include "../base/log.h"
-#include "../hang/ranges.h"
+#include "../../base/log.h"
+#include "../../base/ranges.h"
 #include "../hang/report.h"
 #include "../hang/snapclass.h"
 #include "../job/tree.h"

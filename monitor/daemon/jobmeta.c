@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../base/lookup_slurm.h"
+#include "../../sched/lookup/lookup_slurm.h"
 #include "../sample/safe/procfs.h"
 
 #define JOBMETA_COMMAND_MAX 4096 /* bytes of a command line kept */

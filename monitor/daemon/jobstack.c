@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../base/clock.h"
+#include "../../base/clock.h"
 #include "../hang/report.h"
 #include "../hang/report_stacks.h"
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "../../stats/stats.h"
-#include "../base/log.h"
+#include "../../base/log.h"
 #include "../sample/safe/procfs.h"
 #include "monitor.h"
 #include "outfile.h"

@@ -23,8 +23,8 @@
 #include <jansson.h>
 
 #include "../../stats/stats.h"
-#include "../base/clock.h"
-#include "../base/options.h"
+#include "../../base/clock.h"
+#include "../../base/options.h"
 #include "../job/job.h"
 #include "../sample/print/pstack.h"
 

@@ -11,7 +11,7 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/resource.h>
-#include "../hang/cores.h"
+#include "../sample/stop/cores.h"
 #include "jobmeta.h"
 #include "outfile.h"
 #include "gather.h"

@@ -6,7 +6,7 @@
 #define PARASTACK_OUTPUT_H
 
 #include "monitor.h"
-#include "../base/log.h"
+#include "../../base/log.h"
 
 /* "2 h 13 min", "5 min 3 s", "42 s". */
 void output_duration_text(double s, char *buf, size_t len);

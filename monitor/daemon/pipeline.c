@@ -4,7 +4,7 @@
  * ones, the report and the action). What it owns of struct monitor is said in monitor.h. */
 #include "pipeline.h"
 
-#include "../base/exitcodes.h"
+#include "../../base/exitcodes.h"
 #include "../hang/report.h"
 #include "../hang/report_summary.h"
 #include "../hang/runtime_word.h"

@@ -16,10 +16,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "../base/log.h"
-#include "../base/lookup_slurm.h"
-#include "../base/promfile.h"
-#include "../hang/ranges.h"
+#include "../../base/log.h"
+#include "../../sched/lookup/lookup_slurm.h"
+#include "../../base/promfile.h"
+#include "../../base/ranges.h"
 #include "jobmeta.h"
 #include "outfile.h"
 

@@ -4,8 +4,8 @@
  * read from their memory. */
 #include "source.h"
 
-#include "../hang/mpirecord.h"
-#include "../hang/torchrecord.h"
+#include "../sample/record/mpirecord.h"
+#include "../sample/record/torchrecord.h"
 #include "../job/job.h"
 #include "../sample/addr/maps.h"
 #include "../sample/print/capture.h"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../base/clock.h"
-#include "../base/log.h"
+#include "../../base/clock.h"
+#include "../../base/log.h"
 #include "site.h"
 
 int stragglers_setup(struct monitor *m)

@@ -6,9 +6,9 @@
 #include "watch.h"
 
 #include <string.h>
-#include "../hang/cores.h"
-#include "../base/exitcodes.h"
-#include "../base/signals.h"
+#include "../sample/stop/cores.h"
+#include "../../base/exitcodes.h"
+#include "../../base/signals.h"
 #include "gather.h"
 #include "jobmeta.h"
 #include "memory.h"

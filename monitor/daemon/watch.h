@@ -5,7 +5,7 @@
 #ifndef PARASTACK_WATCH_H
 #define PARASTACK_WATCH_H
 
-#include "../base/exitcodes.h"
+#include "../../base/exitcodes.h"
 #include "monitor.h"
 
 /* How one round (one MPI job) ended. The first three are the monitor's own exit statuses

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* report — diagnosis on snapshots. */
 #include "report.h"
-#include "mpirecord.h"
+#include "../sample/record/mpirecord.h"
 #include "../sample/addr/maps.h"
-#include "../base/runtimes.h"
+#include "../../base/runtimes.h"
 #include "../sample/print/mpiname.h"
-#include "ranges.h"
+#include "../../base/ranges.h"
 #include "snapclass.h"
 #include "report_path.h"
 #include "report_util.h"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ranges.h"
+#include "../../base/ranges.h"
 
 /* "0-2,4-7" from sorted ranks (ranges.h). */
 static inline void report_ranges(const int *ranks, int n, char *buf, size_t len)

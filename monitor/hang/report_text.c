@@ -6,7 +6,7 @@
  * longer than REPORT_TEXT_MAX_LINE): rank lists as ranges, the largest parts first, "and K more"
  * for the rest, which the JSON report holds whole. */
 #include "report.h"
-#include "ranges.h"
+#include "../../base/ranges.h"
 #include "report_path.h"
 #include "report_util.h"
 #include "../sample/print/frames.h"

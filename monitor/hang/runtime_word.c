@@ -6,7 +6,7 @@
 
 #include "report_util.h"
 #include "snapclass.h"
-#include "../base/runtimes.h"
+#include "../../base/runtimes.h"
 
 const char *report_runtime_word(json_t *snap, char *buf, size_t len)
 {

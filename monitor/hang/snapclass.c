@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ranges.h"
+#include "../../base/ranges.h"
 #include "report_util.h"
 
 struct member {

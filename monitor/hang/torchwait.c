@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ranges.h"
+#include "../../base/ranges.h"
 #include "report_util.h"
 #include "snapclass.h"
 #include "waitfor_graph.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpirecord.h"
-#include "ranges.h"
+#include "../sample/record/mpirecord.h"
+#include "../../base/ranges.h"
 #include "waitfor_graph.h"
 
 

@@ -2,14 +2,14 @@
 /* waitfor_graph — the nodes of the wait-for graph and the readers of the records (see
  * waitfor_graph.h). */
 #include "waitfor_graph.h"
-#include "mpirecord.h"
+#include "../sample/record/mpirecord.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ranges.h"
+#include "../../base/ranges.h"
 
 void wf_say(json_t *diag, const char *fmt, ...)
 {

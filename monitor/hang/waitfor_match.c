@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpirecord.h"
+#include "../sample/record/mpirecord.h"
 #include "waitfor_graph.h"
 
 /* A send this small went out at once on every transport seen (Open MPI's shared memory

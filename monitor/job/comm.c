@@ -3,7 +3,7 @@
 #include "comm.h"
 
 #include "../../stats/trace.h"
-#include "../base/clock.h"
+#include "../../base/clock.h"
 
 #include <mpi.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../base/runtimes.h"
+#include "../../base/runtimes.h"
 #include "../sample/safe/procfs.h"
 
 

@@ -4,15 +4,15 @@
  * targets opened, and ending a listed job's processes. Its state is struct job (job.h). */
 #include "job.h"
 
-#include "../base/lookup_slurm.h"
+#include "../../sched/lookup/lookup_slurm.h"
 
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../base/clock.h"
-#include "../base/log.h"
-#include "../base/options.h"
+#include "../../base/clock.h"
+#include "../../base/log.h"
+#include "../../base/options.h"
 #include "pidlist_check.h"
 #include "../sample/safe/procsig.h"
 #include "../sample/stop/snapshot.h"

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../base/lookup_slurm.h"
-#include "../base/pidlist.h"
+#include "../../sched/lookup/lookup_slurm.h"
+#include "../../base/pidlist.h"
 #include "../sample/addr/progress.h"
 #include "../sample/addr/symbolize.h"
 #include "../sample/safe/identity.h"

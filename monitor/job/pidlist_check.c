@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "discover.h"
-#include "../base/runtimes.h"
+#include "../../base/runtimes.h"
 #include "../sample/safe/procfs.h"
 
 static int compare_int(const void *a, const void *b)

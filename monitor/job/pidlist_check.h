@@ -6,7 +6,7 @@
 #ifndef PARASTACK_PIDLIST_CHECK_H
 #define PARASTACK_PIDLIST_CHECK_H
 
-#include "../base/pidlist.h"
+#include "../../base/pidlist.h"
 #include "../sample/safe/identity.h"
 
 /* Check e (a process of this machine) before attaching: it exists, is no zombie, may be traced

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../base/clock.h"
+#include "../../base/clock.h"
 
 /* A rank is the owner's process: its real and effective uid both the job's owner. */
 int job_check_owner(const struct job *j, const struct job_proc *p)

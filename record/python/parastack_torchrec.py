@@ -3,7 +3,7 @@
 # one per communicator (design.md §8.2): per process group, how many collectives the rank has
 # entered and left (the ones called from Python, and DDP's gradient all-reduce, one per backward
 # after a DDP forward), and the call it is in now with its op, sizes, peer and Python call site.
-# The monitor reads it from outside at hang time (monitor/hang/torchrecord.c): a rank behind the
+# The monitor reads it from outside at hang time (monitor/sample/record/torchrecord.c): a rank behind the
 # others of a group, or on another op at the same sequence number, is the culprit.
 #
 # The record is a memfd mapped into the rank, "/memfd:parastack-torch-record" in its maps, laid

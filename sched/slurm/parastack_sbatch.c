@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../launcher/batch_job.h"
-#include "../../monitor/base/options.h"
+#include "../batch/batch_job.h"
+#include "../../base/options.h"
 
 #define CMD "parastack-sbatch"
 

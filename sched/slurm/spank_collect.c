@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../monitor/base/promfile.h"
+#include "../../base/promfile.h"
 #include "../../monitor/sample/safe/trustedpath.h"
 
 #define SPOOL_TOP "/run/parastack" /* reachable by every user (0711), root's alone */

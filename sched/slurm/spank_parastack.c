@@ -42,8 +42,8 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
-#include "../../monitor/base/layershims.h"
-#include "../../monitor/base/options.h"
+#include "../../base/layershims.h"
+#include "../../base/options.h"
 #include "config.h"
 #include "spank_collect.h"
 #include "spank_streams.h"

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../launcher/batch_job.h"
-#include "../../monitor/base/options.h"
-#include "../../monitor/base/lookup_torque.h"
+#include "../batch/batch_job.h"
+#include "../../base/options.h"
+#include "../lookup/lookup_torque.h"
 
 #define CMD "parastack-qsub"
 

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The house's rules (docs/design.md §11), checked by scripts/check-house: this checkout keeps
 # them, and each kind of break is caught in a copy of it (an include up a floor, one up inside
-# sample/, a front end reached from the monitor, a .c file included, a circle of files).
+# sample/, a front end reached from the monitor, one front end reaching another of its floor, a
+# file on no floor, a .c file included, a circle of files).
 . "$(dirname "$0")/lib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CHECK=$ROOT/scripts/check-house
@@ -14,7 +15,7 @@ expect_grep "the summary line" "every include within the floors, no circle" "$OU
 copy() {
 	rm -rf "$TMP/house"
 	mkdir -p "$TMP/house"
-	(cd "$ROOT" && tar cf - monitor stats launcher sched record) | (cd "$TMP/house" && tar xf -)
+	(cd "$ROOT" && tar cf - base monitor stats launcher inspect sched record) | (cd "$TMP/house" && tar xf -)
 }
 # broken NAME FILE LINE PATTERN: FILE (of the copy) given LINE after its first line; the check
 # fails, naming the rule.
@@ -27,24 +28,37 @@ broken() {
 	expect_grep "$1: the broken rule named" "$4" "$OUT"
 }
 broken "job/ up to daemon/" monitor/job/job.c '#include "../daemon/output.h"' \
-	"monitor/job/job.c includes monitor/daemon/output.h: job/ is below daemon/"
+	"monitor/job/job.c includes monitor/daemon/output.h: monitor/job/ is below monitor/daemon/"
 broken "sample/ up to hang/" monitor/sample/print/pstack.c '#include "../../hang/report.h"' \
-	"sample/ is below hang/"
-broken "base/ up to sample/" monitor/base/pidlist.c '#include "../sample/safe/identity.h"' \
-	"base/ is below sample/"
+	"monitor/sample/ is below monitor/hang/"
+broken "base/ up to monitor/" base/pidlist.c '#include "../monitor/sample/safe/identity.h"' \
+	"base/ is below monitor/sample/"
 broken "inside sample/: addr/ up to stop/" monitor/sample/addr/symbolize.c '#include "../stop/target.h"' \
-	"sample/addr/ is below sample/stop/"
+	"monitor/sample/addr/ is below monitor/sample/stop/"
 broken "monitor/ reaching launcher/" monitor/hang/report.c '#include "../../launcher/commands.h"' \
-	"monitor/ stands below launcher/"
-broken "stats/ reaching monitor/" stats/detector.c '#include "../monitor/base/clock.h"' \
-	"stats/ stands below monitor/"
+	"monitor/hang/ is below launcher/"
+broken "stats/ reaching base/" stats/detector.c '#include "../base/clock.h"' \
+	"stats/ is below base/"
+broken "one front end reaching another" sched/torque/parastack_qsub.c '#include "../slurm/spank_collect.h"' \
+	"sched/torque/ and sched/slurm/ are one floor, neither reaches the other"
+broken "the batch core up to a front end" sched/batch/batch_job.c '#include "../torque/../slurm/spank_collect.h"' \
+	"sched/batch/ is below sched/slurm/"
+broken "two places of one floor" launcher/cmd_run.c '#include "../sched/batch/batch_job.h"' \
+	"launcher/ and sched/batch/ are one floor, neither reaches the other"
+broken "inside sample/: stop/ up to record/" monitor/sample/stop/target.c '#include "../record/mpirecord.h"' \
+	"monitor/sample/stop/ is below monitor/sample/record/"
+copy
+mkdir -p "$TMP/house/tools" && printf '/* a new folder */\n' >"$TMP/house/tools/x.c"
+run python3 "$CHECK" "$TMP/house"
+expect_status "a file on no floor: the check fails" 1
+expect_grep "a file on no floor: named" "tools/x.c stands on no floor" "$OUT"
 broken "a .c included" record/layer.c '#include "channels.c"' \
 	"record/layer.c includes record/channels.c: a .c file is compiled on its own"
 # Two files of one floor that include each other's headers: a circle, though no floor is crossed.
-broken "a circle of files" monitor/hang/ranges.c '#include "report.h"' \
-	"a circle of files: .*monitor/hang/ranges -> monitor/hang/report"
+broken "a circle of files" monitor/hang/snapclass.c '#include "report.h"' \
+	"a circle of files: .*monitor/hang/report -> .*monitor/hang/snapclass"
 
-# One table of communication runtimes (issue 67): outside monitor/base/runtimes.c no string of
+# One table of communication runtimes (issue 67): outside base/runtimes.c no string of
 # the code (comments aside) names a runtime's library or frames; a copy that names one is caught.
 runtime_names() {
 	python3 - "$1" <<'PY'
@@ -55,11 +69,11 @@ names = re.compile(r"libgloo|libnccl|libmpich|libmpi[._\x22]|libpmpi|libopen-pal
                    r"ncclProxy|opal_progress|ompi_|MPID_|MPIR_|ucp_worker|uct_worker|_ZN4c10d|_ZN4gloo")
 comment = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 literal = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-for top in ("monitor", "launcher", "sched", "stats"):
+for top in ("base", "monitor", "launcher", "inspect", "sched", "stats"):
     for d, _, files in os.walk(os.path.join(root, top)):
         for f in files:
             path = os.path.join(d, f)
-            if not f.endswith((".c", ".h")) or path.endswith("monitor/base/runtimes.c"):
+            if not f.endswith((".c", ".h")) or path.endswith("base/runtimes.c"):
                 continue
             code = comment.sub(" ", open(path, errors="replace").read())
             for lit in literal.findall(code):

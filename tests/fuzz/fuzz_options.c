@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* fuzz_options — libFuzzer target for the options parser every watching command shares
- * (monitor/base/options.c): the input is a command line, words separated by NUL bytes, parsed
+ * (base/options.c): the input is a command line, words separated by NUL bytes, parsed
  * as `parastack run` and `attach` parse theirs (getopt_long over WATCH_LONGOPTS, then the
  * cross-option checks, an unknown word named with a suggestion). Any command line must give a
  * value or a one-line error, never a crash, a read past a word, or a hang. */
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../monitor/base/options.h"
+#include "../../base/options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* fuzz_pidlist — libFuzzer target for the PID-file and --pids parsers (monitor/base/pidlist.c):
+/* fuzz_pidlist — libFuzzer target for the PID-file and --pids parsers (base/pidlist.c):
  * any bytes must give entries or a one-line error, never a crash, a leak or undefined
  * behaviour; accepted entries hold valid PIDs and no (host, pid) twice. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../monitor/base/pidlist.h"
+#include "../../base/pidlist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

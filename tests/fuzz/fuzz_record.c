@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* fuzz_record — libFuzzer target for the record parser (monitor/hang/record_check.c and
+/* fuzz_record — libFuzzer target for the record parser (monitor/sample/record/record_check.c and
  * mpirecord.c): one rank's record forged by the input (forged_areas.h) into the report's JSON.
  * Whatever the rank wrote, the parser must return a record or "unreadable", bounded in size
  * (the members pool, the tables), never loop, crash or read past the area. */
 #include <stdlib.h>
 
-#include "../../monitor/hang/mpirecord.h"
+#include "../../monitor/sample/record/mpirecord.h"
 #include "forged_areas.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

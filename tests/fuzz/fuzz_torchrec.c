@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../monitor/hang/torchrecord.h"
+#include "../../monitor/sample/record/torchrecord.h"
 #include "../../monitor/hang/torchwait.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../monitor/base/lookup_torque.h"
+#include "../../sched/lookup/lookup_torque.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

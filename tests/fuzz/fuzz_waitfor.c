@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../monitor/hang/mpirecord.h"
+#include "../../monitor/sample/record/mpirecord.h"
 #include "../../monitor/hang/report.h"
 #include "forged_areas.h"
 

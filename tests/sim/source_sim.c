@@ -30,7 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../monitor/hang/mpirecord.h"
+#include "../../monitor/sample/record/mpirecord.h"
 
 enum sim_case { SIM_HEALTHY, SIM_BEHIND, SIM_RING, SIM_FARM };
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../monitor/base/signals.h"
+#include "../../base/signals.h"
 #include "../../monitor/sample/print/frames.h"
 #include "../../monitor/sample/stop/target.h"
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../monitor/base/lookup_slurm.h"
+#include "../../sched/lookup/lookup_slurm.h"
 
 int main(int argc, char **argv)
 {

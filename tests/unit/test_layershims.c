@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Tests of the launcher shims' directory (monitor/base/layershims.c), which `parastack run` of a
+/* Tests of the launcher shims' directory (base/layershims.c), which `parastack run` of a
  * job script and the SPANK plugin's batch step both make: every shim a link to the program, the
  * directory private; removal takes what shims copied into it too, follows no link, and leaves
  * a directory someone else owns alone; and which programs get the MPICH build of the layer. */
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../monitor/base/layershims.h"
+#include "../../base/layershims.h"
 #include "suites.h"
 
 START_TEST(every_shim_links_to_the_program_in_a_private_directory)

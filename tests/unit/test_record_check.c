@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Tests of the record checks (monitor/hang/record_check.c) and the parser (mpirecord.c) on
+/* Tests of the record checks (monitor/sample/record/record_check.c) and the parser (mpirecord.c) on
  * records a hostile rank forges (tests/fuzz/forged_areas.h): each row of issue 29's table that
  * enters through the record — a collective count at its maximum, a library name without its NUL
  * or not UTF-8, communicators sharing the members pool, members at INT_MAX, fake members — is
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../monitor/hang/mpirecord.h"
+#include "../../monitor/sample/record/mpirecord.h"
 #include "../../monitor/hang/report.h"
 #include "../fuzz/forged_areas.h"
 #include "suites.h"

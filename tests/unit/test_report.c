@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../../monitor/sample/print/mpiname.h"
-#include "../../monitor/hang/ranges.h"
+#include "../../base/ranges.h"
 #include "../../monitor/hang/report.h"
 #include "../../monitor/hang/report_summary.h"
 #include "suites.h"

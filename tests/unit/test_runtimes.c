@@ -7,7 +7,7 @@
 
 #include "suites.h"
 #include "../../monitor/sample/addr/maps.h"
-#include "../../monitor/base/runtimes.h"
+#include "../../base/runtimes.h"
 
 static const char *word_of(const char *file)
 {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "suites.h"
-#include "../../monitor/hang/torchrecord.h"
+#include "../../monitor/sample/record/torchrecord.h"
 #include "../../monitor/hang/torchwait.h"
 
 /* A rank of a snapshot: its state and its record, from JSON text. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../monitor/base/lookup_torque.h"
+#include "../../sched/lookup/lookup_torque.h"
 #include "suites.h"
 
 static char dir[] = "/tmp/parastack-unit-torque.XXXXXX";

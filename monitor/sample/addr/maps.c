@@ -2,7 +2,7 @@
 /* maps — parsing /proc/PID/maps, classifying modules by file name, and collecting the address
  * ranges of MPI_* functions from the symbol tables of application modules (libelf). */
 #include "maps.h"
-#include "../../base/runtimes.h"
+#include "../../../base/runtimes.h"
 #include "../safe/procfs.h"
 
 #include <errno.h>

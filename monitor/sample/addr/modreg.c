@@ -2,7 +2,7 @@
 /* modreg — one entry per mapped file for the whole monitor, and the ELF scan that finds the
  * ranges of MPI's functions in it (modreg.h). */
 #include "modreg.h"
-#include "../../base/runtimes.h"
+#include "../../../base/runtimes.h"
 
 #include <ctype.h>
 #include <gelf.h>

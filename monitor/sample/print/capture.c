@@ -3,7 +3,7 @@
 #include "capture.h"
 #include "frames.h"
 #include "mpiname.h"
-#include "../../base/runtimes.h"
+#include "../../../base/runtimes.h"
 #include "../safe/procfs.h"
 
 #include <stdio.h>

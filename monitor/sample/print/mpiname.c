@@ -2,7 +2,7 @@
 /* mpiname — the MPI routine a function name of an MPI library stands for. A string function
  * of its own so that the report and the fuzz targets link it without the stack capture. */
 #include "mpiname.h"
-#include "../../base/runtimes.h"
+#include "../../../base/runtimes.h"
 
 #include <ctype.h>
 #include <stdio.h>

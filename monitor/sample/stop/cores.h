@@ -6,8 +6,8 @@
 
 #include <jansson.h>
 
-#include "../sample/safe/ownedfile.h"
-#include "../sample/stop/target.h"
+#include "../safe/ownedfile.h"
+#include "target.h"
 
 /* Core files of those of the n local targets whose rank is in ranks (nranks of them), in dir:
  * DIR/core.rank<R>.<host>.<pid>, new files of o's, 0600. A rank no longer the process found

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../monitor/base/install_paths.h"
-#include "../monitor/base/options.h"
+#include "../../base/install_paths.h"
+#include "../../base/options.h"
 
 #define SCRIPT_MAX (16 << 20)
 

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <sys/types.h>
 
-#include "../../record/torch_format.h"
+#include "../../../record/torch_format.h"
 
 /* pid's record as JSON, or NULL when it keeps none (no torch.distributed, --no-record, a
  * Python older than 3.8) or it fails its checks. */

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "../stats/stats.h"
-#include "commands.h"
-#include "../monitor/base/options.h"
+#include "../launcher/commands.h"
+#include "../base/options.h"
 
 static const char replay_usage[] =
 	"usage: parastack replay [options] FILE\n"

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "../../record/record_format.h"
-#include "../sample/addr/demangle.h"
-#include "../sample/safe/textsafe.h"
+#include "../../../record/record_format.h"
+#include "../addr/demangle.h"
+#include "../safe/textsafe.h"
 #include "record_check.h"
-#include "ranges.h"
+#include "../../../base/ranges.h"
 
 #define FUNC_NAME(name, text, kind) text,
 static const char *const func_names[] = { PSREC_FUNCS(FUNC_NAME) };

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../record/record_format.h"
+#include "../../../record/record_format.h"
 
 /* Is a consistent with itself and with a job of job_size ranks (< 1: unknown), as the record
  * of rank (-1: unknown)? If not, why (one line). */

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "../launcher/commands.h"
 #include "view.h"
-#include "../monitor/base/options.h"
+#include "../base/options.h"
 
 static const char view_usage[] =
 	"usage: parastack view [options] REPORT.json\n"

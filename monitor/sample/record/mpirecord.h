@@ -8,9 +8,9 @@
 
 #include <jansson.h>
 
-#include "../../record/record_format.h"
-#include "../sample/addr/symbolize.h"
-#include "../sample/stop/target.h"
+#include "../../../record/record_format.h"
+#include "../addr/symbolize.h"
+#include "../stop/target.h"
 
 /* The rank's record as JSON (call sites named through sy), or NULL when it has no recording
  * layer or the copy is unusable (another version, torn). A record that contradicts itself or

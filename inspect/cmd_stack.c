@@ -12,12 +12,12 @@
 #include <sys/wait.h>
 
 #include "../monitor/job/discover.h"
-#include "../monitor/base/pidlist.h"
+#include "../base/pidlist.h"
 #include "../monitor/hang/report_stacks.h"
-#include "commands.h"
-#include "monitors.h"
-#include "../monitor/base/install_paths.h"
-#include "../monitor/base/options.h"
+#include "../launcher/commands.h"
+#include "../launcher/monitors.h"
+#include "../base/install_paths.h"
+#include "../base/options.h"
 
 static const char stack_usage[] =
 	"usage: parastack stack [--json] [--tree] (PID... | --pids LIST | --launcher PID |\n"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "../sample/safe/textsafe.h"
+#include "../safe/textsafe.h"
 
 #define MAPS_LINES 65536 /* a rank's maps read at most this far */
 

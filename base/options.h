@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../stats/detector.h"
+#include "../stats/detector.h"
 
 /* Exit statuses shared by the commands. */
 #define EXIT_USAGE 2 /* bad option or argument */

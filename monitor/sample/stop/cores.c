@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../sample/safe/ownedfile.h"
+#include "../safe/ownedfile.h"
 
 #define GCORE_DEADLINE_S 300
 

@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "../stats/stats.h"
-#include "commands.h"
-#include "../monitor/base/options.h"
+#include "../launcher/commands.h"
+#include "../base/options.h"
 
 static const char plot_usage[] =
 	"usage: parastack plot [options] TRACE\n"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../monitor/hang/ranges.h"
+#include "../base/ranges.h"
 
 /* Text into HTML (element content and quoted attributes alike). */
 static void esc(FILE *out, const char *s)
