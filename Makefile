@@ -207,14 +207,14 @@ $(B)/mpich/tests/apps/%: tests/apps/%.c tests/apps/faults.h
 $(B)/parastack: $(call obj,obj,$(LAUNCHER_SRC) $(MONITOR_SRC) $(SLURM_SRC) $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(MONITOR_LIBS) $(SCHED_LIBS) -lm
 
-$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c sched/batch/batch_job.c base/options.c base/install_paths.c $(STATS_SRC))
+$(B)/parastack-sbatch: $(call obj,obj,sched/slurm/parastack_sbatch.c sched/batch/batch_job.c base/options.c base/option_docs.c base/install_paths.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 $(SPANK_PLUGIN): $(call obj,pic,sched/slurm/spank_parastack.c sched/slurm/spank_collect.c sched/slurm/spank_streams.c base/options.c base/layershims.c base/runtimes.c \
 		base/promfile.c monitor/sample/safe/trustedpath.c $(STATS_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -shared -o $@ $^ -lm
 
-$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c sched/batch/batch_job.c base/options.c base/install_paths.c $(STATS_SRC) $(TORQUE_SRC))
+$(B)/parastack-qsub: $(call obj,obj,sched/torque/parastack_qsub.c sched/batch/batch_job.c base/options.c base/option_docs.c base/install_paths.c $(STATS_SRC) $(TORQUE_SRC))
 	$(call say,LINK,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 $(B)/tests/slurm_probe: $(call obj,obj,tests/tools/slurm_probe.c sched/lookup/slurm_ids.c $(SLURM_SRC) $(TORQUE_SRC))

@@ -334,7 +334,7 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 	case WOPT_PROGRESS:
 		return option_progress(cmd, arg, &w->progress_s);
 	case WOPT_FANOUT:
-		return option_int(cmd, "fanout", arg, 2, 1024, &w->fanout);
+		return option_int(cmd, "fanout", arg, WATCH_FANOUT_MIN, WATCH_FANOUT_MAX, &w->fanout);
 	case WOPT_REPORT_RANKS:
 		return option_report_ranks(cmd, arg, &w->report_ranks);
 	case WOPT_REPORT:

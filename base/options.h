@@ -61,9 +61,19 @@ void option_unknown(const char *cmd, char **argv, const struct option *longopts)
  * stop_at_word)? */
 bool wants_version(int argc, char **argv, bool stop_at_word);
 
+/* Up to this many ranks a job's report holds every rank in full unless asked otherwise
+ * (--report-ranks=auto). */
+#define REPORT_RANKS_FULL_MAX 1024
+/* --fanout: children per monitor in the monitors' tree (monitor/job/tree.c). */
+#define WATCH_FANOUT_DEFAULT 32
+#define WATCH_FANOUT_MIN 2
+#define WATCH_FANOUT_MAX 1024
+/* run's --grace (and the batch front ends'): seconds between SIGTERM and SIGKILL. */
+#define RUN_GRACE_DEFAULT_S 10
+
 /* --report-ranks: how much of each rank the JSON report holds. */
 enum report_ranks {
-	REPORT_RANKS_AUTO,    /* every rank in full up to 1,024 ranks, a summary above */
+	REPORT_RANKS_AUTO,    /* every rank in full up to REPORT_RANKS_FULL_MAX, a summary above */
 	REPORT_RANKS_ALL,     /* every rank in full */
 	REPORT_RANKS_SUMMARY, /* the faulty ranks and one of each stack group in full */
 };

@@ -18,25 +18,14 @@
 #include "../stats/stats.h"
 #include "../launcher/commands.h"
 #include "../base/options.h"
+#include "../base/option_docs.h"
 
-static const char plot_usage[] =
+static const char plot_usage_head[] =
 	"usage: parastack plot [options] TRACE\n"
 	"Draw a sample trace (recorded with --trace) as the model saw it: S over time with the\n"
 	"suspicion threshold, suspicions, the hang verdict, and the sampling interval.\n"
-	"\n"
-	"  -o, --output FILE  the picture to write, FILE.svg or FILE.png (default: TRACE's name\n"
-	"                     without .trace, plus .svg, in the current directory)\n"
-	"  --title TEXT       the picture's title (default: the trace's file name)\n"
-	"  --data             print the model's view as a table (t_s S threshold interval_ms\n"
-	"                     verdict) instead of drawing\n"
-	"  --alpha A          significance level (default: the trace's, else 0.001)\n"
-	"  --interval MS      initial mean sampling interval (default: the trace's, else 400)\n"
-	"  --max-interval MS  cap on the sampling interval (default: the trace's, else 30000)\n"
-	"  --set-size C       expected set size; must match the trace's C\n"
-	"  --seed N           seed of the sampling steps for a trace not recorded by parastack\n"
-	"                     (a dense S(t), sampled as replay does; default 1)\n"
-	"  -h, --help         show this help\n"
-	"  --version          print the version and the libraries it was built with\n";
+	"\n";
+static const struct command_help plot_usage = { plot_usage_head, HELP_PLOT, NULL };
 
 struct plot_options {
 	struct common_options o;
@@ -417,7 +406,7 @@ static const char *plot_parse(int argc, char **argv, struct plot_options *po, in
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+ho:", longopts, &idx)) != -1) {
 		if (c == 'h') {
-			fputs(plot_usage, stdout);
+			command_help_print(stdout, &plot_usage);
 			*status = 0;
 			return NULL;
 		} else if (c == 'o') {

@@ -9,23 +9,15 @@
 #include "../stats/stats.h"
 #include "../launcher/commands.h"
 #include "../base/options.h"
+#include "../base/option_docs.h"
 
-static const char replay_usage[] =
+static const char replay_usage_head[] =
 	"usage: parastack replay [options] FILE\n"
 	"Evaluate the hang-detection model on a sample trace (lines \"t_ms S C [PROGRESS]\"; '-' reads\n"
 	"stdin). A trace with progress letters (parastack run --trace) also replays the whole decision:\n"
 	"both models, which of them may speak, and the confirmation window, sample by sample.\n"
-	"\n"
-	"  --alpha A          significance level of a hang verdict (default 0.001)\n"
-	"  --interval MS      initial mean sampling interval (default 400)\n"
-	"  --max-interval MS  cap on the sampling interval (default 30000)\n"
-	"  --set-size C       expected set size; must match the trace's C\n"
-	"  --seed N           seed of the sampling-step generator (default 1)\n"
-	"  --confirm SECONDS  the confirmation window of the decision's replay (default: the\n"
-	"                     trace's, else 60)\n"
-	"  --json             print one JSON object instead of a summary\n"
-	"  -h, --help         show this help\n"
-	"  --version          print the version and the libraries it was built with\n";
+	"\n";
+static const struct command_help replay_usage = { replay_usage_head, HELP_REPLAY, NULL };
 
 static json_t *replay_json(const struct replay_result *r, const struct detector_config *cfg,
 			   size_t points)
@@ -167,7 +159,7 @@ int cmd_replay(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", longopts, &idx)) != -1) {
 		if (c == 'h') {
-			fputs(replay_usage, stdout);
+			command_help_print(stdout, &replay_usage);
 			return 0;
 		}
 		if (c == 'j') {

@@ -18,28 +18,19 @@
 #include "../launcher/monitors.h"
 #include "../base/install_paths.h"
 #include "../base/options.h"
+#include "../base/option_docs.h"
 
-static const char stack_usage[] =
+static const char stack_usage_head[] =
 	"usage: parastack stack [--json] [--tree] (PID... | --pids LIST | --launcher PID |\n"
 	"                       --pids-file FILE | --slurm-job JOBID)\n"
 	"Print the stacks of running processes, with each one's MPI rank and whether it is inside\n"
 	"MPI (IN_MPI) or in application code (OUT_MPI). Each thread is stopped for microseconds.\n"
-	"\n"
-	"  --json       print a JSON array instead of text\n"
-	"  --tree       every process's call path merged into one tree with rank ranges (as\n"
-	"               STAT draws it) instead of each stack\n"
-	"  --pids LIST        the processes of LIST (4242,4243: attach's form), on this machine\n"
-	"  --launcher PID     the MPI ranks among the descendants of PID (mpirun, srun, a script)\n"
-	"  --pids-file FILE   the ranks in FILE (lines 'host pid [rank]'); when it names other\n"
-	"                     hosts, a parastack-monitor on each looks at its ranks (through the\n"
-	"                     allocation of --slurm-job JOBID when given, else mpirun on those hosts)\n"
-	"  --slurm-job JOBID  every MPI rank of a running Slurm job, on all of its nodes (one\n"
-	"                     parastack-monitor per node, started in the job's allocation)\n"
-	"  -h, --help   show this help\n"
-	"  --version    print the version and the libraries it was built with\n"
+	"\n";
+static const char stack_usage_tail[] =
 	"\n"
 	"Exit status: 0 when every process was looked at; 1 when one could not be (each is named);\n"
 	"2 for bad options.\n";
+static const struct command_help stack_usage = { stack_usage_head, HELP_STACK, stack_usage_tail };
 
 static int parse_pid(const char *arg, pid_t *pid)
 {
@@ -236,7 +227,7 @@ int cmd_stack(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			fputs(stack_usage, stdout);
+			command_help_print(stdout, &stack_usage);
 			return 0;
 		}
 		if (c == 'j' || c == 't') {

@@ -13,18 +13,16 @@
 #include "../launcher/commands.h"
 #include "view.h"
 #include "../base/options.h"
+#include "../base/option_docs.h"
 
-static const char view_usage[] =
+static const char view_usage_head[] =
 	"usage: parastack view [options] REPORT.json\n"
 	"Draw a report (parastack run/attach --report) for people: one self-contained HTML page (the\n"
 	"verdict and the job, the culprits, the merged stack tree, the faulty ranks' frames, who waits\n"
 	"for whom, the stragglers and the model's timeline; nothing fetched), or the stack tree for\n"
 	"Graphviz. '-' reads the report from stdin.\n"
-	"\n"
-	"  -o, --output FILE  where the page goes (default: REPORT with .html for .json; '-': stdout)\n"
-	"  --dot              the stack tree as a Graphviz digraph instead, to stdout unless -o\n"
-	"                     (parastack view --dot r.json | dot -Tsvg > tree.svg)\n"
-	"  -h, --help         show this help\n";
+	"\n";
+static const struct command_help view_usage = { view_usage_head, HELP_VIEW, NULL };
 
 struct view_options {
 	const char *report, *output;
@@ -46,7 +44,7 @@ static int view_parse(int argc, char **argv, struct view_options *vo)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
 		if (c == 'h') {
-			fputs(view_usage, stdout);
+			command_help_print(stdout, &view_usage);
 			return 1;
 		} else if (c == 'o') {
 			vo->output = optarg;

@@ -23,54 +23,18 @@
 #include "monitors.h"
 #include "../base/install_paths.h"
 #include "../base/options.h"
+#include "../base/option_docs.h"
 
-static const char attach_usage[] =
+static const char attach_usage_head[] =
 	"usage: parastack attach [options] (--pids LIST | --pids-file FILE | --slurm-job JOBID[.STEP])\n"
 	"Watch a running MPI job for hangs, started by any launcher. The report is printed here.\n"
-	"\n"
-	"  --pids LIST           the job's ranks on this machine, PIDs in rank order: 4242,4243,...\n"
-	"                        (a rank in a process's environment wins over the order)\n"
-	"  --pids-file FILE      the job's ranks on one or more hosts: lines 'host pid [rank]'; a\n"
-	"                        monitor is started on each host (with --slurm-job JOBID, or when\n"
-	"                        a rank here carries SLURM_JOB_ID, through that job's allocation)\n"
-	"  --slurm-job JOBID     a running Slurm job: one monitor per node of its allocation\n"
-	"  --slurm-job JOBID.STEP  only that step's ranks (an srun step); a hang ends the step alone\n"
-	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
-	"  --on-hang=report|kill report and keep watching (default), or end the job after the report:\n"
-	"                        the listed processes exactly (SIGTERM, then SIGKILL), or the Slurm job\n"
-	"  --confirm SECONDS     after a suspicion, act only if nothing moves for this long (default\n"
-	"                        60, more after long healthy stalls; 0: act on the model at once)\n"
-	"  --quiet               only suspicions, hangs and the report: no what-is-watched or\n"
-	"                        summary lines\n"
-	"  --progress SECONDS    a status line this often (also on SIGUSR1, at any time)\n"
-	"  --fanout N            children per monitor in the monitors' tree at report time\n"
-	"                        (default 32; 2 makes the deepest tree)\n"
-	"  --report-ranks WHICH  all: every rank in full in the JSON report; summary: the faulty\n"
-	"                        ranks and one of each stack group; auto (default): all up to\n"
-	"                        1,024 ranks, summary above\n"
-	"  --no-record           leave the recording layer's records unread (by default the report\n"
-	"                        uses them when the job's ranks have libparastack-mpi.so loaded)\n"
-	"  --no-proof            a hang the records prove (a deadlock cycle, a collective mismatch)\n"
-	"                        waits the confirmation window too, instead of ending at once\n"
-	"  --core-dir DIR        before acting on a hang, write core files (gdb's gcore) of the\n"
-	"                        faulty ranks and of one rank per stack group in DIR\n"
-	"  --report FILE         write the JSON report to FILE (on the first node of the job)\n"
-	"  --report-dir DIR      the site's copy of a hang report: DIR/parastack-JOBID.json, 0640\n"
-	"                        (a root monitor writes it as root only where root alone can\n"
-	"                        change DIR's path, else as the job's owner)\n"
-	"  --metrics-dir DIR     counters for node_exporter's textfile collector: DIR/parastack.prom\n"
-	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
-	"  --memory DIR          start the model from the last healthy run of the same program\n"
-	"                        (build-id, rank count, command line) kept in DIR, and keep this\n"
-	"                        run's there when it ends healthy: early faults found as fast as\n"
-	"                        late ones\n"
-	"  --no-memory           neither read nor keep a remembered model (wins over --memory)\n"
-	"  -h, --help            show this help\n"
-	"  --version             print the version and the libraries it was built with\n"
+	"\n";
+static const char attach_usage_tail[] =
 	"\n"
 	"Exit status: 0 when the job ended (with --on-hang=report, whatever was reported); 86 when a\n"
 	"hang was found and the job ended; 1 when the job could not be watched (nothing was touched);\n"
 	"2 for bad options.\n";
+static const struct command_help attach_usage = { attach_usage_head, HELP_ATTACH, attach_usage_tail };
 
 struct attach {
 	struct watch_options w;
@@ -109,7 +73,7 @@ static int parse_attach_options(struct attach *at, int argc, char **argv)
 		case 'p': at->pids = optarg; break;
 		case 'f': at->pids_file = optarg; break;
 		case 'h':
-			fputs(attach_usage, stdout);
+			command_help_print(stdout, &attach_usage);
 			exit(0);
 		default:
 			option_unknown("attach", argv, longopts);

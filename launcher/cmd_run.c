@@ -45,55 +45,18 @@
 #include "layer_util.h"
 #include "../base/install_paths.h"
 #include "../base/options.h"
+#include "../base/option_docs.h"
 
 
-static const char run_usage[] =
+static const char run_usage_head[] =
 	"usage: parastack run [options] -- LAUNCHER [ARGS...]\n"
 	"Run an MPI job (e.g. mpirun -np 8 ./app) and watch it for hangs. On a hang, print a report\n"
 	"to standard error and, by default, end the job.\n"
-	"\n"
-	"  --alpha A             significance level of a hang verdict (default 0.001)\n"
-	"  --interval MS         initial mean sampling interval (default 400)\n"
-	"  --max-interval MS     cap on the sampling interval (default 30000)\n"
-	"  --set-size C          ranks sampled at a time (default 10)\n"
-	"  --seed N              seed of every random choice (default 1)\n"
-	"  --on-hang=kill|report end the job after the report (default), or report and keep watching\n"
-	"  --confirm SECONDS     after a suspicion, act only if nothing moves for this long (default\n"
-	"                        60, more after long healthy stalls; 0: act on the model at once)\n"
-	"  --quiet               only suspicions, hangs and the report: no what-is-watched or\n"
-	"                        summary lines\n"
-	"  --progress SECONDS    a status line this often (also on SIGUSR1, at any time)\n"
-	"  --fanout N            children per monitor in the monitors' tree at report time\n"
-	"                        (default 32; 2 makes the deepest tree)\n"
-	"  --report-ranks WHICH  all: every rank in full in the JSON report; summary: the faulty\n"
-	"                        ranks and one of each stack group; auto (default): all up to\n"
-	"                        1,024 ranks, summary above\n"
-	"  --no-record           do not preload the recording layer (libparastack-mpi.so) into the\n"
-	"                        ranks; a communication hang is then diagnosed from stacks alone\n"
-	"  --no-proof            a hang the records prove (a deadlock cycle, a collective mismatch)\n"
-	"                        waits the confirmation window too, instead of ending at once\n"
-	"  --core-dir DIR        before ending a hung job, write core files (gdb's gcore) of the\n"
-	"                        faulty ranks and of one rank per stack group in DIR\n"
-	"  --report FILE         write the JSON report to FILE\n"
-	"  --report-dir DIR      the site's copy of a hang report: DIR/parastack-JOBID.json, 0640\n"
-	"                        (a root monitor writes it as root only where root alone can\n"
-	"                        change DIR's path, else as the job's owner)\n"
-	"  --metrics-dir DIR     counters for node_exporter's textfile collector: DIR/parastack.prom\n"
-	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
-	"  --memory DIR          start the model from the last healthy run of the same program\n"
-	"                        (build-id, rank count, command line) kept in DIR, and keep this\n"
-	"                        run's there when it ends healthy: early faults found as fast as\n"
-	"                        late ones\n"
-	"  --no-memory           neither read nor keep a remembered model (wins over --memory)\n"
-	"  --grace SECONDS       wait this long after SIGTERM before SIGKILL (default 10)\n"
-	"  --batch               end a hung job through its scheduler: cancel the Slurm job, or qdel\n"
-	"                        the Torque job (the batch front ends' job scripts use this); the\n"
-	"                        default ends only the launcher\n"
-	"  --local               watch this node only, even inside a Torque job or Slurm allocation\n"
-	"  -h, --help            show this help\n"
-	"  --version             print the version and the libraries it was built with\n"
+	"\n";
+static const char run_usage_tail[] =
 	"\n"
 	"Exit status: the job's own when it ends by itself; 86 when parastack ended a hung job.\n";
+static const struct command_help run_usage = { run_usage_head, HELP_RUN, run_usage_tail };
 
 struct run {
 	struct watch_options w;
@@ -119,7 +82,7 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 
 	common_options_default(&r->w.opt);
 	r->w.kill_on_hang = true;
-	r->grace_s = 10;
+	r->grace_s = RUN_GRACE_DEFAULT_S;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", longopts, &idx)) != -1) {
 		if ((applied = watch_option_apply("run", &r->w, c, c ? NULL : longopts[idx].name, optarg)) < 0)
@@ -134,7 +97,7 @@ static int parse_run_options(struct run *r, int argc, char **argv)
 		case 'B': r->batch = true; break;
 		case 'l': r->local = true; break;
 		case 'h':
-			fputs(run_usage, stdout);
+			command_help_print(stdout, &run_usage);
 			exit(0);
 		default:
 			option_unknown("run", argv, longopts);

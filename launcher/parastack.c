@@ -8,6 +8,7 @@
 #include "../base/install_paths.h"
 #include "../base/options.h"
 #include "site_defaults.h"
+#include "../base/option_docs.h"
 
 #ifndef PARASTACK_VERSION
 #define PARASTACK_VERSION "0.1.0"
@@ -35,9 +36,8 @@ static void usage(FILE *out)
 	      "commands:\n", out);
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(out, "  %-8s %s\n", subcommands[i].name, subcommands[i].summary);
-	fputs("\n'parastack COMMAND --help' shows a command's options; 'man parastack' has it all.\n"
-	      "  -h, --help     show this help\n"
-	      "  --version      print the version and the libraries it was built with\n", out);
+	fputs("\n'parastack COMMAND --help' shows a command's options; 'man parastack' has it all.\n", out);
+	option_docs_print(out, HELP_MAIN);
 }
 
 int main(int argc, char **argv)

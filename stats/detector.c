@@ -280,7 +280,7 @@ void detector_config_default(struct detector_config *cfg)
 	cfg->interval_ms = DETECTOR_DEFAULT_INTERVAL_MS;
 	cfg->max_interval_ms = DETECTOR_DEFAULT_MAX_INTERVAL_MS;
 	cfg->set_size = DETECTOR_DEFAULT_SET_SIZE;
-	cfg->seed = 1;
+	cfg->seed = DETECTOR_DEFAULT_SEED;
 	cfg->rules = DETECTOR_RULES_DEFAULT;
 }
 

@@ -18,6 +18,7 @@
 #define DETECTOR_DEFAULT_INTERVAL_MS 400.0
 #define DETECTOR_DEFAULT_MAX_INTERVAL_MS 30000.0
 #define DETECTOR_DEFAULT_SET_SIZE 10
+#define DETECTOR_DEFAULT_SEED 1
 #define DETECTOR_MAX_SET_SIZE 4096   /* C: what an option or a trace may ask for */
 #define DETECTOR_MIN_INTERVAL_MS 10.0 /* I: sampling more often would keep ranks stopped */
 #define DETECTOR_MIN_SAMPLES 11     /* no verdict on a model smaller than this */

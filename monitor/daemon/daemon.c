@@ -24,6 +24,7 @@
 #include "site.h"
 #include "stragglers.h"
 #include "watch.h"
+#include "../../base/option_docs.h"
 
 static volatile int stop_requested;
 
@@ -34,48 +35,12 @@ static void on_signal(int sig)
 	stop_requested = sig;
 }
 
-static const char monitor_usage[] =
+static const char monitor_usage_head[] =
 	"usage: parastack-monitor (--launcher-pid PID | --slurm-job JOBID | --pbs-job JOBID |\n"
 	"                          --pids-file FILE) [options]\n"
 	"The per-node monitor that `parastack run` starts beside a job (one MPI rank per node).\n"
-	"\n"
-	"  --launcher-pid PID  the job's launcher: its descendants that carry an MPI rank are watched\n"
-	"  --launcher-host H   the node the launcher runs on (default: every monitor's own node)\n"
-	"  --slurm-job JOBID[.STEP]  watch the ranks in this Slurm job's steps (or in the one step)\n"
-	"                      on every monitor's node\n"
-	"  --pbs-job JOBID     watch the processes of this Torque job (PBS_JOBID in their environment)\n"
-	"                      on every monitor's node\n"
-	"  --pids-file FILE    watch exactly these ranks: lines 'host pid [rank]', each monitor those\n"
-	"                      of its host, checked before any is touched; on a hang with\n"
-	"                      --on-hang=kill, each monitor ends its listed processes\n"
-	"  --alpha A, --interval MS, --max-interval MS, --set-size C, --seed N   the model\n"
-	"  --on-hang=kill|report  stop after the report (exit status 3), or keep watching (default kill)\n"
-	"  --confirm SECONDS   confirmation window after a suspicion (default 60; 0: act at once)\n"
-	"  --no-record         leave the recording layer's records unread in the report\n"
-	"  --no-proof          confirm a hang the records prove over the whole window too\n"
-	"  --quiet             only suspicions, hangs and the report (no what-is-watched or summary\n"
-	"                      lines)\n"
-	"  --progress SECONDS  a status line this often\n"
-	"  --fanout N          children per monitor in the monitors' tree at report time\n"
-	"                      (default 32; 2 makes the deepest tree)\n"
-	"  --report-ranks WHICHall: every rank in full in the JSON report; summary: the faulty\n"
-	"                      ranks and one of each stack group; auto (default): all up to\n"
-	"                      1,024 ranks, summary above\n"
-	"  --core-dir DIR      before acting on a hang, write core files of the faulty ranks and\n"
-	"                      of one rank per stack group there (gdb's gcore)\n"
-	"  --report FILE       write the JSON report there\n"
-	"  --report-dir DIR    the site's copy of a hang report there (parastack-JOBID.json)\n"
-	"  --metrics-dir DIR   the node's counters there (parastack.prom, node_exporter's textfile)\n"
-	"  --trace FILE        record every sample (t_ms S C)\n"
-	"  --memory DIR        the model starts from, and keeps, a healthy run's of the program\n"
-	"  --no-memory         neither read nor keep a remembered model\n"
-	"  --stack FORMAT      look once instead of watching: monitor 0 prints every found rank's\n"
-	"                      stacks (text, json, tree or tree-json) and all exit (`parastack stack`)\n"
-	"  --status-file FILE  write the outcome there (\"hang\" or \"none\"; \"-\": a line on standard\n"
-	"                      output) and exit 0, for a\n"
-	"                      launcher that reads it (an MPI launcher reports non-zero exits loudly)\n"
-	"  -h, --help          show this help\n"
-	"  --version           print the version and the libraries it was built with\n";
+	"\n";
+static const struct command_help monitor_usage = { monitor_usage_head, HELP_MONITOR, NULL };
 
 static int parse_options(struct monitor *m, int argc, char **argv)
 {
@@ -133,7 +98,7 @@ static int parse_options(struct monitor *m, int argc, char **argv)
 			}
 			break;
 		case 'S': m->status_path = optarg; break;
-		case 'h': fputs(monitor_usage, stdout); exit(0);
+		case 'h': command_help_print(stdout, &monitor_usage); exit(0);
 		case 'V': print_version("parastack-monitor"); exit(0);
 		default:
 			cmd_error("monitor", "bad option '%s'; see 'parastack-monitor --help'", argv[optind - 1]);

@@ -10,9 +10,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-/* Up to this many ranks a job's report holds every rank in full unless asked otherwise
- * (--report-ranks=auto). */
-#define REPORT_RANKS_FULL_MAX 1024
+/* REPORT_RANKS_FULL_MAX: options.h, beside --report-ranks. */
+#include "../../base/options.h"
 
 /* report's ranks and wait_for.waits cut to the faulty ranks and the first of each group, with
  * ranks_detail "summary" and ranks_omitted; with all, nothing is cut (ranks_detail "all"). */

@@ -11,9 +11,11 @@
 
 #include <stdbool.h>
 
-#define TREE_FANOUT_DEFAULT 32
-#define TREE_FANOUT_MIN 2
-#define TREE_FANOUT_MAX 1024
+#include "../../base/options.h"
+
+#define TREE_FANOUT_DEFAULT WATCH_FANOUT_DEFAULT
+#define TREE_FANOUT_MIN WATCH_FANOUT_MIN
+#define TREE_FANOUT_MAX WATCH_FANOUT_MAX
 
 struct tree {
 	int size, root, fanout;

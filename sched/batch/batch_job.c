@@ -104,7 +104,7 @@ static const struct sched_refusal *refused(const struct sched_syntax *syn, const
 	return NULL;
 }
 
-int batch_split_args(const char *cmd, const char *usage, const struct sched_syntax *syn, int argc,
+int batch_split_args(const char *cmd, const struct command_help *usage, const struct sched_syntax *syn, int argc,
 		     char **argv, struct batch_args *out)
 {
 	struct common_options model;
@@ -122,7 +122,7 @@ int batch_split_args(const char *cmd, const char *usage, const struct sched_synt
 			break;
 		}
 		if ((!strcmp(arg, "-h") && !syn->h_is_option) || !strcmp(arg, "--help")) {
-			fputs(usage, stdout);
+			command_help_print(stdout, usage);
 			return 1;
 		}
 		if (!strcmp(arg, "--version")) {
@@ -456,7 +456,7 @@ int batch_submit(const char *cmd, const char *program, const char *hint,
 	return rc;
 }
 
-int batch_main(const char *cmd, const char *usage, const struct sched_syntax *syn, int argc,
+int batch_main(const char *cmd, const struct command_help *usage, const struct sched_syntax *syn, int argc,
 	       char **argv, batch_submit_fn submit)
 {
 	struct batch_args a;

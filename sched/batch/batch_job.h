@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../../base/option_docs.h"
+
 /* How the scheduler's own options take values: the short options that take one, and the long
  * options that take none (every other long option takes one, as --opt=V or --opt V). */
 /* An option that makes a job impossible to watch, and why (one line for the user). */
@@ -42,7 +44,7 @@ struct batch_args {
 
 /* Split argv (after the program name). One-line error and -1 on a bad parastack option, a
  * missing script, or --help (returns 1 after printing usage). */
-int batch_split_args(const char *cmd, const char *usage, const struct sched_syntax *syn, int argc,
+int batch_split_args(const char *cmd, const struct command_help *usage, const struct sched_syntax *syn, int argc,
 		     char **argv, struct batch_args *out);
 
 struct user_script {
@@ -100,7 +102,7 @@ int batch_run(const char *cmd, char **argv, const char *hint);
  * the script, and submit it with submit(); the exit status. */
 typedef int (*batch_submit_fn)(const struct batch_args *a, const struct user_script *s,
 			       const char *parastack);
-int batch_main(const char *cmd, const char *usage, const struct sched_syntax *syn, int argc,
+int batch_main(const char *cmd, const struct command_help *usage, const struct sched_syntax *syn, int argc,
 	       char **argv, batch_submit_fn submit);
 
 #endif

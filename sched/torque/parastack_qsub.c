@@ -19,45 +19,19 @@
 
 #include "../batch/batch_job.h"
 #include "../../base/options.h"
+#include "../../base/option_docs.h"
 #include "../lookup/lookup_torque.h"
 
 #define CMD "parastack-qsub"
 
-static const char usage[] =
+static const char usage_head[] =
 	"usage: parastack-qsub [parastack options] [qsub options] SCRIPT [ARGS...]\n"
 	"Submit a Torque/PBS batch job that runs SCRIPT unchanged and watches it for hangs: one\n"
 	"monitor per host of $PBS_NODEFILE; on a hang the report goes to the job's output, the JSON\n"
 	"to --report, and the job is ended with qdel. Prints the job id as qsub does.\n"
 	"\n"
-	"parastack options (the rest go to qsub; -h is qsub's hold):\n"
-	"  --alpha A             significance level of a hang verdict (default 0.001)\n"
-	"  --interval MS         initial mean sampling interval (default 400)\n"
-	"  --max-interval MS     cap on the sampling interval (default 30000)\n"
-	"  --set-size C          ranks sampled at a time (default 10)\n"
-	"  --seed N              seed of every random choice (default 1)\n"
-	"  --on-hang=kill|report qdel the job after the report (default), or report and keep watching\n"
-	"  --confirm SECONDS     after a suspicion, act only if nothing moves for this long (default\n"
-	"                        60, more after long healthy stalls; 0: act on the model at once)\n"
-	"  --quiet               only suspicions, hangs and the report in the job's output\n"
-	"  --progress SECONDS    a status line in the job's output this often\n"
-	"  --fanout N            children per monitor in the monitors' tree at report time\n"
-	"                        (default 32; 2 makes the deepest tree)\n"
-	"  --report-ranks WHICH  all: every rank in full in the JSON report; summary: the faulty\n"
-	"                        ranks and one of each stack group; auto (default): all up to\n"
-	"                        1,024 ranks, summary above\n"
-	"  --no-record           do not preload the recording layer into the ranks\n"
-	"  --core-dir DIR        core files of the faulty ranks before the job is deleted\n"
-	"  --report FILE         the JSON report (default: parastack-JOBID.json in $PBS_O_WORKDIR)\n"
-	"  --report-dir DIR      the site's copy of a hang report: DIR/parastack-JOBID.json, 0640\n"
-	"                        (a root monitor writes it as root only where root alone can\n"
-	"                        change DIR's path, else as the job's owner)\n"
-	"  --metrics-dir DIR     counters for node_exporter's textfile collector: DIR/parastack.prom\n"
-	"  --memory DIR          the model starts from the last healthy run of the same program\n"
-	"                        kept in DIR, and keeps this one's (--no-memory: neither)\n"
-	"  --trace FILE          record every sample (t_ms S C) for parastack replay\n"
-	"  --grace SECONDS       how long the job's launcher gets after SIGTERM (default 10)\n"
-	"  --help                show this help\n"
-	"  --version             print the version and the libraries it was built with\n";
+	"parastack options (the rest go to qsub; -h is qsub's hold):\n";
+static const struct command_help usage = { usage_head, HELP_QSUB, NULL };
 
 /* qsub (Torque 6, and Slurm's wrapper): short options that take a value; its flags are
  * f h I n V x X z. */
@@ -172,5 +146,5 @@ static int submit(const struct batch_args *a, const struct user_script *s, const
 
 int main(int argc, char **argv)
 {
-	return batch_main(CMD, usage, &qsub_syntax, argc, argv, submit);
+	return batch_main(CMD, &usage, &qsub_syntax, argc, argv, submit);
 }

@@ -88,4 +88,33 @@ printf 'static const char *const x[] = { "libgloo", 0 };\n' >>"$TMP/house/monito
 named=$(runtime_names "$TMP/house")
 expect_grep "a runtime's library named in discover.c is caught" 'monitor/job/discover.c: "libgloo"' "$named"
 
+# Each option described once (issue 71): no string of the code outside base/option_docs.c is a
+# help's option line ("  --name ..."), and none states the report's 1,024-rank limit by hand;
+# a copy with a hand-written option line is caught.
+help_lines() {
+	python3 - "$1" <<'PY'
+import os, re, sys
+root = sys.argv[1]
+line = re.compile(r'"  (--[a-z]|-[a-zA-Z], --)|1,024|1024 ranks')
+comment = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+literal = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+for top in ("base", "monitor", "launcher", "inspect", "sched"):
+    for d, _, files in os.walk(os.path.join(root, top)):
+        for f in files:
+            path = os.path.join(d, f)
+            if not f.endswith((".c", ".h")) or path.endswith("base/option_docs.c"):
+                continue
+            code = comment.sub(" ", open(path, errors="replace").read())
+            for lit in literal.findall(code):
+                if line.search(lit):
+                    print("%s: %s" % (os.path.relpath(path, root), lit))
+PY
+}
+written=$(help_lines "$ROOT")
+if [ -n "$written" ]; then fail "an option's help written outside base/option_docs.c: $written"; else ok; fi
+copy
+printf 'static const char u[] = "  --alpha A  significance level (default 0.001)\\n";\n' >>"$TMP/house/sched/torque/parastack_qsub.c"
+written=$(help_lines "$TMP/house")
+expect_grep "a hand-written option line in parastack_qsub.c is caught" 'sched/torque/parastack_qsub.c: "  --alpha A' "$written"
+
 finish

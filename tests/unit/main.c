@@ -35,6 +35,7 @@ int main(void)
 	srunner_add_suite(sr, trustedpath_suite());
 	srunner_add_suite(sr, capture_suite());
 	srunner_add_suite(sr, layershims_suite());
+	srunner_add_suite(sr, option_docs_suite());
 	srunner_add_suite(sr, demangle_suite());
 	srunner_add_suite(sr, spank_streams_suite());
 	srunner_add_suite(sr, unread_ranks_suite());

@@ -31,6 +31,7 @@ Suite *tree_suite(void);
 Suite *trustedpath_suite(void);
 Suite *capture_suite(void);
 Suite *layershims_suite(void);
+Suite *option_docs_suite(void);
 Suite *demangle_suite(void);
 Suite *discover_suite(void);
 Suite *spank_streams_suite(void);
