@@ -32,7 +32,7 @@ RUN=0
 APPLIST=${CULPRIT_APPS:-halo lmphalo stencil transpose farm grid dup cart group}
 NPS=${CULPRIT_NPS:-4 16}
 # The code the numbers are of: a campaign in BENCH_STATE resumes only over the same.
-state_begin monitor stats record launcher tests/apps tests/fixtures bench/culprits.sh bench/lib.sh
+state_begin base monitor stats record launcher inspect sched tests/apps tests/fixtures bench/culprits.sh bench/lib.sh
 [ -n "${BENCH_STATE:-}" ] || : >"$STATE/runs.tsv"
 state_params "runs=$RUNS apps=$APPLIST nps=$NPS seed=${BENCH_SEED:-1}"
 

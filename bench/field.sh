@@ -36,7 +36,7 @@ SPIN=$WORK/field_spin
 RUN=0
 "$ROOT/scripts/install-deps" --field >&2 || exit 1
 cc -std=gnu11 -O2 -o "$SPIN" "$ROOT/bench/field_spin.c" || exit 1
-state_begin monitor stats record launcher tests/fixtures bench/field.sh bench/field bench/field_spin.c bench/lib.sh
+state_begin base monitor stats record launcher inspect sched tests/fixtures bench/field.sh bench/field bench/field_spin.c bench/lib.sh
 : >>"$STATE/field.tsv" # a campaign's lines kept; $WORK's file new
 state_params "np=$NP runs=$RUNS healthy=$HEALTHY_S/$HEALTHY_RUNS codes=$CODES faults=$FAULTS seed=${BENCH_SEED:-1}"
 

@@ -65,18 +65,24 @@ now() {
 	date +%s.%N
 }
 
+# The runs a benchmark starts: recorded by PID and start time, stopped by PID (the tests'
+# helpers: proc_ours, reap, stop_started).
+. "$ROOT/tests/cli/procs.sh"
+
 # bg OUT CMD...: start CMD in the background, output in OUT; its PID in $BG, recorded.
 bg() {
 	out=$1
 	shift
 	"$@" >"$out" 2>&1 &
 	BG=$!
+	remember "$BG"
 	STARTED="$STARTED $BG"
 }
 
-# running PID: the background run still runs (neither gone nor a zombie waiting to be reaped).
+# running PID: the background run still runs (neither gone, nor a zombie, nor another process
+# that got its PID).
 running() {
-	kill -0 "$1" 2>/dev/null && [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" 2>/dev/null)" != Z ]
+	proc_ours "$1"
 }
 
 # finish_bg PID SECONDS: wait for a background run with a deadline; past it, TERM then KILL
@@ -86,23 +92,20 @@ finish_bg() {
 	while running "$1"; do
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			kill -TERM "$1" 2>/dev/null
-			sleep 5
-			kill -KILL "$1" 2>/dev/null
-			wait "$1" 2>/dev/null
+			reap "$1" 5
 			RC=124
-			STARTED=$(printf '%s\n' $STARTED | grep -vx "$1" | tr '\n' ' ')
+			started_forget "$1"
 			return
 		fi
 		sleep 0.2
 	done
 	wait "$1"
 	RC=$?
-	STARTED=$(printf '%s\n' $STARTED | grep -vx "$1" | tr '\n' ' ')
+	started_forget "$1"
 }
 
 bench_stop_all() {
-	for p in $STARTED; do kill -CONT "$p" 2>/dev/null; kill -TERM "$p" 2>/dev/null; done
-	for p in $STARTED; do finish_bg "$p" 10; done
+	stop_started
 }
 
 # svg_preamble FILE TITLE: the start of every benchmark plot's gnuplot script.

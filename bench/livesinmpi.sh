@@ -21,7 +21,7 @@
 RUN=0
 WORK_SCALE=${PS_WORK:-0.005}
 # The code the numbers are of: a campaign in BENCH_STATE resumes only over the same (lib.sh).
-state_begin monitor stats record launcher tests/apps tests/fixtures bench/livesinmpi.sh bench/lib.sh
+state_begin base monitor stats record launcher inspect sched tests/apps tests/fixtures bench/livesinmpi.sh bench/lib.sh
 state_params "bench=$BENCH stencil=${STENCIL:-1} shapes=${SHAPES:-ring halo alltoall collective} mpis=${MPIS:-ompi mpich} nps=${NPS:-8 16} shape_runs=${SHAPE_RUNS:-$(pick 5 10)} healthy_s=${SHAPE_HEALTHY_S:-$(pick 120 300)} work=$WORK_SCALE seed=${BENCH_SEED:-1}"
 [ -n "${BENCH_STATE:-}" ] || : >"$STATE/runs.tsv"
 touch "$STATE/runs.tsv"

@@ -11,7 +11,7 @@ unset TESTS
 # --- run-all on files written here: one passes, one skips, one fails, one dies midway ----------
 FAKE=$TMP/fake
 mkdir -p "$FAKE"
-cp tests/cli/run-all.sh tests/cli/lib.sh "$FAKE/"
+cp tests/cli/run-all.sh tests/cli/lib.sh tests/cli/procs.sh "$FAKE/"
 printf '. "$(dirname "$0")/lib.sh"\nok; ok; ok\nfinish\n' >"$FAKE/test-a.sh"
 printf '. "$(dirname "$0")/lib.sh"\nok\nskip "the b group: needs something absent"\nfinish\n' >"$FAKE/test-b.sh"
 printf '. "$(dirname "$0")/lib.sh"\nok\nfail "c: the check that fails"\nfinish\n' >"$FAKE/test-c.sh"
@@ -88,8 +88,9 @@ chmod 755 "$TMP/bin/slurmctld"
 # A cluster test as run-all runs it: a check, the cluster, a check after it. Its library is
 # copied beside it, readable by the ordinary user below wherever the checkout lies.
 mkdir "$TMP/mini"
-cp tests/cli/lib.sh tests/cli/cluster.sh "$TMP/mini/"
+cp tests/cli/lib.sh tests/cli/procs.sh tests/cli/cluster.sh "$TMP/mini/"
 cat >"$TMP/test-mini.sh" <<EOF
+PROCS_SH=$TMP/mini/procs.sh
 . "$TMP/mini/lib.sh"
 . "$TMP/mini/cluster.sh"
 ok
@@ -98,7 +99,7 @@ ok
 finish
 EOF
 chmod 755 "$TMP" "$TMP/mini" "$TMP/test-mini.sh"
-chmod 644 "$TMP/mini/lib.sh" "$TMP/mini/cluster.sh"
+chmod 644 "$TMP/mini/lib.sh" "$TMP/mini/procs.sh" "$TMP/mini/cluster.sh"
 RUN_TIMEOUT=150 run env CI=true PATH="$TMP/bin:$PATH" sh "$TMP/test-mini.sh"
 expect_status "CI=true, slurmctld unrunnable: the file fails" 1
 expect_grep "CI=true, slurmctld unrunnable: says which daemon and why" "^FAIL: the Slurm test cluster did not start: slurm-cluster: slurmctld (pid [0-9]*) ended while the cluster started: .*made unrunnable by test-runner" "$ERR"
