@@ -349,7 +349,8 @@ int watch_option_apply(const char *cmd, struct watch_options *w, int c, const ch
 	}
 }
 
-int option_writable_dir(const char *cmd, const char *opt, const char *dir)
+/* --OPT DIR names an existing directory: 0, or -1 with one line saying what to do. */
+static int option_existing_dir(const char *cmd, const char *opt, const char *dir)
 {
 	struct stat st;
 
@@ -361,6 +362,13 @@ int option_writable_dir(const char *cmd, const char *opt, const char *dir)
 		cmd_error(cmd, "--%s %s: not a directory", opt, dir);
 		return -1;
 	}
+	return 0;
+}
+
+int option_writable_dir(const char *cmd, const char *opt, const char *dir)
+{
+	if (option_existing_dir(cmd, opt, dir) < 0)
+		return -1;
 	if (access(dir, W_OK) < 0) {
 		cmd_error(cmd, "--%s %s: cannot write there: %s", opt, dir, strerror(errno));
 		return -1;
@@ -375,17 +383,7 @@ int option_core_dir(const char *cmd, const char *dir)
 
 int option_site_dir(const char *cmd, const char *opt, const char *dir)
 {
-	struct stat st;
-
-	if (stat(dir, &st) < 0) {
-		cmd_error(cmd, "--%s %s: %s; create the directory first", opt, dir, strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		cmd_error(cmd, "--%s %s: not a directory", opt, dir);
-		return -1;
-	}
-	return 0;
+	return option_existing_dir(cmd, opt, dir);
 }
 
 /* --NAME SECONDS: a number of seconds from lo up to a day. */

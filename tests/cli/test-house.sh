@@ -60,26 +60,32 @@ broken "a circle of files" monitor/hang/snapclass.c '#include "report.h"' \
 
 # One table of communication runtimes (issue 67): outside base/runtimes.c no string of
 # the code (comments aside) names a runtime's library or frames; a copy that names one is caught.
-runtime_names() {
-	python3 - "$1" <<'PY'
+# literals_matching ROOT REGEX EXCEPT [TOP...]: each string of the code (comments aside) under
+# ROOT's TOP folders (default: every floor's) that matches REGEX, as "path: literal", except in
+# the file whose path ends with EXCEPT.
+literals_matching() {
+	python3 - "$@" <<'PY'
 import os, re, sys
-root = sys.argv[1]
-names = re.compile(r"libgloo|libnccl|libmpich|libmpi[._\x22]|libpmpi|libopen-pal|libopen-rte|libucp|libuct|"
-                   r"libfabric|libpsm|libhcoll|ProcessGroupGloo|ProcessGroupNCCL|TCPStore|connectFullMesh|ncclComm|"
-                   r"ncclProxy|opal_progress|ompi_|MPID_|MPIR_|ucp_worker|uct_worker|_ZN4c10d|_ZN4gloo")
+root, pattern, except_path = sys.argv[1:4]
+tops = sys.argv[4:] or ["base", "monitor", "launcher", "inspect", "sched", "stats"]
+wanted = re.compile(pattern)
 comment = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 literal = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-for top in ("base", "monitor", "launcher", "inspect", "sched", "stats"):
+for top in tops:
     for d, _, files in os.walk(os.path.join(root, top)):
         for f in files:
             path = os.path.join(d, f)
-            if not f.endswith((".c", ".h")) or path.endswith("base/runtimes.c"):
+            if not f.endswith((".c", ".h")) or path.endswith(except_path):
                 continue
             code = comment.sub(" ", open(path, errors="replace").read())
             for lit in literal.findall(code):
-                if names.search(lit):
+                if wanted.search(lit):
                     print("%s: %s" % (os.path.relpath(path, root), lit))
 PY
+}
+RUNTIME_NAMES='libgloo|libnccl|libmpich|libmpi[._"]|libpmpi|libopen-pal|libopen-rte|libucp|libuct|libfabric|libpsm|libhcoll|ProcessGroupGloo|ProcessGroupNCCL|TCPStore|connectFullMesh|ncclComm|ncclProxy|opal_progress|ompi_|MPID_|MPIR_|ucp_worker|uct_worker|_ZN4c10d|_ZN4gloo'
+runtime_names() {
+	literals_matching "$1" "$RUNTIME_NAMES" base/runtimes.c
 }
 named=$(runtime_names "$ROOT")
 if [ -n "$named" ]; then fail "a runtime named outside the runtimes table: $named"; else ok; fi
@@ -92,23 +98,7 @@ expect_grep "a runtime's library named in discover.c is caught" 'monitor/job/dis
 # help's option line ("  --name ..."), and none states the report's 1,024-rank limit by hand;
 # a copy with a hand-written option line is caught.
 help_lines() {
-	python3 - "$1" <<'PY'
-import os, re, sys
-root = sys.argv[1]
-line = re.compile(r'"  (--[a-z]|-[a-zA-Z], --)|1,024|1024 ranks')
-comment = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-literal = re.compile(r'"(?:[^"\\\n]|\\.)*"')
-for top in ("base", "monitor", "launcher", "inspect", "sched"):
-    for d, _, files in os.walk(os.path.join(root, top)):
-        for f in files:
-            path = os.path.join(d, f)
-            if not f.endswith((".c", ".h")) or path.endswith("base/option_docs.c"):
-                continue
-            code = comment.sub(" ", open(path, errors="replace").read())
-            for lit in literal.findall(code):
-                if line.search(lit):
-                    print("%s: %s" % (os.path.relpath(path, root), lit))
-PY
+	literals_matching "$1" '"  (--[a-z]|-[a-zA-Z], --)|1,024|1024 ranks' base/option_docs.c base monitor launcher inspect sched
 }
 written=$(help_lines "$ROOT")
 if [ -n "$written" ]; then fail "an option's help written outside base/option_docs.c: $written"; else ok; fi

@@ -12,8 +12,8 @@
 #include "../../monitor/hang/snapclass.h"
 #include "../../monitor/hang/waitfor.h"
 #include "suites.h"
+#include "waitfor_records.h"
 
-#define WORLD "0000000000000001"
 
 /* A rank in a call: func, peer (-2 none), tag, coll_seq (0: not a collective), bytes; its
  * WORLD collective count world_seq, with history entries (func, bytes) for the numbers
@@ -76,17 +76,6 @@ static void req(json_t *rank, int slot, const char *func, int peer, int tag, lon
 					"at", "halo.f90:30"));
 	json_array_append_new(json_object_get(call, "reqs"), json_integer(slot));
 	json_object_set_new(call, "nreqs", json_integer((json_int_t)json_array_size(json_object_get(call, "reqs"))));
-}
-
-static const char *evidence_of(json_t *wf, int rank)
-{
-	size_t i;
-	json_t *c;
-
-	json_array_foreach(json_object_get(wf, "culprits"), i, c)
-		if (json_integer_value(json_object_get(c, "rank")) == rank)
-			return json_string_value(json_object_get(c, "evidence"));
-	return "none";
 }
 
 /* s as the leader has it after the monitors' tree: in classes (snapclass.h), expanded. */
