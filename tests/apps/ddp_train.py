@@ -22,7 +22,8 @@
 # PS_PREINIT, on rank PS_PREINIT_RANK (default 1), before init_process_group, as faults.h's for
 # MPI: "stuck" reads its input from a pipe no one writes (it never arrives), "slow" reads a file
 # in small pieces for PS_PREINIT_SECONDS (default 45), moving all along: a healthy start-up.
-# PS_FAULT_LOG gets "UNIX_TIME RANK preinit-stuck" as the stuck read begins.
+# PS_FAULT_LOG gets "UNIX_TIME RANK preinit-stuck" as the stuck read begins, and "UNIX_TIME RANK
+# FAULT" as a fault begins (the moment a benchmark measures from).
 # The faulty rank prints "rank R fault F at T" (T: seconds since the epoch) as the fault begins.
 # Each rank prints "rank R pid P" and "rank R joined at T" once the process group is up
 # (PS_PRINT_PIDS set), and "rank R step S loss L" every PS_PRINT_EVERY steps (default 0: never).
@@ -116,6 +117,9 @@ def main():
             break
         if fault and rank == fault_rank and elapsed >= fault_after and not slow_s:
             print("rank %d fault %s at %.3f" % (rank, fault, time.time()), flush=True)
+            if os.environ.get("PS_FAULT_LOG"):
+                with open(os.environ["PS_FAULT_LOG"], "a") as log:
+                    log.write("%.3f %d %s\n" % (time.time(), rank, fault))
             if fault == "slow":
                 slow_s = float(os.environ.get("PS_SLOW_MS", "50")) / 1e3
             if fault == "spin":
