@@ -57,14 +57,19 @@ def read_input(fd, seconds):
         time.sleep(0.05)
 
 
+def fault_log(rank, what):
+    """PS_FAULT_LOG's line as a fault begins: the moment a benchmark measures from."""
+    if os.environ.get("PS_FAULT_LOG"):
+        with open(os.environ["PS_FAULT_LOG"], "a") as log:
+            log.write("%.6f %d %s\n" % (time.time(), rank, what))
+
+
 def preinit_fault(rank):
     kind = os.environ.get("PS_PREINIT", "")
     if rank != int(os.environ.get("PS_PREINIT_RANK", "1")):
         return
     if kind == "stuck":
-        if os.environ.get("PS_FAULT_LOG"):
-            with open(os.environ["PS_FAULT_LOG"], "a") as log:
-                log.write("%.6f %d preinit-stuck\n" % (time.time(), rank))
+        fault_log(rank, "preinit-stuck")
         never, keep = os.pipe()  # keep: the write end stays open, so the read waits for good
         read_input(never, float("inf"))
     elif kind == "slow":
@@ -117,9 +122,7 @@ def main():
             break
         if fault and rank == fault_rank and elapsed >= fault_after and not slow_s:
             print("rank %d fault %s at %.3f" % (rank, fault, time.time()), flush=True)
-            if os.environ.get("PS_FAULT_LOG"):
-                with open(os.environ["PS_FAULT_LOG"], "a") as log:
-                    log.write("%.3f %d %s\n" % (time.time(), rank, fault))
+            fault_log(rank, fault)
             if fault == "slow":
                 slow_s = float(os.environ.get("PS_SLOW_MS", "50")) / 1e3
             if fault == "spin":
