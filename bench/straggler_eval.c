@@ -26,7 +26,13 @@ static int parse_waits(char *line, int *ranks, signed char *waits)
 		if (!colon)
 			continue;
 		ranks[n] = atoi(tok);
-		waits[n] = colon[1] == '1' ? 1 : colon[1] == '0' ? 0 : -1;
+		char *end = NULL;
+		long pct = strtol(colon + 1, &end, 10);
+
+		if (end && *end == '%')
+			waits[n] = (signed char)(pct >= 0 && pct <= 100 ? pct : -1);
+		else
+			waits[n] = colon[1] == '1' ? 100 : colon[1] == '0' ? 0 : -1;
 		if (ranks[n] >= 0 && ranks[n] < RANKS_MAX)
 			n++;
 	}

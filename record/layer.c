@@ -15,6 +15,8 @@ EXPORT struct psrec_area parastack_record;
 int recording;
 static __thread int my_slot = -1;
 
+__thread int call_depth;
+
 struct psrec_call *my_call(void)
 {
 	if (my_slot < 0) {
@@ -217,6 +219,8 @@ struct psrec_call *call_enter(const struct call_args *a)
 
 	if (!c)
 		return NULL;
+	if (call_depth++ == 0)
+		__atomic_store_n(&c->entered_ns, now_ns(), __ATOMIC_RELEASE);
 
 	int ci = a->comm != MPI_COMM_NULL ? comm_slot(a->comm) : -1;
 	uint64_t cseq = 0;

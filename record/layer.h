@@ -2,9 +2,10 @@
 /* layer — what the recording layer's files share (private to record/; the monitor reads only
  * record_format.h). The layer is libparastack-mpi.so: PMPI wrappers that note, in memory the
  * monitor copies (record_format.h), the MPI call each thread is in, each communicator's members
- * and collective count, the live nonblocking requests and the point-to-point counters. No locks
- * and no system calls on the call path: a few stores per call, each slot's sequence number odd
- * while written. Its files:
+ * and collective count, the live nonblocking requests, the point-to-point counters and each
+ * thread's time in MPI. No locks and no system calls on the call path: a few stores per call,
+ * each slot's sequence number odd while written, and two reads of the vDSO's clock (about 35 ns
+ * a call, bench/results/record.md). Its files:
  *   layer.c      the record itself, this thread's slot, what kind of call a function is, the
  *                communicators, the call in progress, communicators made and freed
  *   channels.c   the point-to-point counters per envelope (on layer.c)
@@ -27,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "record_format.h"
 
@@ -104,6 +106,18 @@ struct call_args {
  * not recorded). */
 struct psrec_call *call_enter(const struct call_args *a);
 
+/* This thread's depth of recorded calls (an MPI function the library runs through another
+ * that is wrapped counts once). */
+extern __thread int call_depth;
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO's: no system call */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static inline void call_leave(struct psrec_call *c)
 {
 	if (!c)
@@ -111,6 +125,11 @@ static inline void call_leave(struct psrec_call *c)
 	seq_open(&c->seq);
 	c->func = PSREC_NONE;
 	seq_close(&c->seq);
+	if (--call_depth == 0) {
+		/* The total first, then "in none": a copy between the two counts the call twice. */
+		__atomic_store_n(&c->mpi_ns, c->mpi_ns + (now_ns() - c->entered_ns), __ATOMIC_RELAXED);
+		__atomic_store_n(&c->entered_ns, 0, __ATOMIC_RELEASE);
+	}
 }
 
 /* count x the type's size, -1 when the type has none. */

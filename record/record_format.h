@@ -12,7 +12,7 @@
 
 #define PSREC_SYMBOL "parastack_record"
 #define PSREC_MAGIC 0x3130434552535053ULL /* "PSREC01" little-endian */
-#define PSREC_VERSION 7
+#define PSREC_VERSION 8
 #define PSREC_THREADS 64    /* threads that called MPI (more: not recorded) */
 #define PSREC_COMMS 256     /* live communicators */
 #define PSREC_REQS 4096     /* live nonblocking requests */
@@ -62,8 +62,20 @@ struct psrec_call {
 	uint64_t step;    /* the thread's calls so far that start no request (blocking calls,
 			   * Waits, Tests): requests started in this step (psrec_req.step) were started
 			   * since its previous blocking call, as part of the exchange it is in now */
+	/* The thread's time in MPI (the straggler model's wait share, issue 69): CLOCK_MONOTONIC
+	 * nanoseconds of its finished calls, and when the call it is in began (0: in none).
+	 * Written outside seq (a reader copies these two alone, psrec_mpi_ns); a copy torn by a
+	 * call's end counts that call twice, for one sample. */
+	uint64_t mpi_ns;
+	uint64_t entered_ns;
 	int32_t reqs[PSREC_WAITREQS]; /* their slots in reqs, PSREC_REQ_UNRECORDED, PSREC_REQ_NULL */
 };
+
+/* A thread's time in MPI up to now_ns, from a copy of its mpi_ns and entered_ns. */
+static inline uint64_t psrec_mpi_ns(uint64_t mpi_ns, uint64_t entered_ns, uint64_t now_ns)
+{
+	return mpi_ns + (entered_ns && now_ns > entered_ns ? now_ns - entered_ns : 0);
+}
 
 /* One collective as this rank called it: what MPI/SX-style checks compare across ranks. */
 struct psrec_coll {

@@ -126,7 +126,7 @@ static void rise_update(struct straggler *s, int i, double gap, double t)
 	}
 }
 
-static void rank_add(struct straggler *s, int i, double gap, int own, double mates, double t, bool base)
+static void rank_add(struct straggler *s, int i, double gap, double own, double mates, double t, bool base)
 {
 	struct straggler_rank *r = &s->r[i];
 	double before = r->n ? r->own : 0;
@@ -205,7 +205,7 @@ static double job_change_z(const struct straggler *s, int i)
 	double pb = (s->base_wait - r->base_wait) / bn, pn = (s->own_sum - r->own) / others;
 	double var = pb * (1 - pb) / bn + pn * (1 - pn) / (nn > 1 ? nn : 1);
 
-	return (pn - pb) / sqrt(var > 1e-4 / bn ? var : 1e-4 / bn);
+	return (pn - pb - STRAGGLER_RISE_MIN) / sqrt(var > 1e-4 / bn ? var : 1e-4 / bn);
 }
 
 void straggler_tests(const struct straggler *s, int i, int w, double *level, double *change)
@@ -222,7 +222,7 @@ void straggler_tests(const struct straggler *s, int i, int w, double *level, dou
 		p.vw = p.vh;
 	*level = (p.mw - STRAGGLER_GAP) / sqrt(p.vw / p.nw);
 	if (p.nh >= STRAGGLER_BEFORE_MIN)
-		*change = (p.mw - p.mh) / sqrt(p.vw / p.nw + p.vh / p.nh);
+		*change = (p.mw - p.mh - STRAGGLER_RISE_MIN) / sqrt(p.vw / p.nw + p.vh / p.nh);
 	/* First sampled after the job's first rounds (the other set's turn): its own history may
 	 * already be the slow one's; the other ranks' wait is the change then. */
 	if (r->base_n == 0) {
@@ -292,16 +292,23 @@ static bool judge(struct straggler *s, int i, double t)
 	return true;
 }
 
+/* A sample's wait in percent as a share (above 100: a sample found waiting). */
+static double share_of(signed char pct)
+{
+	return pct >= 100 ? 1.0 : pct / 100.0;
+}
+
 int straggler_round(struct straggler *s, const int *idx, const signed char *wait, int n, double t, bool start_up)
 {
-	int known = 0, waiting = 0, flagged = -1;
+	int known = 0, flagged = -1;
+	double waiting = 0;
 
 	if (start_up)
 		return -1;
 	for (int k = 0; k < n; k++)
 		if (idx[k] >= 0 && idx[k] < s->nranks && wait[k] >= 0) {
 			known++;
-			waiting += wait[k] > 0;
+			waiting += share_of(wait[k]);
 		}
 	if (known < 2)
 		return -1;
@@ -314,9 +321,9 @@ int straggler_round(struct straggler *s, const int *idx, const signed char *wait
 		if (idx[k] < 0 || idx[k] >= s->nranks || wait[k] < 0)
 			continue;
 
-		double mates = (double)(waiting - (wait[k] > 0)) / (known - 1);
+		double own = share_of(wait[k]), mates = (waiting - own) / (known - 1);
 
-		rank_add(s, idx[k], mates - (wait[k] > 0), wait[k] > 0, mates, t, base);
+		rank_add(s, idx[k], mates - own, own, mates, t, base);
 	}
 	for (int k = 0; k < n; k++)
 		if (idx[k] >= 0 && idx[k] < s->nranks && wait[k] >= 0 && judge(s, idx[k], t) && flagged < 0)

@@ -2,15 +2,18 @@
 /* straggler — the rank that holds the job back, from the samples the watch takes anyway
  * (issue 69; design.md §4, "Stragglers"). In a bulk-synchronous job the slow rank is the one that waits
  * least: its set-mates, sampled in the same round, are found waiting in their communication
- * runtime (IN_MPI, torch's collectives) for it. Per sample of rank r its *gap* is the share of
- * its set-mates found waiting minus its own wait (1 or 0): about 0 in a balanced job, the
- * others' extra wait for a rank that holds them back.
+ * runtime (IN_MPI, torch's collectives) for it. Per sample of rank r its *gap* is its
+ * set-mates' mean wait minus its own: about 0 in a balanced job, the others' extra wait for a
+ * rank that holds them back. A sample's wait is 1 or 0 (found waiting or not), or, where the
+ * recording layer keeps the rank's time in MPI (record_format.h), the share of the time since
+ * its previous sample it spent there: the same mean, measured rather than drawn, so a small
+ * slowdown is seen in a fraction of the samples.
  *
  * Rank r's recent gaps, over a window of its last W samples (W is STRAGGLER_WINDOW_SHORT, so a
  * large slowdown is named soon, and STRAGGLER_WINDOW, for a small one), are tested against:
  *   level  STRAGGLER_GAP: it holds the others back by that much at least;
  *   change its own history, the samples before the window (STRAGGLER_BEFORE_MIN at least):
- *          its gap rose. Its first STRAGGLER_BEFORE_MIN samples are history whatever they
+ *          its gap rose, by STRAGGLER_RISE_MIN at least. Its first STRAGGLER_BEFORE_MIN samples are history whatever they
  *          show; later ones taken during a rise that went STRAGGLER_HOLD far (a CUSUM of the
  *          gap's excess over STRAGGLER_RISE_K) are held out of it until the rise ends, so a
  *          slowdown never becomes the history it is judged against. A rank heavier by design
@@ -35,6 +38,9 @@
 #define STRAGGLER_WINDOW_SHORT 32  /* and the short one */
 #define STRAGGLER_WINDOWS 2
 #define STRAGGLER_GAP 0.05         /* the least extra wait called holding the job back */
+#define STRAGGLER_RISE_MIN 0.03    /* the least rise of the gap tested for: the layer's clock
+				    * measures a wait within a percent or two, and a job's phases
+				    * move it by more than that */
 #define STRAGGLER_RISE_K 0.1       /* the CUSUM's reference: a rise is a gap above this */
 #define STRAGGLER_HOLD 2.0         /* a rise this far: its samples are held from the history */
 #define STRAGGLER_BASE_ROUNDS 16   /* the job's first rounds: its wait before anything changed */
@@ -81,9 +87,10 @@ struct straggler_info {
 
 int straggler_init(struct straggler *s, int nranks, double alpha);
 void straggler_free(struct straggler *s);
-/* One sample round at time t (seconds): n sampled ranks (indexes 0..nranks-1) and whether each
- * was found waiting (1), computing (0) or unknown (-1: not sampled, in start-up, in the
- * kernel). Rounds before the job's ranks have all started (start_up) count for nothing.
+/* One sample round at time t (seconds): n sampled ranks (indexes 0..nranks-1) and each one's
+ * wait in percent: 100 found waiting, 0 computing, between: the share of the time since its
+ * previous sample it spent waiting (the recording layer's clock), -1 unknown (not sampled, in
+ * start-up, in the kernel). Rounds before the job's ranks have all started (start_up) count for nothing.
  * Returns the index of a rank flagged in this round, or -1 (one per round at most). */
 int straggler_round(struct straggler *s, const int *idx, const signed char *wait, int n, double t, bool start_up);
 /* Rank i's estimate; false when i is out of range. */

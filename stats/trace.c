@@ -325,7 +325,10 @@ int trace_write_waits(FILE *out, const int *ranks, const signed char *waits, int
 	int bad = fputs("# waits", out) < 0;
 
 	for (int i = 0; i < n; i++)
-		bad |= fprintf(out, " %d:%c", ranks[i], waits[i] < 0 ? '-' : waits[i] ? '1' : '0') < 0;
+		if (waits[i] < 0 || waits[i] == 0 || waits[i] >= 100)
+			bad |= fprintf(out, " %d:%c", ranks[i], waits[i] < 0 ? '-' : waits[i] ? '1' : '0') < 0;
+		else
+			bad |= fprintf(out, " %d:%d%%", ranks[i], waits[i]) < 0;
 	return (bad | (fputc('\n', out) < 0)) ? -1 : 0;
 }
 

@@ -63,7 +63,8 @@ size_t trace_find(const struct trace *tr, size_t from, double t);
 /* Append one sample line; progress (C letters) may be NULL. */
 int trace_write_point(FILE *out, double t_ms, int s, int c, const char *progress);
 /* The straggler model's evidence of the same point, as a plain comment ("# waits R:W ..."; W 1
- * waiting, 0 computing, - neither): readers of S skip it, bench/straggler_eval reads it. */
+ * waiting, 0 computing, P% the share of the time waiting since its previous sample, - neither):
+ * readers of S skip it, bench/straggler_eval reads it. waits: percent (100 waiting), -1. */
 int trace_write_waits(FILE *out, const int *ranks, const signed char *waits, int n);
 /* Append a "#! model" line / a "#! hang" or "#! slowdown" line. */
 int trace_write_model(FILE *out, double alpha, double interval_ms, double max_interval_ms);

@@ -36,10 +36,12 @@ static void sample_local(struct monitor *m, const int *ranks, int n, long round,
 		waits[i] = -1;
 		if (k < 0 || m->job.source->sample(&m->job, k, &s) < 0)
 			continue;
-		/* The straggler model's evidence: waiting in the runtime or computing, not starting
-		 * up and not held in the kernel (stragglers.c). */
+		/* The straggler model's evidence, in percent of the time waiting: the recording
+		 * layer's clock since the rank's previous sample where it has one, else this sample
+		 * (waiting in the runtime, 100, or computing, 0); not while starting up or held in
+		 * the kernel (stragglers.c). */
 		if (!s.in_init && !s.in_kernel)
-			waits[i] = s.state == RANK_IN_MPI;
+			waits[i] = (signed char)(s.wait_share >= 0 ? s.wait_share : s.state == RANK_IN_MPI ? 100 : 0);
 		c->live++;
 		c->out += s.state == RANK_OUT_MPI;
 		c->kernel += s.in_kernel;

@@ -166,13 +166,13 @@ int comm_recv_counts(int from, long round, double deadline_ms, struct sample_cou
 	}
 	*c = (struct sample_counts){ v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8] };
 	/* A follower's letters are its word: only the alphabet of progress_code passes, and a
-	 * wait of -1, 0 or 1 (the letter's second byte, plus one). */
+	 * wait of -1 to 100 percent (the letter's second byte, plus one). */
 	for (int i = 0; i < n; i++) {
 		int l = v[1 + SAMPLE_COUNTS_INTS + i] & 0xff, w = (v[1 + SAMPLE_COUNTS_INTS + i] >> 8) - 1;
 		int lo = l >= 'A' && l <= 'Z' ? l - 'A' + 'a' : l;
 
 		codes[i] = l > 0 && strchr(TRACE_PROGRESS_LETTERS, lo) ? (char)l : '-';
-		waits[i] = (signed char)(w >= -1 && w <= 1 ? w : -1);
+		waits[i] = (signed char)(w >= -1 && w <= 100 ? w : -1);
 	}
 	free(v);
 	return 0;

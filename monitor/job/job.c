@@ -352,6 +352,7 @@ static int ptrace_sample(struct job *j, int k, struct rank_sample *s)
 	s->in_init = t->in_init;
 	s->fingerprint = t->fingerprint;
 	s->activity = (struct proc_activity){ 0 };
+	s->wait_share = target_wait_share(t);
 	/* Two /proc reads, only for a rank that stands outside MPI: blocked, or computing in one frame. */
 	if (!s->in_kernel && !s->in_init && progress_same_outside(&j->prog[k], s->state, s->fingerprint))
 		procfs_activity(t->pid, &s->activity);

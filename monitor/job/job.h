@@ -31,6 +31,8 @@ struct rank_sample {
 	bool in_kernel, in_init;
 	struct progress_print fingerprint;
 	struct proc_activity activity; /* read only outside MPI with an unchanged stack (progress_same_outside) */
+	int wait_share; /* percent of the time since its previous sample spent in MPI, as the
+			 * recording layer's clock says (target_wait_share); -1: not known */
 };
 
 /* How a monitor reaches its node's ranks: through ptrace (job_source_ptrace, the installed

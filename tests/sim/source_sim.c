@@ -176,6 +176,7 @@ static int sim_sample(struct job *j, int k, struct rank_sample *s)
 	long n = ++sim.samples[k];
 
 	memset(s, 0, sizeof(*s));
+	s->wait_share = -1;
 	if (!sim_hung()) {
 		s->state = sim_healthy_out(rank, n) ? RANK_OUT_MPI : RANK_IN_MPI;
 		s->fingerprint.app = mix(mix(1, (uint64_t)rank), (uint64_t)n);

@@ -70,6 +70,10 @@ struct target {
 	 * wrapper that has yet to exec it (an exec after this is not a wrapper's; job.h). */
 	bool was_program;
 	uint64_t record_addr; /* its recording layer's area (0: no layer), looked up once at open */
+	/* Its time in MPI as target_wait_share last read it (the layer's first thread, CLOCK_MONOTONIC
+	 * ns), and when; record_ok: the area is this version (1), not (-1), not looked at yet (0). */
+	uint64_t mpi_ns_seen, mpi_seen_at_ns;
+	int record_ok;
 	double descend_next_ms; /* when job.c next looks below a rank not yet its program (mono_ms) */
 	char wchan[64]; /* its wait channel, when in_kernel */
 	struct pyproc py; /* a CPython rank's interpreter (pyframes.h) */
@@ -100,6 +104,11 @@ bool target_note_program(struct target *t);
 /* The address of its recording layer's area (record_format.h), read as its owner from the
  * layer's symbols once (t->record_addr, at open) and again only while not found; 0: no layer. */
 uint64_t target_record_area(const struct target *t);
+
+/* The share of the time since the previous call, in percent, its first MPI thread spent in MPI
+ * (the layer's mpi_ns, record_format.h): -1 without the layer, at the first call, or where the
+ * copy fails. Two reads of 16 bytes and one of the area's header once; the rank is not stopped. */
+int target_wait_share(struct target *t);
 
 /* Does this process map an MPI library (or link MPI statically)? */
 bool target_uses_mpi(const struct target *t);
