@@ -102,7 +102,8 @@ char *wf_ranges_of(const int *ranks, int n)
 	int *sorted = malloc((size_t)(n ? n : 1) * sizeof(int));
 
 	if (buf && sorted) {
-		memcpy(sorted, ranks, (size_t)n * sizeof(int));
+		if (n > 0) /* no ranks may come as NULL: memcpy's arguments never may */
+			memcpy(sorted, ranks, (size_t)n * sizeof(int));
 		qsort(sorted, (size_t)n, sizeof(int), wf_compare_int);
 		ranges_format(sorted, n, buf, len);
 	}
