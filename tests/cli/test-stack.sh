@@ -215,7 +215,7 @@ stop_started_one "$REMAP"
 # --- names from a binary's debug information are escaped, never sent raw to the terminal ------
 start "$TMP/evil.out" "$FIX/evilname"
 EVIL=$BG
-sleep 0.3
+wait_for "$TMP/evil.out" ready
 run "$PARASTACK" stack "$EVIL"
 if printf '%s' "$OUT" | LC_ALL=C grep -q "$(printf '\033')\|$(printf '\007')"; then fail "stack: a control byte reached the terminal"; else ok; fi
 expect_grep "stack: the escaped file name" 'evil\\x1b\]0;pwned\\x07\\xff\.c' "$OUT"
